@@ -1,0 +1,1 @@
+"""chaintag.learners"""
