@@ -1,0 +1,447 @@
+"""CoNLL column files: one token per line, blank lines between sentences.
+
+Reading streams the input (a fixed-size chunk at a time), so files of any size
+can be processed; writing is atomic when the destination is a path.
+
+Accepted input:
+
+- LF, CRLF and lone CR line endings (mixed freely); a UTF-8 byte-order mark at the
+  start of the file is dropped;
+- blank and whitespace-only lines separate sentences; runs of them never produce
+  empty sentences; the last sentence needs no final newline;
+- lines starting with ``-DOCSTART-`` or ``###MEDLINE:`` are document markers: they
+  are skipped and end the current sentence;
+- there is no comment syntax: ``#`` is an ordinary token;
+- every token line has the same number of columns as the first one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+
+from chaintag.errors import InputError
+from chaintag.io.atomic import atomic_open
+
+__all__ = [
+    "Sentence",
+    "iter_lines",
+    "source_name",
+    "iter_sentences",
+    "read_sentences",
+    "format_sentence",
+    "write_sentences",
+    "DOCUMENT_MARKERS",
+]
+
+#: Prefixes of the lines that mark a document boundary in column files.
+DOCUMENT_MARKERS = ("-DOCSTART-", "###MEDLINE:")
+
+_CHUNK = 1 << 16
+_BOM = "\ufeff"
+_NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
+_NEWLINE_TEXT = re.compile(r"\r\n|\r|\n")
+
+
+class Sentence(NamedTuple):
+    """One sentence read from a column file.
+
+    Attributes
+    ----------
+    tokens : list of tuple of str
+        One tuple of column values per token, all of the same length.
+    line : int
+        1-based line number of the sentence's first token.
+    """
+
+    tokens: list[tuple[str, ...]]
+    line: int
+
+
+def source_name(source, name: str | None = None) -> str:
+    """Name of an input for error messages.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        What is read.
+    name : str, optional
+        Explicit name; wins when given.
+
+    Returns
+    -------
+    str
+        ``name`` if given, the path for a path, ``"<stdin>"`` for a file object.
+    """
+    if name is not None:
+        return name
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return "<stdin>"
+
+
+def _split_chunks(read, empty, newline_re, cr):
+    """Yield the lines of a stream read chunk by chunk, without their endings.
+
+    ``read(n)`` returns bytes or str; an empty result means the end. A CR at the
+    very end of a chunk is held back until the next chunk shows whether it
+    starts a CRLF. Every character is copied a bounded number of times, so the
+    cost is linear even for a single enormous line.
+    """
+    pending: list = []
+    while True:
+        chunk = read(_CHUNK)
+        if not chunk:
+            break
+        if not newline_re.search(chunk):
+            pending.append(chunk)
+            continue
+        data = empty.join(pending) + chunk if pending else chunk
+        pending = []
+        start = 0
+        end = len(data)
+        for m in newline_re.finditer(data):
+            if m.end() == end and m.group() == cr:
+                break  # maybe the first half of a CRLF split across chunks
+            yield data[start:m.start()]
+            start = m.end()
+        if start < end:
+            pending.append(data[start:])
+    if pending:
+        tail = empty.join(pending)
+        if tail.endswith(cr):
+            tail = tail[:-1]
+        yield tail
+
+
+def _check_encoding(encoding: str) -> str:
+    """Return the codec's canonical name; refuse encodings lines cannot be split in."""
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}") from None
+    try:
+        ascii_like = "\n\r#".encode(info.name) == b"\n\r#"
+    except LookupError:  # a codec that is not a text encoding (rot13, ...)
+        ascii_like = False
+    if not ascii_like:
+        raise ValueError(f"encoding {encoding!r} is not supported: line-oriented files need "
+                         "an ASCII-compatible encoding (UTF-8, Latin-1, cp1252, ...)")
+    return info.name
+
+
+def _display_encoding(codec: str) -> str:
+    return "UTF-8" if codec in ("utf-8", "utf-8-sig") else codec
+
+
+def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str) -> Iterator[str]:
+    """Decode each line separately so that a bad byte can be reported with its line."""
+    if codec == "utf-8-sig":
+        codec = "utf-8"
+    bom_bytes = b"\xef\xbb\xbf" if codec == "utf-8" else None
+    lineno = 0
+    for raw in raw_lines:
+        lineno += 1
+        if lineno == 1 and bom_bytes is not None and raw.startswith(bom_bytes):
+            raw = raw[len(bom_bytes):]
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError as e:
+            bad = raw[e.start:e.start + 1]
+            raise InputError(
+                f"not valid {_display_encoding(codec)} (byte 0x{bad.hex()} at byte {e.start + 1} "
+                "of the line); use --encoding to give the file's encoding",
+                name, lineno) from None
+        if lineno == 1 and text.startswith(_BOM):
+            text = text[1:]
+        yield text
+
+
+def _text_lines(read) -> Iterator[str]:
+    first = True
+    for line in _split_chunks(read, "", _NEWLINE_TEXT, "\r"):
+        if first and line.startswith(_BOM):
+            line = line[1:]
+        first = False
+        yield line
+
+
+def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> Iterator[str]:
+    """Yield the lines of a file, decoded, without their line endings.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        A path, or an open binary or text file object (e.g. ``sys.stdin``). A text
+        object that has a ``buffer`` attribute is read through that buffer, so that
+        ``encoding`` applies and bad bytes are reported with their line.
+    encoding : str
+        Encoding of the bytes; must be ASCII-compatible (UTF-8, Latin-1, ...).
+    name : str, optional
+        Name used in error messages (default: the path, or ``"<stdin>"``).
+
+    Yields
+    ------
+    str
+        Line ``i`` (1-based) is the ``i``-th item. LF, CRLF and lone CR all end a
+        line; a UTF-8 byte-order mark at the start is dropped. A final line
+        without a line ending is yielded; an empty file yields nothing.
+
+    Raises
+    ------
+    InputError
+        The file cannot be opened, or a line is not valid in ``encoding``.
+    ValueError
+        ``encoding`` is unknown or not ASCII-compatible.
+
+    Notes
+    -----
+    The input is read in chunks of 64 KiB, so memory stays bounded by the longest
+    line however large the file is. The file is opened on the first ``next()``
+    and closed when the iteration ends or the generator is closed.
+    """
+    codec = _check_encoding(encoding)
+    name = source_name(source, name)
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            f = open(source, "rb")
+        except OSError as e:
+            raise InputError(f"cannot open: {e.strerror or e}", name) from None
+        with f:
+            yield from _decode_lines(_split_chunks(f.read, b"", _NEWLINE_BYTES, b"\r"), codec, name)
+        return
+    if isinstance(source, io.TextIOBase) and isinstance(getattr(source, "buffer", None),
+                                                        io.BufferedIOBase):
+        source = source.buffer
+    read = source.read
+    first = read(_CHUNK)
+    if not first:
+        return
+    pushed = [first]
+
+    def replay(n, _read=read):
+        return pushed.pop() if pushed else _read(n)
+
+    if isinstance(first, str):
+        yield from _text_lines(replay)
+    else:
+        yield from _decode_lines(_split_chunks(replay, b"", _NEWLINE_BYTES, b"\r"), codec, name)
+
+
+def _make_splitter(sep: str | None, first_line: str):
+    """Return a function splitting a token line into its fields."""
+    if sep is None:
+        sep = "\t" if "\t" in first_line else " "
+    if sep == " ":
+        return str.split
+
+    def split(line: str, _sep=sep) -> list[str]:
+        fields = line.split(_sep)
+        while fields and fields[-1] == "":
+            fields.pop()
+        return fields
+
+    return split
+
+
+def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
+                   name: str | None = None) -> Iterator[Sentence]:
+    """Read sentences from a CoNLL column file, lazily.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        A path, or an open binary or text file object such as ``sys.stdin``.
+    sep : str, optional
+        Field separator. ``None`` (default) detects it from the first token line:
+        a TAB there makes the file tab-separated, otherwise fields are separated by
+        runs of whitespace. ``" "`` means runs of whitespace; any other string is
+        split on literally (``"\\t"``: tokens may then contain spaces). With a
+        literal separator, empty fields left by a trailing separator are ignored.
+    encoding : str
+        Encoding of the file (ASCII-compatible).
+    name : str, optional
+        Name of the input in error messages (default: the path, or ``"<stdin>"``).
+
+    Yields
+    ------
+    Sentence
+        Non-empty sentences in file order, each with the line of its first token.
+
+    Raises
+    ------
+    InputError
+        A token line has a different number of columns from the first token line
+        ("expected 3 columns (as on line 1), found 2"), a line is not valid in
+        ``encoding``, or the file cannot be opened; the message names the file and
+        the line.
+
+    Notes
+    -----
+    Streams: time is linear in the input and memory is bounded by the largest
+    sentence. Only the line ending is removed from a line; with a literal
+    separator, fields keep any spaces around them.
+
+    Examples
+    --------
+    >>> import io
+    >>> [s.tokens for s in iter_sentences(io.StringIO("He PRP\\nruns VBZ\\n\\n. .\\n"))]
+    [[('He', 'PRP'), ('runs', 'VBZ')], [('.', '.')]]
+    """
+    name = source_name(source, name)
+    split = None
+    n_columns = 0
+    columns_line = 0
+    tokens: list[tuple[str, ...]] = []
+    first = 0
+    lineno = 0
+    for line in iter_lines(source, encoding=encoding, name=name):
+        lineno += 1
+        if not line or line.isspace() or line.startswith(DOCUMENT_MARKERS):
+            if tokens:
+                yield Sentence(tokens, first)
+                tokens = []
+            continue
+        if split is None:
+            split = _make_splitter(sep, line)
+            fields = split(line)
+            n_columns, columns_line = len(fields), lineno
+        else:
+            fields = split(line)
+            if len(fields) != n_columns:
+                raise InputError(
+                    f"expected {n_columns} column{'s' if n_columns != 1 else ''} "
+                    f"(as on line {columns_line}), found {len(fields)}", name, lineno)
+        if not tokens:
+            first = lineno
+        tokens.append(tuple(fields))
+    if tokens:
+        yield Sentence(tokens, first)
+
+
+def read_sentences(source, **kwargs) -> list[Sentence]:
+    """Read every sentence of a column file into a list.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        As for :func:`iter_sentences`.
+    **kwargs
+        ``sep``, ``encoding`` and ``name``, as for :func:`iter_sentences`.
+
+    Returns
+    -------
+    list of Sentence
+
+    Raises
+    ------
+    InputError
+        As for :func:`iter_sentences`.
+    """
+    return list(iter_sentences(source, **kwargs))
+
+
+def _check_fields(fields: Sequence[str], line: str, sep: str) -> None:
+    if sep == " ":
+        ok = len(line.split()) == len(fields)
+    else:
+        ok = (line.count(sep) == len(fields) - 1 and "\n" not in line and "\r" not in line
+              and (len(fields) == 0 or fields[-1] != ""))
+    if not ok or not fields:
+        raise ValueError(f"cannot write token {tuple(fields)!r} with separator {sep!r}: a value "
+                         "is empty or contains the separator, whitespace or a line break")
+
+
+def format_sentence(tokens: Sequence[Sequence[str]], sep: str = " ") -> str:
+    """Format one sentence as column-file text.
+
+    Parameters
+    ----------
+    tokens : sequence of sequence of str
+        One sequence of column values per token.
+    sep : str
+        Field separator; ``" "`` (default) or ``"\\t"`` for tab-separated output.
+
+    Returns
+    -------
+    str
+        One line per token, fields joined by ``sep``, each line ending in ``"\\n"``,
+        followed by one blank line. An empty sentence gives ``""`` (it could not be
+        read back).
+
+    Raises
+    ------
+    ValueError
+        A value is empty or contains a line break, or the separator (with
+        ``sep=" "``: any whitespace), so the file would not read back the same.
+
+    Examples
+    --------
+    >>> format_sentence([("He", "PRP"), ("runs", "VBZ")])
+    'He PRP\\nruns VBZ\\n\\n'
+    """
+    if not tokens:
+        return ""
+    lines = []
+    for fields in tokens:
+        line = sep.join(fields)
+        _check_fields(fields, line, sep)
+        lines.append(line)
+    lines.append("")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_sentences(sentences: Iterable, dest, *, sep: str = " ", encoding: str = "utf-8") -> int:
+    """Write sentences as a column file.
+
+    Parameters
+    ----------
+    sentences : iterable
+        Each item is a :class:`Sentence` or a sequence of token tuples.
+    dest : str, os.PathLike or text file object
+        A path is written atomically (the file appears complete or not at all);
+        a file object (e.g. ``sys.stdout``) is written to directly.
+    sep : str
+        Field separator (``" "`` or ``"\\t"``).
+    encoding : str
+        Encoding used when ``dest`` is a path.
+
+    Returns
+    -------
+    int
+        Number of sentences written (empty sentences are skipped).
+
+    Raises
+    ------
+    ValueError
+        As for :func:`format_sentence`; with a path, the destination is then
+        left untouched.
+
+    Notes
+    -----
+    Lines end in ``"\\n"``. Reading the output back with :func:`iter_sentences`
+    gives the same tokens, except for values the reader treats specially: a first
+    column starting with ``-DOCSTART-`` or ``###MEDLINE:``, or a byte-order mark
+    opening the very first value.
+    """
+    if isinstance(dest, (str, os.PathLike)):
+        with atomic_open(dest, "w", encoding=encoding, newline="\n") as f:
+            return _write_all(sentences, f, sep)
+    return _write_all(sentences, dest, sep)
+
+
+def _write_all(sentences: Iterable, f, sep: str) -> int:
+    count = 0
+    for sentence in sentences:
+        tokens = sentence.tokens if isinstance(sentence, Sentence) else sentence
+        text = format_sentence(tokens, sep)
+        if text:
+            f.write(text)
+            count += 1
+    return count
+
