@@ -1,0 +1,181 @@
+"""CoNLL-U files, read through the ``conllu`` package, as (form, label) tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import conllu
+from conllu.exceptions import ParseException
+
+from chaintag.errors import InputError
+from chaintag.io.columns import Sentence, iter_lines, source_name
+
+__all__ = ["iter_conllu", "read_conllu", "LABEL_FIELDS"]
+
+#: Label fields that can be read, mapped to their name in messages.
+LABEL_FIELDS = {"xpos": "XPOS", "upos": "UPOS"}
+
+
+def _raw(fields: list[str], i: int) -> str:
+    return fields[i]
+
+
+# Columns a tagger never uses are kept as raw strings: faster, and a malformed
+# HEAD, FEATS, DEPS or MISC value does not stop a POS corpus from loading.
+_FIELD_PARSERS = {"head": _raw, "feats": _raw, "deps": _raw, "misc": _raw}
+
+
+class _LineFeed:
+    """File-like view of decoded lines that remembers where each sentence is.
+
+    ``conllu.parse_incr`` reads a sentence's lines up to the blank line after it
+    and only then hands the sentence over, so when a sentence arrives, ``done``
+    holds the line numbers of its non-comment lines, in order: exactly the lines
+    that became its tokens (words, ranges and empty nodes alike).
+    """
+
+    def __init__(self, lines: Iterator[str]):
+        self._lines = lines
+        self.current: list[int] = []
+        self.start = 0        # first line of the block being read
+        self.done: list[int] = []
+        self.done_start = 0   # first line of the last complete block
+
+    def read(self, size: int = -1):  # pragma: no cover - parse_incr only checks it exists
+        raise NotImplementedError
+
+    def __iter__(self):
+        lineno = 0
+        for line in self._lines:
+            lineno += 1
+            stripped = line.strip()
+            if not stripped:
+                if self.start:
+                    self._finish()
+            else:
+                if not self.start:
+                    self.start = lineno
+                if not stripped.startswith("#"):
+                    self.current.append(lineno)
+            yield line + "\n"
+        if self.start:
+            self._finish()
+
+    def _finish(self):
+        self.done, self.done_start = self.current, self.start
+        self.current, self.start = [], 0
+
+
+def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "utf-8",
+                name: str | None = None) -> Iterator[Sentence]:
+    """Read the words of a CoNLL-U file with their POS labels, lazily.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        A path, or an open binary or text file object such as ``sys.stdin``.
+    label_field : {"xpos", "upos"} or None
+        Which column gives the label: XPOS (column 5, default) or UPOS (column 4).
+        ``None`` reads the forms only (for unlabelled input).
+    encoding : str
+        Encoding of the file (ASCII-compatible).
+    name : str, optional
+        Name of the input in error messages (default: the path, or ``"<stdin>"``).
+
+    Yields
+    ------
+    Sentence
+        Tokens are ``(form, label)`` tuples (``(form,)`` when ``label_field`` is
+        None), one per syntactic word. Multiword-token ranges (``2-3``), empty
+        nodes (``4.1``) and comment lines are skipped; a sentence left without
+        words is skipped too. ``line`` is the exact line of the first word.
+
+    Raises
+    ------
+    InputError
+        A word has no label (``_``), has no ID, a line is not valid CoNLL-U, a
+        line is not valid in ``encoding`` or the file cannot be opened. The
+        message names the file and the line (for a parse error reported by
+        ``conllu``, the first line of the sentence concerned).
+    ValueError
+        ``label_field`` is not one of the accepted values.
+
+    Notes
+    -----
+    Only ID, FORM and the label column are interpreted; HEAD, FEATS, DEPS and
+    MISC are not validated. Line endings, a byte-order mark and decoding are
+    handled as for column files
+    (:func:`chaintag.io.columns.iter_lines`); the input is streamed one sentence at
+    a time.
+    """
+    if label_field is not None:
+        label_field = label_field.lower()
+        if label_field not in LABEL_FIELDS:
+            raise ValueError(f"label_field must be one of {sorted(LABEL_FIELDS)} or None, "
+                             f"not {label_field!r}")
+    name = source_name(source, name)
+    feed = _LineFeed(iter_lines(source, encoding=encoding, name=name))
+    parsed = iter(conllu.parse_incr(feed, field_parsers=_FIELD_PARSERS))
+    while True:
+        try:
+            tokenlist = next(parsed)
+        except StopIteration:
+            return
+        except ParseException as e:
+            line = feed.done_start or None
+            raise InputError(f"not valid CoNLL-U in the sentence starting here: {e}",
+                             name, line) from None
+        lines = feed.done
+        if len(lines) != len(tokenlist):  # cannot happen with conllu 4-6; stay safe
+            lines = [feed.done_start] * len(tokenlist)
+        sentence = _words(tokenlist, lines, label_field, name)
+        if sentence.tokens:
+            yield sentence
+
+
+def _words(tokenlist, lines: list[int], label_field: str | None, name: str) -> Sentence:
+    tokens: list[tuple[str, ...]] = []
+    first = 0
+    for token, lineno in zip(tokenlist, lines):
+        token_id = token.get("id")
+        if isinstance(token_id, tuple):
+            continue  # multiword range "2-3" or empty node "4.1"
+        if token_id is None:
+            raise InputError("word has no ID (column 1 is '_')", name, lineno)
+        form = token.get("form")
+        if form is None:
+            raise InputError("word has no FORM column", name, lineno)
+        if label_field is None:
+            tokens.append((form,))
+        else:
+            label = token.get(label_field)
+            if label is None or label == "_" or label == "":
+                raise InputError(
+                    f"word {form!r} has no {LABEL_FIELDS[label_field]} label ('_' or missing); "
+                    "choose another label field (xpos or upos)", name, lineno)
+            tokens.append((form, label))
+        if not first:
+            first = lineno
+    return Sentence(tokens, first)
+
+
+def read_conllu(source, **kwargs) -> list[Sentence]:
+    """Read every sentence of a CoNLL-U file into a list.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        As for :func:`iter_conllu`.
+    **kwargs
+        ``label_field``, ``encoding`` and ``name``, as for :func:`iter_conllu`.
+
+    Returns
+    -------
+    list of Sentence
+
+    Raises
+    ------
+    InputError
+        As for :func:`iter_conllu`.
+    """
+    return list(iter_conllu(source, **kwargs))
