@@ -1,0 +1,408 @@
+"""Chunk extraction and chunk-level scoring with ``conlleval`` semantics.
+
+The CoNLL shared tasks on chunking (2000) and named entities (2002, 2003)
+were scored with the ``conlleval`` script by Erik Tjong Kim Sang. This
+module reproduces its way of reading chunk tags, of deciding where a chunk
+starts and ends, and of counting correct chunks, so that the figures
+reported here can be compared with published ones.
+
+How a label is read
+-------------------
+A label is split at its *first* hyphen into a prefix and a type
+(``"B-NP"`` -> ``("B", "NP")``, ``"I-GPE-ORG"`` -> ``("I", "GPE-ORG")``).
+A label without a hyphen is, exactly as in ``conlleval``, taken as a prefix
+with an *empty* type: ``"O"`` -> ``("O", "")``, ``"NN"`` -> ``("NN", "")``.
+``conlleval`` does **not** read a bare tag as ``B-tag`` or ``I-tag`` (that
+only happens with its ``-r`` option). A consequence is that a sequence made
+only of bare tags, such as part-of-speech tags, contains no chunks at all;
+only token accuracy is meaningful for it.
+
+Chunk boundaries
+----------------
+Prefixes ``O`` and ``.`` are outside any chunk (whatever their type). For
+any other prefix, a chunk starts at the current token when
+
+* the prefix is ``B``, ``S``, ``[`` or ``]``;
+* the type differs from the type of the previous token;
+* the prefix is ``I`` or ``E`` and the previous prefix is ``O``, ``.``,
+  ``E``, ``S``, ``[`` or ``]``.
+
+A chunk in progress ends before the current token when the current token is
+outside, starts a chunk itself (in particular, on any change of type), or
+when the previous prefix is ``E``, ``S``, ``[`` or ``]``. Chunks tagged
+``[`` or ``]`` therefore always have length one, as ``conlleval`` assumes.
+Each sentence is read as if preceded and followed by ``O``, so chunks never
+cross sentence boundaries (``conlleval`` reads the blank line between
+sentences as ``O``). These rules read IOB1, IOB2, IOE1, IOE2 and IOBES input
+alike.
+
+Differences from the original script
+------------------------------------
+The 2004 version of ``conlleval`` predates IOBES and has no rule for ``S``;
+its rules also let ``E-X B-X`` run on as one chunk. The rules above add
+``S`` and make ``B`` always start a chunk, as the IOBES-aware variants of
+the script do. Where ``conlleval``'s rules would leave a chunk open without
+closing it (a chunk opened by a bare tag such as ``NN`` after a typed chunk
+runs on through ``O`` there), a chunk here is closed by ``O`` and by the
+start of the next chunk, so that every chunk is a well-defined span. For
+IOB1, IOB2 and IOE2 input the chunks and counts are the same as
+``conlleval``'s.
+
+References
+----------
+Erik F. Tjong Kim Sang and Sabine Buchholz (2000). Introduction to the
+CoNLL-2000 Shared Task: Chunking. In *Proceedings of CoNLL-2000 and
+LLL-2000*, pages 127-132. The evaluation script ``conlleval`` (version
+2004-01-26) was distributed with the shared task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+__all__ = ["EvalResult", "evaluate", "extract_chunks", "split_label"]
+
+# Prefixes outside any chunk.
+_OUTSIDE = frozenset({"O", "."})
+# Prefixes that always open a new chunk.
+_ALWAYS_START = frozenset({"B", "S", "[", "]"})
+# Prefixes after which the chunk in progress is over.
+_END_AFTER = frozenset({"E", "S", "[", "]"})
+# Prefixes that continue a chunk of the same type unless it is over.
+_INSIDE = frozenset({"I", "E"})
+# Previous prefixes after which an I or E opens a new chunk.
+_RESTART_AFTER = _OUTSIDE | _END_AFTER
+
+
+def split_label(label: str) -> tuple[str, str]:
+    """Split a chunk label into its prefix and type, as ``conlleval`` does.
+
+    Parameters
+    ----------
+    label : str
+        A label such as ``"B-NP"``, ``"I-PER"``, ``"O"`` or ``"NN"``.
+
+    Returns
+    -------
+    tuple of (str, str)
+        ``(prefix, type)``: the text before the first hyphen and the text
+        after it. Without a hyphen the whole label is the prefix and the
+        type is ``""``.
+
+    Raises
+    ------
+    TypeError
+        If ``label`` is not a string.
+    """
+    if not isinstance(label, str):
+        raise TypeError(f"labels must be strings, got {type(label).__name__}: {label!r}")
+    prefix, hyphen, kind = label.partition("-")
+    if not hyphen:
+        return label, ""
+    return prefix, kind
+
+
+def _scan(labels: Sequence[str], cache: dict) -> list[tuple[str, int, int]]:
+    """Chunks of one sentence; ``cache`` maps labels to ``split_label`` results."""
+    chunks = []
+    open_type = None  # type of the chunk in progress; None when outside
+    start = 0
+    prev_prefix, prev_type = "O", ""
+    i = 0
+    for i, label in enumerate(labels):
+        parsed = cache.get(label)
+        if parsed is None:
+            parsed = cache[label] = split_label(label)
+        prefix, kind = parsed
+        if prefix in _OUTSIDE:
+            if open_type is not None:
+                chunks.append((open_type, start, i))
+                open_type = None
+        elif (prefix in _ALWAYS_START or kind != prev_type
+              or (prefix in _INSIDE and prev_prefix in _RESTART_AFTER)):
+            if open_type is not None:
+                chunks.append((open_type, start, i))
+            open_type = kind
+            start = i
+        elif prev_prefix in _END_AFTER and open_type is not None:
+            chunks.append((open_type, start, i))
+            open_type = None
+        prev_prefix, prev_type = prefix, kind
+    if open_type is not None:
+        chunks.append((open_type, start, i + 1))
+    return chunks
+
+
+def extract_chunks(labels: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Chunks of one sentence, read with ``conlleval``'s rules.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The labels of one sentence, e.g. ``["B-NP", "I-NP", "O", "B-VP"]``.
+
+    Returns
+    -------
+    list of (str, int, int)
+        ``(type, start, end)`` for each chunk in order of position, with
+        ``end`` exclusive: the example gives
+        ``[("NP", 0, 2), ("VP", 3, 4)]``. Chunks do not overlap.
+
+    Raises
+    ------
+    TypeError
+        If ``labels`` is a single string or contains a non-string.
+
+    Notes
+    -----
+    See the module documentation for the rules. In short: a chunk starts at
+    ``B``, ``S``, ``[``, ``]``, at a change of type, or at ``I``/``E`` after
+    ``O``, ``.``, ``E``, ``S``, ``[`` or ``]``; it ends before ``O`` or ``.``,
+    before the start of another chunk, and after ``E``, ``S``, ``[`` or
+    ``]``. The sentence is read as if surrounded by ``O``. A label without a
+    hyphen other than ``O`` has an empty type, as in ``conlleval``.
+    """
+    if isinstance(labels, str):
+        raise TypeError("extract_chunks expects a sequence of labels, not a single string")
+    return _scan(labels, {})
+
+
+@dataclass
+class EvalResult:
+    """Scores of a predicted labelling against a gold one.
+
+    All percentages are in ``[0, 100]``.
+
+    Attributes
+    ----------
+    accuracy : float
+        Percentage of tokens whose predicted label equals the gold one
+        (``conlleval``'s "accuracy"); 0 when there are no tokens.
+    precision : float
+        ``100 * n_correct_chunks / n_pred_chunks``; 0 when nothing was
+        predicted.
+    recall : float
+        ``100 * n_correct_chunks / n_gold_chunks``; 0 when gold has no chunk.
+    f1 : float
+        ``2 * precision * recall / (precision + recall)``; 0 when both are 0.
+    per_type : dict of str to dict
+        For every chunk type found in the gold labels or in the predictions,
+        sorted by type name: ``{"precision", "recall", "f1", "n_gold",
+        "n_pred", "n_correct"}`` with the same conventions as the overall
+        figures. A type only in gold has precision 0; a type only in the
+        predictions has recall 0.
+    n_sentences, n_tokens : int
+        Sizes of the data.
+    n_gold_chunks, n_pred_chunks, n_correct_chunks : int
+        Chunk counts; a predicted chunk is correct when gold has a chunk of
+        the same type with the same start and end.
+    n_correct_tokens : int
+        Tokens whose label is right.
+    """
+
+    accuracy: float
+    precision: float
+    recall: float
+    f1: float
+    per_type: dict[str, dict] = field(default_factory=dict)
+    n_sentences: int = 0
+    n_tokens: int = 0
+    n_gold_chunks: int = 0
+    n_pred_chunks: int = 0
+    n_correct_chunks: int = 0
+    n_correct_tokens: int = 0
+
+    def to_dict(self) -> dict:
+        """All figures as plain JSON-ready values.
+
+        Returns
+        -------
+        dict
+            Keys ``accuracy``, ``precision``, ``recall``, ``f1``,
+            ``per_type`` (type -> ``{precision, recall, f1, n_gold, n_pred,
+            n_correct}``), ``n_sentences``, ``n_tokens``, ``n_gold_chunks``,
+            ``n_pred_chunks``, ``n_correct_chunks`` and ``n_correct_tokens``.
+            Percentages are floats, counts are ints; the dictionary shares no
+            mutable state with the result.
+        """
+        per_type = {}
+        for kind, stats in self.per_type.items():
+            per_type[str(kind)] = {
+                "precision": float(stats["precision"]),
+                "recall": float(stats["recall"]),
+                "f1": float(stats["f1"]),
+                "n_gold": int(stats["n_gold"]),
+                "n_pred": int(stats["n_pred"]),
+                "n_correct": int(stats["n_correct"]),
+            }
+        return {
+            "accuracy": float(self.accuracy),
+            "precision": float(self.precision),
+            "recall": float(self.recall),
+            "f1": float(self.f1),
+            "per_type": per_type,
+            "n_sentences": int(self.n_sentences),
+            "n_tokens": int(self.n_tokens),
+            "n_gold_chunks": int(self.n_gold_chunks),
+            "n_pred_chunks": int(self.n_pred_chunks),
+            "n_correct_chunks": int(self.n_correct_chunks),
+            "n_correct_tokens": int(self.n_correct_tokens),
+        }
+
+
+def _prf(n_correct: int, n_gold: int, n_pred: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 in percent with ``conlleval``'s zero conventions."""
+    precision = 100.0 * n_correct / n_pred if n_pred > 0 else 0.0
+    recall = 100.0 * n_correct / n_gold if n_gold > 0 else 0.0
+    total = precision + recall
+    f1 = 2.0 * precision * recall / total if total > 0 else 0.0
+    return precision, recall, f1
+
+
+def _check_sentence_counts(gold: Sequence, pred: Sequence) -> None:
+    for name, value in (("gold", gold), ("pred", pred)):
+        if isinstance(value, str):
+            raise TypeError(f"{name} must be a sequence of sentences, not a string")
+    if len(gold) != len(pred):
+        raise ValueError(
+            f"gold has {len(gold)} sentences but pred has {len(pred)}")
+
+
+def _check_sentence(index: int, gold_sentence: Sequence, pred_sentence: Sequence) -> None:
+    if isinstance(gold_sentence, str) or isinstance(pred_sentence, str):
+        raise TypeError(
+            f"sentence {index}: expected a sequence of labels, got a string "
+            "(pass a list of sentences, each a list of labels)")
+    if len(gold_sentence) != len(pred_sentence):
+        raise ValueError(
+            f"sentence {index}: gold has {len(gold_sentence)} labels "
+            f"but pred has {len(pred_sentence)}")
+
+
+def _count_agreeing(gold_sentence: Sequence[str], pred_sentence: Sequence[str], cache: dict) -> int:
+    """Tokens on which two label sequences of equal length agree.
+
+    Two labels agree when they split into the same prefix and type; for
+    well-formed labels that is plain string equality.
+    """
+    n = 0
+    for g, p in zip(gold_sentence, pred_sentence):
+        if g == p:
+            n += 1
+        else:
+            gp = cache.get(g)
+            if gp is None:
+                gp = cache[g] = split_label(g)
+            pp = cache.get(p)
+            if pp is None:
+                pp = cache[p] = split_label(p)
+            if gp == pp:
+                n += 1
+    return n
+
+
+def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> EvalResult:
+    """Score predicted labels against gold labels as ``conlleval`` does.
+
+    Parameters
+    ----------
+    gold : sequence of sequences of str
+        Gold labels, one sequence per sentence.
+    pred : sequence of sequences of str
+        Predicted labels, one sequence per sentence, aligned with ``gold``.
+
+    Returns
+    -------
+    EvalResult
+        Token accuracy, overall and per-type chunk precision, recall and F1
+        (in percent) and the underlying counts.
+
+    Raises
+    ------
+    ValueError
+        If the numbers of sentences differ, or if a sentence has a different
+        number of labels in ``gold`` and ``pred``; the message gives the
+        (0-based) sentence index and both lengths.
+    TypeError
+        If a sentence (or the whole input) is a single string, or a label is
+        not a string.
+
+    Notes
+    -----
+    Chunks are read from each sentence with :func:`extract_chunks`. A
+    predicted chunk is correct when gold has a chunk of the same type
+    spanning exactly the same tokens. Token accuracy counts a token as
+    right when its predicted label equals the gold one (``conlleval``
+    compares the prefix and the type). Every type seen in gold or in the
+    predictions is reported, with the conventions of ``conlleval``: a
+    precision is 0 when no chunk was predicted, a recall 0 when gold has
+    no chunk, and F1 is ``2PR / (P + R)``, or 0 when ``P + R == 0``. With no
+    tokens at all, accuracy is 0.
+
+    References
+    ----------
+    Tjong Kim Sang and Buchholz (2000), Introduction to the CoNLL-2000
+    Shared Task: Chunking; the ``conlleval`` script (2004-01-26).
+
+    Examples
+    --------
+    >>> r = evaluate([["B-PER", "I-PER", "O"]], [["B-PER", "O", "O"]])
+    >>> r.n_gold_chunks, r.n_pred_chunks, r.n_correct_chunks
+    (1, 1, 0)
+    >>> round(r.accuracy, 2)
+    66.67
+    """
+    _check_sentence_counts(gold, pred)
+    cache: dict = {}
+    gold_counts: dict[str, int] = {}
+    pred_counts: dict[str, int] = {}
+    correct_counts: dict[str, int] = {}
+    n_tokens = 0
+    n_correct_tokens = 0
+    for index, (gold_sentence, pred_sentence) in enumerate(zip(gold, pred)):
+        _check_sentence(index, gold_sentence, pred_sentence)
+        gold_chunks = _scan(gold_sentence, cache)
+        pred_chunks = _scan(pred_sentence, cache)
+        n_tokens += len(gold_sentence)
+        n_correct_tokens += _count_agreeing(gold_sentence, pred_sentence, cache)
+        for chunk in gold_chunks:
+            kind = chunk[0]
+            gold_counts[kind] = gold_counts.get(kind, 0) + 1
+        for chunk in pred_chunks:
+            kind = chunk[0]
+            pred_counts[kind] = pred_counts.get(kind, 0) + 1
+        if gold_chunks and pred_chunks:
+            gold_set = set(gold_chunks)
+            for chunk in pred_chunks:
+                if chunk in gold_set:
+                    kind = chunk[0]
+                    correct_counts[kind] = correct_counts.get(kind, 0) + 1
+
+    per_type: dict[str, dict] = {}
+    for kind in sorted(set(gold_counts) | set(pred_counts)):
+        n_gold = gold_counts.get(kind, 0)
+        n_pred = pred_counts.get(kind, 0)
+        n_correct = correct_counts.get(kind, 0)
+        p, r, f = _prf(n_correct, n_gold, n_pred)
+        per_type[kind] = {"precision": p, "recall": r, "f1": f,
+                          "n_gold": n_gold, "n_pred": n_pred, "n_correct": n_correct}
+
+    n_gold_chunks = sum(gold_counts.values())
+    n_pred_chunks = sum(pred_counts.values())
+    n_correct_chunks = sum(correct_counts.values())
+    precision, recall, f1 = _prf(n_correct_chunks, n_gold_chunks, n_pred_chunks)
+    accuracy = 100.0 * n_correct_tokens / n_tokens if n_tokens > 0 else 0.0
+    return EvalResult(
+        accuracy=accuracy,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        per_type=per_type,
+        n_sentences=len(gold),
+        n_tokens=n_tokens,
+        n_gold_chunks=n_gold_chunks,
+        n_pred_chunks=n_pred_chunks,
+        n_correct_chunks=n_correct_chunks,
+        n_correct_tokens=n_correct_tokens,
+    )
