@@ -1,0 +1,465 @@
+"""Datasets by name (``conll2000:train``), the data directory, and corpus loading.
+
+A corpus source is a dataset reference ``NAME:SPLIT``, a path, or ``"-"`` for
+standard input. An existing path always wins over a reference of the same
+spelling. Files ending in ``.conllu`` are read as CoNLL-U, all others as CoNLL
+column files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chaintag.errors import InputError
+from chaintag.io.columns import iter_sentences
+from chaintag.io.conllu_io import iter_conllu
+
+__all__ = [
+    "DatasetInfo",
+    "DatasetFile",
+    "DATASETS",
+    "Corpus",
+    "user_data_dir",
+    "resolve_data_dir",
+    "is_dataset_ref",
+    "resolve",
+    "parse_columns",
+    "load_corpus",
+]
+
+#: Environment variable naming the data directory.
+DATA_ENV = "CHAINTAG_DATA"
+#: Column role: the label column.
+LABEL = "label"
+#: Column role: a column to ignore.
+IGNORE = "_"
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A named dataset: a folder ``<data dir>/<name>/`` holding one file per split.
+
+    Attributes
+    ----------
+    name : str
+        Dataset name, also the folder name.
+    splits : Mapping[str, str]
+        Split name -> file name inside the folder.
+    format : {"columns", "conllu"}
+        File format.
+    columns : tuple of str
+        Column spec of the files (see :func:`parse_columns`).
+    sep : str or None
+        Field separator for column files (None: detect).
+    description : str
+        One line for listings.
+    """
+
+    name: str
+    splits: Mapping[str, str]
+    format: str
+    columns: tuple[str, ...]
+    sep: str | None
+    description: str
+
+
+#: Every known dataset, by name.
+DATASETS: dict[str, DatasetInfo] = {d.name: d for d in (
+    DatasetInfo("conll2000", {"train": "train.txt", "test": "test.txt"}, "columns",
+                ("word", "pos", "label"), " ",
+                "CoNLL-2000 chunking (WSJ), IOB2 chunk labels"),
+    DatasetInfo("conll2000_np", {"train": "train.txt", "test": "test.txt"}, "columns",
+                ("word", "pos", "label"), " ",
+                "base-NP chunking derived from CoNLL-2000 (B-NP, I-NP, O)"),
+    DatasetInfo("ptb_sample", {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"},
+                "columns", ("word", "label"), " ",
+                "Penn Treebank WSJ sample (NLTK), gold POS labels"),
+    DatasetInfo("ud_en_ewt", {"train": "en_ewt-ud-train.conllu", "dev": "en_ewt-ud-dev.conllu",
+                              "test": "en_ewt-ud-test.conllu"},
+                "conllu", ("word", "label"), None,
+                "Universal Dependencies English EWT; XPOS labels (UPOS with label_field='upos')"),
+    DatasetInfo("jnlpba", {"train": "train.reconstructed.iob2",
+                           "train_gold": "train_gold_subset.iob2",
+                           "test": "Genia4EReval2.iob2"},
+                "columns", ("word", "label"), "\t",
+                "JNLPBA bio-entity recognition (train is an approximate reconstruction)"),
+)}
+
+_REF_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class DatasetFile:
+    """Where a corpus source lives and how to read it.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file.
+    format : {"columns", "conllu"}
+        File format.
+    columns : tuple of str or None
+        Column spec from the dataset registry; None for a plain path.
+    sep : str or None
+        Field separator from the registry; None to detect.
+    name : str
+        The reference as given (``"conll2000:train"``) or the path.
+    """
+
+    path: Path
+    format: str
+    columns: tuple[str, ...] | None
+    sep: str | None
+    name: str
+
+
+@dataclass
+class Corpus:
+    """Sentences with their feature columns and, optionally, their labels.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        Names of the feature columns, in order (e.g. ``("word", "pos")``).
+    tokens : list of list of tuple of str
+        ``tokens[i][t]`` holds the feature column values of token ``t`` of
+        sentence ``i``, one value per entry of ``columns``.
+    labels : list of list of str or None
+        ``labels[i][t]`` is the label of that token; None for unlabelled input.
+    source : str
+        The path or dataset reference it was read from (``"<stdin>"`` for stdin).
+    lines : list of int
+        1-based line of the first token of each sentence in the file.
+    """
+
+    columns: tuple[str, ...]
+    tokens: list[list[tuple[str, ...]]] = field(default_factory=list)
+    labels: list[list[str]] | None = None
+    source: str = ""
+    lines: list[int] = field(default_factory=list)
+
+    @property
+    def n_sentences(self) -> int:
+        """Number of sentences."""
+        return len(self.tokens)
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of tokens over all sentences."""
+        return sum(len(s) for s in self.tokens)
+
+
+def user_data_dir() -> Path:
+    """Per-user data directory, where ``chaintag data fetch`` puts datasets.
+
+    Returns
+    -------
+    pathlib.Path
+        ``$XDG_DATA_HOME/chaintag/data``, by default
+        ``~/.local/share/chaintag/data``. It need not exist.
+    """
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                           "share")
+    return Path(base) / "chaintag" / "data"
+
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """Find the directory that holds the named datasets.
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike, optional
+        Explicit directory; used as given when not None.
+
+    Returns
+    -------
+    pathlib.Path
+        In order of preference: ``data_dir``; the ``CHAINTAG_DATA`` environment
+        variable when set and non-empty; ``../shared/data`` relative to the
+        current directory when that is a directory; otherwise
+        :func:`user_data_dir`. The result need not exist.
+    """
+    if data_dir is not None:
+        return Path(data_dir)
+    env = os.environ.get(DATA_ENV)
+    if env:
+        return Path(env)
+    shared = Path.cwd().parent / "shared" / "data"
+    if shared.is_dir():
+        return shared
+    return user_data_dir()
+
+
+def is_dataset_ref(s) -> bool:
+    """Tell whether ``s`` is a dataset reference rather than a path.
+
+    Parameters
+    ----------
+    s : str or os.PathLike
+        A corpus source.
+
+    Returns
+    -------
+    bool
+        True when ``s`` has the form ``NAME:SPLIT`` with a known ``NAME`` and no
+        file or folder of that name exists. The split is not checked
+        (:func:`resolve` reports an unknown one).
+    """
+    if not isinstance(s, str) or os.path.exists(s):
+        return False
+    name, colon, _ = s.partition(":")
+    return bool(colon) and name in DATASETS
+
+
+def _plain_file(path: str) -> DatasetFile:
+    fmt = "conllu" if path.lower().endswith(".conllu") else "columns"
+    return DatasetFile(Path(path), fmt, None, None, path)
+
+
+def _known() -> str:
+    return ", ".join(f"{d.name} ({'/'.join(d.splits)})" for d in DATASETS.values())
+
+
+def resolve(ref, data_dir: str | os.PathLike | None = None) -> DatasetFile:
+    """Turn a dataset reference or a path into the file to read.
+
+    Parameters
+    ----------
+    ref : str or os.PathLike
+        ``NAME:SPLIT`` (e.g. ``"conll2000:train"``) or a path. An existing path is
+        never taken as a reference.
+    data_dir : str or os.PathLike, optional
+        Data directory for references (see :func:`resolve_data_dir`).
+
+    Returns
+    -------
+    DatasetFile
+        For a path: format from the extension (``.conllu`` -> CoNLL-U), no column
+        spec, separator detected. For a reference: the registry's format,
+        column spec and separator.
+
+    Raises
+    ------
+    InputError
+        Unknown dataset name or split (the message lists the choices); the
+        dataset's file is missing (the message says to run ``chaintag data fetch
+        NAME`` or to pass ``--data-dir`` / set ``CHAINTAG_DATA``); a path that does
+        not exist.
+    """
+    s = os.fspath(ref)
+    if os.path.exists(s):
+        return _plain_file(s)
+    name, colon, split = s.partition(":")
+    if not colon:
+        hint = ""
+        if s in DATASETS:
+            hint = f" (for the dataset give a split: {', '.join(f'{s}:{x}' for x in DATASETS[s].splits)})"
+        raise InputError("no such file" + hint, s)
+    if name not in DATASETS:
+        if _REF_PART.fullmatch(name) and _REF_PART.fullmatch(split):
+            raise InputError(f"no such file, and {name!r} is not a known dataset; "
+                             f"known datasets (NAME:SPLIT): {_known()}", s)
+        raise InputError("no such file", s)
+    info = DATASETS[name]
+    if split not in info.splits:
+        raise InputError(f"dataset {name!r} has no split {split!r}; choose one of: "
+                         f"{', '.join(f'{name}:{x}' for x in info.splits)}", s)
+    folder = resolve_data_dir(data_dir)
+    path = folder / name / info.splits[split]
+    if not path.is_file():
+        raise InputError(f"dataset file not found: {path}; run `chaintag data fetch {name}`, "
+                         f"or pass --data-dir / set {DATA_ENV} to the folder that holds {name}/",
+                         s)
+    return DatasetFile(path, info.format, info.columns, info.sep, s)
+
+
+def _spec_names(spec) -> list[str]:
+    names = spec.split(",") if isinstance(spec, str) else list(spec)
+    return [str(n).strip() for n in names]
+
+
+def parse_columns(spec: str | Sequence[str] | None, n_columns: int, *, labelled: bool = True,
+                  path: str | None = None, line: int | None = None
+                  ) -> tuple[tuple[str | None, ...], int | None]:
+    """Decide the role of each column of a file.
+
+    Parameters
+    ----------
+    spec : str, sequence of str or None
+        One name per column, e.g. ``"word,pos,label"`` or ``["word", "label"]``.
+        ``label`` marks the label column, ``_`` a column to ignore; every other
+        name (a Python identifier, used once) names a feature column. None: the
+        last column is the label (when ``labelled``) and the feature columns are
+        named ``word``, ``pos``, then ``c2``, ``c3``, ... by position.
+    n_columns : int
+        Number of columns in the file.
+    labelled : bool
+        Whether a label column is required. With a spec, the spec decides: it must
+        name a label column when ``labelled``, and may name one otherwise. With no
+        spec and ``labelled=False``, every column is a feature.
+    path, line : optional
+        File and line named in error messages.
+
+    Returns
+    -------
+    names : tuple of (str or None)
+        One entry per file column: the feature name, or None for the label
+        column and ignored columns.
+    label_index : int or None
+        Index of the label column, or None.
+
+    Raises
+    ------
+    InputError
+        The spec names a different number of columns than the file has, repeats
+        a name, uses an invalid name, names no feature column, names two label
+        columns, or names none when ``labelled``; or, with no spec, a labelled file
+        has a single column.
+
+    Examples
+    --------
+    >>> parse_columns("word,_,label", 3)
+    (('word', None, None), 2)
+    >>> parse_columns(None, 3)
+    (('word', 'pos', None), 2)
+    """
+    if spec is None:
+        if labelled and n_columns < 2:
+            raise InputError(f"found {n_columns} column{'s' if n_columns != 1 else ''}; a labelled "
+                             "file needs a token column and a label column", path, line)
+        n_features = n_columns - 1 if labelled else n_columns
+        default = ("word", "pos")
+        names = tuple(default[i] if i < 2 else f"c{i}" for i in range(n_features))
+        return (names + (None,), n_columns - 1) if labelled else (names, None)
+
+    given = _spec_names(spec)
+    shown = ",".join(given)
+    if len(given) != n_columns:
+        raise InputError(f"column spec {shown!r} names {len(given)} column"
+                         f"{'s' if len(given) != 1 else ''} but the file has {n_columns}",
+                         path, line)
+    names: list[str | None] = []
+    label_index = None
+    seen = set()
+    for i, n in enumerate(given):
+        if n == LABEL:
+            if label_index is not None:
+                raise InputError(f"column spec {shown!r} names two label columns", path, line)
+            label_index = i
+            names.append(None)
+        elif n == IGNORE:
+            names.append(None)
+        elif not n.isidentifier():
+            raise InputError(f"column spec {shown!r}: {n!r} is not a valid column name "
+                             "(letters, digits, '_'; or 'label', or '_' to ignore)", path, line)
+        elif n in seen:
+            raise InputError(f"column spec {shown!r} names column {n!r} twice", path, line)
+        else:
+            seen.add(n)
+            names.append(n)
+    if not seen:
+        raise InputError(f"column spec {shown!r} names no feature column", path, line)
+    if labelled and label_index is None:
+        raise InputError(f"column spec {shown!r} has no 'label' column", path, line)
+    return tuple(names), label_index
+
+
+def _spec_has_label(spec) -> bool:
+    return spec is not None and LABEL in _spec_names(spec)
+
+
+def load_corpus(source, *, columns: str | Sequence[str] | None = None,
+                data_dir: str | os.PathLike | None = None, label_field: str = "xpos",
+                sep: str | None = None, encoding: str = "utf-8", labelled: bool = True,
+                format: str | None = None) -> Corpus:
+    """Read a whole corpus into memory.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        Dataset reference (``"conll2000:train"``), path, or ``"-"`` for standard
+        input.
+    columns : str or sequence of str, optional
+        Column spec (see :func:`parse_columns`); default: the dataset's own spec,
+        or the default roles for a plain file.
+    data_dir : str or os.PathLike, optional
+        Data directory for dataset references.
+    label_field : {"xpos", "upos"}
+        Label column of CoNLL-U files.
+    sep : str, optional
+        Separator for column files; default: the dataset's, or detected.
+    encoding : str
+        Encoding of the file (ASCII-compatible).
+    labelled : bool
+        Whether labels are required. With False, labels are read only if the
+        column spec (given or the dataset's) names a label column.
+    format : {"columns", "conllu"}, optional
+        Overrides the format implied by the reference or extension (standard
+        input defaults to column format).
+
+    Returns
+    -------
+    Corpus
+        ``labels`` is None when no label column is read. An empty input gives a
+        corpus with no sentences (``columns`` then comes from the spec, or is
+        empty).
+
+    Raises
+    ------
+    InputError
+        From :func:`resolve`, :func:`parse_columns` and the readers (bad
+        columns, bad bytes, missing CoNLL-U labels), naming file and line.
+    ValueError
+        ``format`` or ``label_field`` is not an accepted value.
+    """
+    if isinstance(source, str) and source == "-":
+        path, name, fmt, spec, file_sep = sys.stdin, "<stdin>", "columns", None, None
+    else:
+        found = resolve(source, data_dir)
+        path, name, fmt = found.path, os.fspath(found.path), found.format
+        spec, file_sep = found.columns, found.sep
+    if format is not None:
+        if format not in ("columns", "conllu"):
+            raise ValueError(f"format must be 'columns' or 'conllu', not {format!r}")
+        fmt = format
+    if columns is not None:
+        spec = columns
+    source_str = "<stdin>" if path is sys.stdin else os.fspath(source)
+    want_labels = labelled or _spec_has_label(spec)
+
+    if fmt == "conllu":
+        sentences = iter_conllu(path, label_field=label_field if want_labels else None,
+                                encoding=encoding, name=name)
+    else:
+        sentences = iter_sentences(path, sep=sep if sep is not None else file_sep,
+                                   encoding=encoding, name=name)
+
+    corpus = Corpus(columns=(), labels=[] if want_labels else None, source=source_str)
+    if spec is not None:
+        corpus.columns = tuple(n for n in _spec_names(spec) if n not in (LABEL, IGNORE))
+    feature_idx: list[int] = []
+    label_index = None
+    keep_rows = False
+    for sentence in sentences:
+        if not corpus.lines:
+            names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,
+                                               path=name, line=sentence.line)
+            feature_idx = [i for i, n in enumerate(names) if n is not None]
+            keep_rows = feature_idx == list(range(len(names)))
+            corpus.columns = tuple(names[i] for i in feature_idx)
+            if label_index is None:
+                corpus.labels = None
+        rows = sentence.tokens
+        if keep_rows:
+            corpus.tokens.append(rows)
+        else:
+            corpus.tokens.append([tuple(row[i] for i in feature_idx) for row in rows])
+        if label_index is not None:
+            corpus.labels.append([row[label_index] for row in rows])
+        corpus.lines.append(sentence.line)
+    return corpus
