@@ -1,0 +1,313 @@
+"""Attribute extraction without one Python string per attribute.
+
+The pipeline, for a batch of sentences:
+
+1. every feature column is interned to integer ids (one dict lookup per token
+   and column: the only per-token Python work);
+2. each *derived column* (a column through a chain of functions, e.g.
+   ``suf3(lower(word))``) is computed on the batch's distinct values only and
+   mapped to ids of a vocabulary built on the training data, in bulk with numpy;
+3. a compiled kernel combines the atom values of each template into one
+   integer key per token (exact mixed radix, or a 64-bit hash when the radix
+   product does not fit in 63 bits);
+4. keys are looked up in the per-template sorted key table with
+   ``np.searchsorted``, giving attribute ids in CSR layout.
+
+Nothing per token survives the batch except the CSR arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .keys import ABSENT, FIRST_VALUE, UNKNOWN, template_keys
+from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
+
+
+@dataclass
+class Attributes:
+    """Attribute ids of a corpus in CSR layout.
+
+    Attributes
+    ----------
+    sent_ptr : int64 array, shape (n_sentences + 1,)
+        Sentence ``s`` spans tokens ``sent_ptr[s]:sent_ptr[s+1]``.
+    tok_ptr : int64 array, shape (n_tokens + 1,)
+        Token ``i`` has attributes ``attr_ids[tok_ptr[i]:tok_ptr[i+1]]``.
+    attr_ids : int32 array, shape (n_entries,)
+        Attribute ids in ``0 .. n_attributes - 1``.
+    """
+
+    sent_ptr: np.ndarray
+    tok_ptr: np.ndarray
+    attr_ids: np.ndarray
+
+    @property
+    def n_sentences(self) -> int:
+        return len(self.sent_ptr) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.tok_ptr) - 1
+
+
+class _Derived:
+    """A derived column: a source column through a chain of functions, with its vocabulary."""
+
+    def __init__(self, column: str, functions: tuple[str, ...], values: list[str] | None = None):
+        self.column = column
+        self.functions = functions
+        self.values: list[str] = list(values or [])
+        self.index = {v: FIRST_VALUE + k for k, v in enumerate(self.values)}
+
+    def apply(self, value: str) -> str | None:
+        for f in self.functions:
+            if value is None:
+                return None
+            value = FUNCTIONS[f](value)
+        return value
+
+    def map(self, uniques: list[str], grow: bool) -> np.ndarray:
+        out = np.empty(len(uniques), dtype=np.int32)
+        index = self.index
+        for k, raw in enumerate(uniques):
+            v = self.apply(raw)
+            if v is None:
+                out[k] = ABSENT
+                continue
+            j = index.get(v)
+            if j is None:
+                if grow:
+                    j = FIRST_VALUE + len(self.values)
+                    index[v] = j
+                    self.values.append(v)
+                else:
+                    j = UNKNOWN
+            out[k] = j
+        return out
+
+    @property
+    def size(self) -> int:
+        return FIRST_VALUE + len(self.values)
+
+
+def _intern(tokens: Sequence[Sequence[Sequence[str]]], col: int, n_tokens: int) -> tuple[np.ndarray, list[str]]:
+    vocab: dict[str, int] = {}
+    setdefault = vocab.setdefault
+    ids = np.fromiter((setdefault(tok[col], len(vocab)) for sent in tokens for tok in sent),
+                      dtype=np.int32, count=n_tokens)
+    return ids, list(vocab)
+
+
+class AttributeExtractor:
+    """Maps sentences (rows of column strings) to attribute ids.
+
+    Parameters
+    ----------
+    templates : list of Template
+        From :func:`chaintag.features.templates.resolve_templates`.
+    columns : sequence of str
+        Names of the feature columns, in the order of each token's values.
+
+    Notes
+    -----
+    Call :meth:`fit_transform` once on training data (it builds the derived
+    vocabularies and the attribute table), then :meth:`transform` on any
+    data. :meth:`prune` keeps a subset of attributes (cut-offs). Attribute ids
+    are contiguous per template: template ``t`` owns ids
+    ``attr_offset[t]:attr_offset[t+1]``, whose keys are sorted.
+    """
+
+    def __init__(self, templates: list[Template], columns: Sequence[str]):
+        self.templates = list(templates)
+        self.columns = tuple(columns)
+        self._derived: list[_Derived] = []
+        self._atom_rows: list[np.ndarray] = []
+        by_key: dict[tuple[str, tuple[str, ...]], int] = {}
+        for t in self.templates:
+            rows = []
+            for a in t.atoms:
+                k = (a.column, a.functions)
+                if k not in by_key:
+                    by_key[k] = len(self._derived)
+                    self._derived.append(_Derived(a.column, a.functions))
+                rows.append(by_key[k])
+            self._atom_rows.append(np.asarray(rows, dtype=np.int64))
+        self._atom_offsets = [np.asarray([a.offset for a in t.atoms], dtype=np.int64) for t in self.templates]
+        self.radix: list[np.ndarray] = []
+        self.hashed: list[bool] = []
+        self.attr_keys = np.zeros(0, dtype=np.int64)
+        self.attr_offset = np.zeros(len(self.templates) + 1, dtype=np.int64)
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_attributes(self) -> int:
+        """Number of attributes in the table."""
+        return int(self.attr_offset[-1])
+
+    # -------------------------------------------------------------- internals
+    def _derive(self, tokens, grow: bool) -> tuple[np.ndarray, np.ndarray]:
+        lengths = np.fromiter((len(s) for s in tokens), dtype=np.int64, count=len(tokens))
+        sent_ptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=sent_ptr[1:])
+        n_tokens = int(sent_ptr[-1])
+        derived = np.empty((len(self._derived), n_tokens), dtype=np.int32)
+        cache: dict[str, tuple[np.ndarray, list[str]]] = {}
+        for r, d in enumerate(self._derived):
+            if d.column not in cache:
+                cache[d.column] = _intern(tokens, self.columns.index(d.column), n_tokens)
+            ids, uniques = cache[d.column]
+            derived[r] = d.map(uniques, grow)[ids]
+        return sent_ptr, derived
+
+    def _keys(self, sent_ptr, derived, t: int) -> np.ndarray:
+        out = np.empty(derived.shape[1], dtype=np.int64)
+        template_keys(sent_ptr, derived, self._atom_rows[t], self._atom_offsets[t],
+                      self.radix[t], self.hashed[t], out)
+        return out
+
+    def _csr(self, sent_ptr, derived) -> Attributes:
+        n_tokens = derived.shape[1]
+        n_templates = len(self.templates)
+        table = np.full((n_tokens, n_templates), -1, dtype=np.int32)
+        for t in range(n_templates):
+            lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
+            if hi == lo:
+                continue
+            keys = self._keys(sent_ptr, derived, t)
+            table_keys = self.attr_keys[lo:hi]
+            pos = np.searchsorted(table_keys, keys)
+            np.minimum(pos, hi - lo - 1, out=pos)
+            found = (keys >= 0) & (table_keys[pos] == keys)
+            table[found, t] = (lo + pos[found]).astype(np.int32)
+        mask = table >= 0
+        tok_ptr = np.zeros(n_tokens + 1, dtype=np.int64)
+        np.cumsum(mask.sum(axis=1), out=tok_ptr[1:])
+        return Attributes(sent_ptr, tok_ptr, table[mask])
+
+    # ------------------------------------------------------------------- API
+    def fit_transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
+        """Build the vocabularies and the attribute table on training data.
+
+        Parameters
+        ----------
+        tokens : list of sentences, each a list of tuples of column strings
+
+        Returns
+        -------
+        Attributes
+            Every attribute that occurs in ``tokens``; use :meth:`prune` to
+            apply cut-offs.
+        """
+        sent_ptr, derived = self._derive(tokens, grow=True)
+        self.radix, self.hashed = [], []
+        keys_per_template = []
+        for t in range(len(self.templates)):
+            radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
+            product = 1
+            for r in radix.tolist():
+                product *= int(r)
+            self.radix.append(radix)
+            self.hashed.append(bool(product >= 2 ** 62))
+            keys = self._keys(sent_ptr, derived, t)
+            keys_per_template.append(np.unique(keys[keys >= 0]))
+        self._set_table(keys_per_template)
+        return self._csr(sent_ptr, derived)
+
+    def transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
+        """Attribute ids of new sentences (unseen attributes are dropped).
+
+        Parameters
+        ----------
+        tokens : list of sentences, each a list of tuples of column strings
+
+        Returns
+        -------
+        Attributes
+        """
+        sent_ptr, derived = self._derive(tokens, grow=False)
+        return self._csr(sent_ptr, derived)
+
+    def _set_table(self, keys_per_template: list[np.ndarray]) -> None:
+        sizes = [len(k) for k in keys_per_template]
+        self.attr_offset = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.attr_offset[1:])
+        self.attr_keys = (np.concatenate(keys_per_template) if keys_per_template
+                          else np.zeros(0, dtype=np.int64)).astype(np.int64)
+
+    def prune(self, keep: np.ndarray) -> np.ndarray:
+        """Keep only the attributes where ``keep`` is True.
+
+        Parameters
+        ----------
+        keep : bool array, shape (n_attributes,)
+
+        Returns
+        -------
+        remap : int32 array, shape (n_attributes,)
+            New id of each old attribute, -1 for dropped ones.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        per_t = [self.attr_keys[self.attr_offset[t]:self.attr_offset[t + 1]][keep[self.attr_offset[t]:self.attr_offset[t + 1]]]
+                 for t in range(len(self.templates))]
+        remap = np.full(len(keep), -1, dtype=np.int32)
+        remap[keep] = np.arange(int(keep.sum()), dtype=np.int32)
+        self._set_table(per_t)
+        return remap
+
+    def attribute_name(self, attr: int) -> str:
+        """Readable name of an attribute, e.g. ``w[-1]|w[0]=the|cat`` (exact keys only)."""
+        t = int(np.searchsorted(self.attr_offset, attr, side="right") - 1)
+        tmpl = self.templates[t]
+        if not tmpl.atoms:
+            return "bias"
+        if self.hashed[t]:
+            return f"{tmpl.name}=#{int(self.attr_keys[attr]):x}"
+        key = int(self.attr_keys[attr])
+        vals = []
+        for r, base in zip(reversed(self._atom_rows[t].tolist()), reversed(self.radix[t].tolist())):
+            key, v = divmod(key, int(base))
+            vals.append(self._value_name(r, v))
+        return f"{tmpl.name}=" + "|".join(reversed(vals))
+
+    def _value_name(self, row: int, v: int) -> str:
+        if v >= FIRST_VALUE:
+            return self._derived[row].values[v - FIRST_VALUE]
+        if v <= 1 + MAX_OFFSET:
+            return f"<S-{v - 1}>"
+        return f"<E+{v - 1 - MAX_OFFSET}>"
+
+    # ---------------------------------------------------------- persistence
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """JSON-ready description and arrays to save with a model."""
+        meta = {
+            "columns": list(self.columns),
+            "templates": [t.name for t in self.templates],
+            "derived": [{"column": d.column, "functions": list(d.functions), "values": d.values}
+                        for d in self._derived],
+            "hashed": list(self.hashed),
+        }
+        arrays = {"attr_keys": self.attr_keys, "attr_offset": self.attr_offset}
+        for t, r in enumerate(self.radix):
+            arrays[f"radix_{t}"] = r
+        return meta, arrays
+
+    @classmethod
+    def from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> "AttributeExtractor":
+        """Rebuild an extractor saved by :meth:`state`."""
+        ex = cls([parse_template(s) for s in meta["templates"]], meta["columns"])
+        if len(ex._derived) != len(meta["derived"]):
+            raise ValueError("derived columns do not match the templates")
+        for d, saved in zip(ex._derived, meta["derived"]):
+            if d.column != saved["column"] or list(d.functions) != saved["functions"]:
+                raise ValueError("derived columns do not match the templates")
+            d.values = list(saved["values"])
+            d.index = {v: FIRST_VALUE + k for k, v in enumerate(d.values)}
+        ex.hashed = [bool(h) for h in meta["hashed"]]
+        ex.radix = [np.asarray(arrays[f"radix_{t}"], dtype=np.int64) for t in range(len(ex.templates))]
+        ex.attr_keys = np.asarray(arrays["attr_keys"], dtype=np.int64)
+        ex.attr_offset = np.asarray(arrays["attr_offset"], dtype=np.int64)
+        return ex

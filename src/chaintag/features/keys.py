@@ -1,0 +1,87 @@
+"""Compiled kernel: one integer key per (token, template) from derived column ids.
+
+Derived-column ids reserve a few values below ``FIRST_VALUE``:
+
+* ``ABSENT`` (0): the function gave no value (``hasdigit`` of ``"cat"``); the
+  template does not fire for that token;
+* ``UNKNOWN`` (1): a value never seen in training (tagging time); no trained
+  attribute can contain it, so the template does not fire;
+* ``1 + d`` for ``d = 1 .. MAX_OFFSET``: the sentinel *d* positions before
+  the sentence start; ``1 + MAX_OFFSET + d``: *d* positions after its end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .templates import MAX_OFFSET
+
+ABSENT = 0
+UNKNOWN = 1
+FIRST_VALUE = 2 + 2 * MAX_OFFSET
+_MASK63 = np.uint64(0x7FFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _mix(h, v):
+    # splitmix64-style finalizer over the running key
+    x = np.uint64(h) ^ (np.uint64(v) + np.uint64(0x9E3779B97F4A7C15) + (np.uint64(h) << np.uint64(6))
+                        + (np.uint64(h) >> np.uint64(2)))
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    return x
+
+
+@njit(cache=True)
+def template_keys(sent_ptr, derived, atom_rows, atom_offsets, radix, hashed, out):
+    """Fill ``out[i]`` with the key of one template at every token ``i``.
+
+    Parameters
+    ----------
+    sent_ptr : int64 array, shape (n_sentences + 1,)
+        Token offsets of the sentences.
+    derived : int32 array, shape (n_derived, n_tokens)
+        Derived-column ids per token.
+    atom_rows, atom_offsets : int64 arrays, shape (n_atoms,)
+        Row of ``derived`` and relative offset read by each atom.
+    radix : int64 array, shape (n_atoms,)
+        Mixed-radix base of each atom (derived vocabulary size); used when
+        ``hashed`` is False, in which case the key is exact.
+    hashed : bool
+        Combine the atom values with a 64-bit mixing function instead (when
+        the product of the radices does not fit in 63 bits).
+    out : int64 array, shape (n_tokens,)
+        Receives the non-negative key, or -1 where the template does not fire.
+    """
+    n_sent = sent_ptr.shape[0] - 1
+    n_atoms = atom_rows.shape[0]
+    for s in range(n_sent):
+        a = sent_ptr[s]
+        b = sent_ptr[s + 1]
+        for i in range(a, b):
+            key = np.int64(0)
+            hkey = np.uint64(0)
+            ok = True
+            for j in range(n_atoms):
+                p = i + atom_offsets[j]
+                if p < a:
+                    v = np.int64(1 + (a - p))
+                elif p >= b:
+                    v = np.int64(1 + MAX_OFFSET + (p - b + 1))
+                else:
+                    v = np.int64(derived[atom_rows[j], p])
+                    if v < 2:
+                        ok = False
+                        break
+                if hashed:
+                    hkey = _mix(hkey, v)
+                else:
+                    key = key * radix[j] + v
+            if not ok:
+                out[i] = -1
+            elif hashed:
+                out[i] = np.int64(hkey & _MASK63)
+            else:
+                out[i] = key

@@ -1,0 +1,117 @@
+"""Feature spaces: which (attribute, label) pairs get a weight.
+
+A *feature* pairs an attribute with a label. Two spaces are offered
+(ALGORITHMS.md, "Feature space"):
+
+``gold``
+    only the pairs seen in the gold training labels, each at least ``cc``
+    times (Collins 2002, s. 3: count cut-off; CRFsuite's default sparse
+    features). The other pairs are fixed at weight 0.
+``all``
+    every label for every attribute seen at least ``cc`` times
+    (CRFsuite's ``possible_states``).
+
+Weights are stored flat: features ``0 .. F-1`` (grouped by attribute, label
+ascending within an attribute), then the transitions ``U[prev, cur]``
+(``L*L``), the start weights (``L``) and the end weights (``L``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .extract import Attributes
+
+
+@dataclass
+class FeatureIndex:
+    """CSR map from attributes to their features.
+
+    Attributes
+    ----------
+    feat_ptr : int64 array, shape (n_attributes + 1,)
+        Attribute ``a`` owns features ``feat_ptr[a]:feat_ptr[a+1]``.
+    feat_label : int32 array, shape (n_features,)
+        Label of each feature, ascending within an attribute.
+    n_labels : int
+    """
+
+    feat_ptr: np.ndarray
+    feat_label: np.ndarray
+    n_labels: int
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feat_label)
+
+    @property
+    def n_weights(self) -> int:
+        """Length of the flat weight vector: features, transitions, start, end."""
+        return self.n_features + self.n_labels * self.n_labels + 2 * self.n_labels
+
+
+def build_feature_index(attrs: Attributes, labels: np.ndarray, n_labels: int, n_attributes: int,
+                        cc: int = 0, space: str = "gold") -> tuple[FeatureIndex, np.ndarray]:
+    """Choose the features of a training corpus.
+
+    Parameters
+    ----------
+    attrs : Attributes
+        Training attributes (all attributes seen, before pruning).
+    labels : int32 array, shape (n_tokens,)
+        Gold label id of each token.
+    n_labels, n_attributes : int
+    cc : int, default 0
+        Count cut-off: a pair (``gold``) or an attribute (``all``) is kept
+        only if it occurs at least ``cc`` times in the training data.
+    space : {"gold", "all"}
+
+    Returns
+    -------
+    index : FeatureIndex
+        Over the *kept* attributes only (renumbered in order).
+    keep : bool array, shape (n_attributes,)
+        Attributes that own at least one feature; pass to
+        :meth:`AttributeExtractor.prune`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``space``.
+    """
+    counts = np.diff(attrs.tok_ptr)
+    tok_of_entry = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    minimum = max(int(cc), 1)
+    if space == "gold":
+        codes = attrs.attr_ids.astype(np.int64) * n_labels + labels[tok_of_entry].astype(np.int64)
+        uniq, pair_counts = np.unique(codes, return_counts=True)
+        uniq = uniq[pair_counts >= minimum]
+        feat_attr = uniq // n_labels
+        feat_label = (uniq % n_labels).astype(np.int32)
+    elif space == "all":
+        attr_counts = np.bincount(attrs.attr_ids, minlength=n_attributes)
+        kept = np.flatnonzero(attr_counts >= minimum)
+        feat_attr = np.repeat(kept, n_labels)
+        feat_label = np.tile(np.arange(n_labels, dtype=np.int32), len(kept))
+    else:
+        raise ValueError(f"unknown feature space {space!r}; expected 'gold' or 'all'")
+    per_attr = np.bincount(feat_attr, minlength=n_attributes)
+    keep = per_attr > 0
+    kept_counts = per_attr[keep]
+    feat_ptr = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+    np.cumsum(kept_counts, out=feat_ptr[1:])
+    return FeatureIndex(feat_ptr, np.ascontiguousarray(feat_label, dtype=np.int32), n_labels), keep
+
+
+def remap_attributes(attrs: Attributes, remap: np.ndarray) -> Attributes:
+    """Apply an attribute renumbering (``-1`` = dropped) to CSR attributes."""
+    new_ids = remap[attrs.attr_ids]
+    kept = new_ids >= 0
+    n_tokens = len(attrs.tok_ptr) - 1
+    tok_of_entry = np.repeat(np.arange(n_tokens, dtype=np.int64), np.diff(attrs.tok_ptr))
+    counts = np.bincount(tok_of_entry[kept], minlength=n_tokens)
+    tok_ptr = np.zeros(n_tokens + 1, dtype=np.int64)
+    np.cumsum(counts, out=tok_ptr[1:])
+    return Attributes(attrs.sent_ptr, tok_ptr, new_ids[kept].astype(np.int32))

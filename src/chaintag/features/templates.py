@@ -1,0 +1,292 @@
+"""Declarative attribute templates and the named presets.
+
+A *template* is a conjunction of *atoms*; an atom reads one column at a
+relative offset and passes its value through a chain of functions:
+
+====================  ==================================================
+spec                  meaning
+====================  ==================================================
+``w[0]``              the word of the current token
+``pos[-1]``           the POS of the previous token
+``w[-1]|w[0]``        the conjunction (word bigram) of both
+``suf3(w[0])``        the last three characters of the current word
+``suf2(lower(w[0]))`` functions nest, innermost first
+``bias``              a constant attribute on every token
+====================  ==================================================
+
+``w`` is a short name for the column ``word``. An attribute is a template
+together with the values of its atoms (``w[-1]|w[0]=the|cat``); paired with a
+label it becomes a feature (see ``docs/`` and ALGORITHMS notation).
+Positions before the sentence start or after its end read the sentinels
+``<S-k>`` / ``<E+k>`` (k = distance), as CRF++ templates do.
+
+Functions (all map a string to a string, or to ``None`` when the attribute
+should not fire for that token): ``lower``, ``norm`` (every digit mapped to
+``0``), ``pre1`` ... ``pre9`` / ``suf1`` ... ``suf9`` (``None`` for words
+shorter than k), ``shape`` (``X``/``x``/``d`` classes, runs capped at 4),
+``shortshape`` (runs collapsed), ``hasdigit``, ``hashyphen``, ``hasupper``,
+``allupper``, ``initupper`` (``"1"`` when true, ``None`` otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..errors import InputError
+
+COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
+MAX_OFFSET = 16
+
+
+def _shape(value: str, cap: int) -> str:
+    out: list[str] = []
+    last = ""
+    run = 0
+    for ch in value:
+        if ch.isupper():
+            cls = "X"
+        elif ch.islower():
+            cls = "x"
+        elif ch.isdigit():
+            cls = "d"
+        else:
+            cls = ch
+        if cls == last:
+            run += 1
+            if run > cap:
+                continue
+        else:
+            last = cls
+            run = 1
+        out.append(cls)
+    return "".join(out)
+
+
+_DIGITS = re.compile(r"\d")
+
+
+def _flag(test: Callable[[str], bool]) -> Callable[[str], str | None]:
+    return lambda v: "1" if test(v) else None
+
+
+def _prefix(k: int) -> Callable[[str], str | None]:
+    return lambda v: v[:k] if len(v) >= k else None
+
+
+def _suffix(k: int) -> Callable[[str], str | None]:
+    return lambda v: v[-k:] if len(v) >= k else None
+
+
+FUNCTIONS: dict[str, Callable[[str], str | None]] = {
+    "lower": str.lower,
+    "norm": lambda v: _DIGITS.sub("0", v),
+    "shape": lambda v: _shape(v, 4),
+    "shortshape": lambda v: _shape(v, 1),
+    "hasdigit": _flag(lambda v: any(c.isdigit() for c in v)),
+    "hashyphen": _flag(lambda v: "-" in v),
+    "hasupper": _flag(lambda v: any(c.isupper() for c in v)),
+    "allupper": _flag(lambda v: v.isupper()),
+    "initupper": _flag(lambda v: v[:1].isupper()),
+}
+for _k in range(1, 10):
+    FUNCTIONS[f"pre{_k}"] = _prefix(_k)
+    FUNCTIONS[f"suf{_k}"] = _suffix(_k)
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One column read at one offset, through a chain of functions.
+
+    Attributes
+    ----------
+    column : str
+        Column name (``word``, ``pos``, ...).
+    offset : int
+        Relative position, ``-MAX_OFFSET <= offset <= MAX_OFFSET``.
+    functions : tuple of str
+        Function names applied innermost first.
+    """
+
+    column: str
+    offset: int
+    functions: tuple[str, ...] = ()
+
+    @property
+    def derived_key(self) -> str:
+        """Name of the derived column this atom reads (column + functions)."""
+        return "".join(f + "(" for f in reversed(self.functions)) + self.column + ")" * len(self.functions)
+
+    def __str__(self) -> str:
+        inner = f"{self.column}[{self.offset}]"
+        for f in self.functions:
+            inner = f"{f}({inner})"
+        return inner
+
+
+@dataclass(frozen=True)
+class Template:
+    """A conjunction of atoms (empty for the bias template).
+
+    Attributes
+    ----------
+    atoms : tuple of Atom
+    """
+
+    atoms: tuple[Atom, ...]
+
+    @property
+    def name(self) -> str:
+        """Canonical spec string, e.g. ``w[-1]|w[0]``."""
+        return "|".join(str(a) for a in self.atoms) if self.atoms else "bias"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_ATOM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[\s*([+-]?\d+)\s*\]$")
+
+
+def _parse_atom(text: str) -> Atom:
+    text = text.strip()
+    functions: list[str] = []
+    while "(" in text:
+        m = re.match(r"^([A-Za-z0-9_]+)\((.*)\)$", text)
+        if not m:
+            raise InputError(f"cannot parse template atom {text!r}")
+        fname = m.group(1)
+        if fname not in FUNCTIONS:
+            raise InputError(f"unknown template function {fname!r}; known: {', '.join(sorted(FUNCTIONS))}")
+        functions.append(fname)
+        text = m.group(2).strip()
+    m = _ATOM.match(text)
+    if not m:
+        raise InputError(f"cannot parse template atom {text!r} (expected e.g. w[0] or suf3(w[0]))")
+    column = COLUMN_ALIASES.get(m.group(1), m.group(1))
+    offset = int(m.group(2))
+    if abs(offset) > MAX_OFFSET:
+        raise InputError(f"template offset {offset} is beyond +-{MAX_OFFSET}")
+    return Atom(column, offset, tuple(reversed(functions)))
+
+
+def parse_template(spec: str) -> Template:
+    """Parse one template spec such as ``"w[-1]|suf3(w[0])"`` or ``"bias"``.
+
+    Parameters
+    ----------
+    spec : str
+
+    Returns
+    -------
+    Template
+
+    Raises
+    ------
+    InputError
+        On a syntax error, an unknown function or an offset beyond 16.
+    """
+    spec = spec.strip()
+    if spec == "bias":
+        return Template(())
+    return Template(tuple(_parse_atom(part) for part in spec.split("|")))
+
+
+def _window(col: str, lo: int, hi: int, fn: str | None = None) -> list[str]:
+    if fn is None:
+        return [f"{col}[{k}]" for k in range(lo, hi + 1)]
+    return [f"{fn}({col}[{k}])" for k in range(lo, hi + 1)]
+
+
+def _ngrams(col: str, lo: int, hi: int, n: int) -> list[str]:
+    return ["|".join(f"{col}[{k + j}]" for j in range(n)) for k in range(lo, hi - n + 2)]
+
+
+CHUNKING = (
+    _window("w", -2, 2) + _ngrams("w", -1, 1, 2)
+    + _window("pos", -2, 2) + _ngrams("pos", -2, 2, 2) + _ngrams("pos", -2, 2, 3)
+)
+"""The CRF++ CoNLL-2000 template: words and POS in a +-2 window, word bigrams
+w[-1..0], w[0..1], POS bigrams and trigrams (Sha & Pereira 2003; Collins 2002
+NP chunking uses the same kinds of predicates)."""
+
+POS = (
+    ["w[0]", "lower(w[0])", "norm(lower(w[0]))"]
+    + [f"pre{k}(w[0])" for k in range(1, 5)]
+    + [f"suf{k}(w[0])" for k in range(1, 5)]
+    + ["shape(w[0])", "hasdigit(w[0])", "hashyphen(w[0])", "hasupper(w[0])"]
+    + ["lower(w[-2])", "lower(w[-1])", "lower(w[1])", "lower(w[2])"]
+    + ["lower(w[-1])|lower(w[0])", "lower(w[0])|lower(w[1])"]
+)
+"""Ratnaparkhi-style POS attributes (Ratnaparkhi 1996, Table 1; Collins 2002 s. 3.1):
+word, lowercased and digit-normalized word, prefixes and suffixes up to 4,
+shape, has-digit/hyphen/upper, +-2 word window, word bigrams."""
+
+NER = POS + [
+    "shortshape(w[0])", "shape(w[-1])", "shape(w[1])",
+    "suf5(w[0])", "pre5(w[0])", "allupper(w[0])", "initupper(w[0])",
+    "shortshape(w[-1])|shortshape(w[0])", "shortshape(w[0])|shortshape(w[1])",
+]
+"""POS attributes plus longer affixes and shapes of the neighbours, for Bio-NER."""
+
+NER_POS_COLUMN = ["pos[-1]", "pos[0]", "pos[1]", "pos[-1]|pos[0]", "pos[0]|pos[1]"]
+
+PRESETS: dict[str, list[str]] = {"chunking": CHUNKING, "pos": POS, "ner": NER}
+OPTIONAL: dict[str, list[str]] = {"ner": NER_POS_COLUMN}
+
+
+def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> list[Template]:
+    """Turn a preset name, a spec file path or a list of specs into templates.
+
+    Parameters
+    ----------
+    features : str or sequence of str
+        A preset name (``chunking``, ``pos``, ``ner``), a path to a text file
+        with one template spec per line (``#`` comments allowed), a string of
+        specs separated by ``;``, or a list of specs.
+    columns : sequence of str
+        Feature column names of the data; every atom must read one of them.
+        Optional preset parts (the POS attributes of ``ner``) are used only
+        when their columns exist.
+
+    Returns
+    -------
+    list of Template
+        The bias template first, then the others in order, duplicates removed.
+
+    Raises
+    ------
+    InputError
+        When a template reads a column the data does not have.
+    """
+    import os
+
+    specs: list[str]
+    if isinstance(features, str):
+        if features in PRESETS:
+            specs = list(PRESETS[features])
+            for opt in OPTIONAL.get(features, []):
+                t = parse_template(opt)
+                if all(a.column in columns for a in t.atoms):
+                    specs.append(opt)
+        elif os.path.isfile(features):
+            with open(features, encoding="utf-8") as f:
+                specs = [ln.split("#", 1)[0].strip() for ln in f]
+            specs = [s for s in specs if s]
+        else:
+            specs = [s for s in features.split(";") if s.strip()]
+    else:
+        specs = list(features)
+    out = [Template(())]
+    seen = {"bias"}
+    for spec in specs:
+        t = parse_template(spec)
+        for a in t.atoms:
+            if a.column not in columns:
+                raise InputError(
+                    f"template {t.name!r} reads column {a.column!r}, but the data has columns "
+                    f"{', '.join(columns)} (set them with --columns)")
+        if t.name not in seen:
+            seen.add(t.name)
+            out.append(t)
+    return out

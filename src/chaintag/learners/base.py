@@ -1,0 +1,371 @@
+"""The shared estimator: data preparation, the epoch driver, prediction, model files.
+
+Every learner is a subclass that supplies three hooks (``_begin``,
+``_run_epoch``, ``_current_weights``); everything else (attribute
+extraction, feature space, dev evaluation after each epoch, keeping the best
+epoch, history, saving and loading) lives here, once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..decoding.scoring import tag_corpus
+from ..errors import InputError
+from ..features.extract import AttributeExtractor, Attributes
+from ..features.space import FeatureIndex, build_feature_index, remap_attributes
+from ..features.templates import resolve_templates
+from ..io.model_file import load_model, save_model
+
+CHUNK_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
+
+
+def looks_like_chunks(labels: Sequence[str]) -> bool:
+    """True when every label is ``O`` or has a chunk prefix (``B-``, ``I-``, ...)."""
+    labels = list(labels)
+    return bool(labels) and any(lab != "O" for lab in labels) and all(
+        lab == "O" or lab[:2] in CHUNK_PREFIXES for lab in labels)
+
+
+def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...]]]:
+    """Normalize sentences to lists of token tuples (a bare string is a one-column token)."""
+    out = []
+    for s, sent in enumerate(sentences):
+        rows = []
+        for tok in sent:
+            row = (tok,) if isinstance(tok, str) else tuple(tok)
+            if n_columns is not None and len(row) < n_columns:
+                raise InputError(f"sentence {s}: token {row!r} has {len(row)} columns, expected {n_columns}")
+            rows.append(row)
+        out.append(rows)
+    return out
+
+
+def default_columns(n: int) -> tuple[str, ...]:
+    """Default names of ``n`` feature columns: word, pos, c2, c3, ..."""
+    names = ["word", "pos"][:n]
+    names += [f"c{k}" for k in range(2, n)]
+    return tuple(names)
+
+
+@dataclass
+class TrainData:
+    """Compiled-kernel view of a labelled corpus."""
+
+    attrs: Attributes
+    gold: np.ndarray
+    index: FeatureIndex
+
+
+class SequenceTagger:
+    """Base class of chaintag's linear-chain learners (scikit-learn conventions).
+
+    ``__init__`` of a subclass only stores its hyper-parameters. ``fit``
+    returns ``self``; fitted attributes end in ``_``:
+
+    - ``labels_`` : list of str, label of each id;
+    - ``extractor_`` : :class:`AttributeExtractor`;
+    - ``feature_index_`` : :class:`FeatureIndex`;
+    - ``weights_`` : float64 array, shape (n_weights,), the flat weights used
+      for tagging (features, transitions ``[prev, cur]``, start, end);
+    - ``history_`` : list of dict, one per epoch;
+    - ``best_epoch_`` : int, the epoch whose weights were kept.
+    """
+
+    algorithm = "base"
+
+    # ------------------------------------------------------------ parameters
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Hyper-parameters, as given to ``__init__``."""
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params) -> "SequenceTagger":
+        """Set hyper-parameters; returns ``self``."""
+        valid = set(self._param_names())
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"unknown parameter {k!r} for {type(self).__name__}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # ----------------------------------------------------------------- hooks
+    def _begin(self, data: TrainData) -> dict:
+        raise NotImplementedError
+
+    def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
+        raise NotImplementedError
+
+    def _current_weights(self, state: dict) -> np.ndarray:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, sentences, labels, dev=None) -> "SequenceTagger":
+        """Train on labelled sentences.
+
+        Parameters
+        ----------
+        sentences : sequence of sequences of tokens
+            A token is a string (one column) or a tuple of column strings
+            named by the ``columns`` hyper-parameter (default ``word``, ``pos``, ...).
+        labels : sequence of sequences of str
+            Gold labels, one per token.
+        dev : tuple (sentences, labels), optional
+            Held-out data scored after every epoch; the weights of the best
+            epoch are kept (Collins 2002, s. 4: passes tuned on held-out data).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        InputError
+            On empty data, length mismatches, or templates reading missing columns.
+        """
+        rows = as_rows(sentences)
+        labels = [list(map(str, ls)) for ls in labels]
+        self._check_pairs(rows, labels, "training")
+        n_cols = len(rows[0][0])
+        columns = tuple(self.columns) if self.columns else default_columns(n_cols)
+        if len(columns) != n_cols:
+            raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
+        self.columns_ = columns
+        self.labels_ = sorted({lab for ls in labels for lab in ls})
+        label_id = {lab: k for k, lab in enumerate(self.labels_)}
+        n_labels = len(self.labels_)
+        t_start = time.perf_counter()
+        extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
+        attrs = extractor.fit_transform(rows)
+        gold = np.fromiter((label_id[lab] for ls in labels for lab in ls), dtype=np.int32, count=attrs.n_tokens)
+        index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
+                                          cc=self.cc, space=self.feature_space)
+        attrs = remap_attributes(attrs, extractor.prune(keep))
+        self.extractor_ = extractor
+        self.feature_index_ = index
+        self.extraction_seconds_ = time.perf_counter() - t_start
+        data = TrainData(attrs, gold, index)
+        dev_pack = None
+        if dev is not None:
+            dev_rows = as_rows(dev[0], n_cols)
+            dev_labels = [list(map(str, ls)) for ls in dev[1]]
+            self._check_pairs(dev_rows, dev_labels, "dev")
+            dev_pack = (extractor.transform(dev_rows), dev_labels)
+        self._train(data, dev_pack)
+        return self
+
+    @staticmethod
+    def _check_pairs(rows, labels, what: str) -> None:
+        if len(rows) != len(labels):
+            raise InputError(f"{what} data: {len(rows)} sentences but {len(labels)} label sequences")
+        for s, (r, ls) in enumerate(zip(rows, labels)):
+            if len(r) != len(ls):
+                raise InputError(f"{what} data: sentence {s} has {len(r)} tokens but {len(ls)} labels")
+        if not any(len(r) for r in rows):
+            raise InputError(f"{what} data: no sentences")
+
+    def _train(self, data: TrainData, dev_pack) -> None:
+        rng = np.random.default_rng(self.random_state)
+        state = self._begin(data)
+        n_sent = data.attrs.n_sentences
+        history: list[dict] = []
+        best_score = -np.inf
+        best_weights = None
+        best_epoch = 0
+        bar = self._progress_bar()
+        for epoch in range(1, self.epochs + 1):
+            order = rng.permutation(n_sent).astype(np.int64) if self.shuffle else np.arange(n_sent, dtype=np.int64)
+            t0 = time.perf_counter()
+            stats = self._run_epoch(state, data, order)
+            seconds = time.perf_counter() - t0
+            weights = self._current_weights(state)
+            record = {"epoch": epoch, "seconds": seconds, **stats,
+                      "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
+            if dev_pack is not None:
+                result = self._evaluate_attrs(weights, *dev_pack)
+                record["dev_accuracy"] = result.accuracy
+                record["dev_f1"] = result.f1 if result.is_chunking else None
+                score = result.f1 if result.is_chunking else result.accuracy
+                record["dev_score"] = score
+                if score > best_score:
+                    best_score, best_weights, best_epoch = score, weights.copy(), epoch
+            history.append(record)
+            if bar is not None:
+                bar.update(1)
+                post = {"errors": stats.get("errors", 0)}
+                if dev_pack is not None:
+                    post["dev"] = f"{record['dev_score']:.2f}"
+                bar.set_postfix(post)
+        if bar is not None:
+            bar.close()
+        if best_weights is None:
+            best_weights, best_epoch = self._current_weights(state), self.epochs
+        self.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
+        self.best_epoch_ = best_epoch
+        self.history_ = history
+
+    def _progress_bar(self):
+        show = self.progress
+        if show is None:
+            show = sys.stderr.isatty()
+        if not show:
+            return None
+        from tqdm.auto import tqdm
+        return tqdm(total=self.epochs, desc=f"{self.algorithm} epochs", unit="epoch", file=sys.stderr)
+
+    # ------------------------------------------------------------- predicting
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "weights_"):
+            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit() or load a model")
+
+    def _tag_ids(self, attrs: Attributes, weights: np.ndarray | None = None) -> np.ndarray:
+        out = np.zeros(attrs.n_tokens, dtype=np.int32)
+        w = self.weights_ if weights is None else weights
+        if len(self.labels_) == 0 or attrs.n_tokens == 0:
+            return out
+        tag_corpus(attrs.sent_ptr, attrs.tok_ptr, attrs.attr_ids, self.feature_index_.feat_ptr,
+                   self.feature_index_.feat_label, w, len(self.labels_), out)
+        return out
+
+    def _split(self, ids: np.ndarray, sent_ptr: np.ndarray) -> list[list[str]]:
+        labs = self.labels_
+        flat = [labs[k] for k in ids.tolist()]
+        bounds = sent_ptr.tolist()
+        return [flat[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
+
+    def predict(self, sentences) -> list[list[str]]:
+        """Tag sentences with the best (Viterbi) label sequence.
+
+        Parameters
+        ----------
+        sentences : sequence of sequences of tokens (str or tuple of column strings)
+
+        Returns
+        -------
+        list of list of str
+            One label per token.
+        """
+        self._check_fitted()
+        rows = as_rows(sentences, len(self.columns_))
+        attrs = self.extractor_.transform(rows)
+        return self._split(self._tag_ids(attrs), attrs.sent_ptr)
+
+    def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels):
+        from ..evaluation import evaluate
+        pred = self._split(self._tag_ids(attrs, weights), attrs.sent_ptr)
+        result = evaluate(gold_labels, pred)
+        flat = [lab for ls in gold_labels for lab in ls]
+        result.is_chunking = looks_like_chunks(set(flat))
+        return result
+
+    def evaluate(self, sentences, labels):
+        """Token accuracy and chunk P/R/F1 (conlleval semantics) on labelled sentences.
+
+        Returns
+        -------
+        chaintag.evaluation.EvalResult
+            With the extra attribute ``is_chunking`` (labels look like IOB chunks).
+        """
+        self._check_fitted()
+        rows = as_rows(sentences, len(self.columns_))
+        labels = [list(map(str, ls)) for ls in labels]
+        self._check_pairs(rows, labels, "test") if rows else None
+        return self._evaluate_attrs(self.weights_, self.extractor_.transform(rows), labels)
+
+    def score(self, sentences, labels) -> float:
+        """Chunk F1 (in percent) for IOB-style labels, token accuracy (percent) otherwise."""
+        r = self.evaluate(sentences, labels)
+        return r.f1 if r.is_chunking else r.accuracy
+
+    # ------------------------------------------------------------ model files
+    def save(self, path) -> None:
+        """Save the fitted model (npz arrays + JSON metadata, written atomically).
+
+        Raises
+        ------
+        RuntimeError
+            If the model is not fitted.
+        ValueError
+            If it has no features (nothing was learned).
+        """
+        self._check_fitted()
+        if self.feature_index_.n_features == 0:
+            raise ValueError("refusing to save a model with no features")
+        ex_meta, ex_arrays = self.extractor_.state()
+        params = {k: v for k, v in self.get_params().items()}
+        meta = {
+            "algorithm": self.algorithm,
+            "params": params,
+            "labels": self.labels_,
+            "columns": list(self.columns_),
+            "extractor": ex_meta,
+            "history": self.history_,
+            "best_epoch": self.best_epoch_,
+            "n_attributes": self.extractor_.n_attributes,
+            "n_features": self.feature_index_.n_features,
+        }
+        arrays = dict(ex_arrays)
+        arrays.update(weights=self.weights_, feat_ptr=self.feature_index_.feat_ptr,
+                      feat_label=self.feature_index_.feat_label)
+        save_model(path, meta, arrays)
+
+    @classmethod
+    def _from_saved(cls, meta: dict, arrays: dict) -> "SequenceTagger":
+        params = {k: v for k, v in meta["params"].items() if k in cls._param_names()}
+        model = cls(**params)
+        model.labels_ = list(meta["labels"])
+        model.columns_ = tuple(meta["columns"])
+        model.extractor_ = AttributeExtractor.from_state(meta["extractor"], arrays)
+        model.feature_index_ = FeatureIndex(np.asarray(arrays["feat_ptr"], dtype=np.int64),
+                                            np.asarray(arrays["feat_label"], dtype=np.int32),
+                                            len(model.labels_))
+        model.weights_ = np.asarray(arrays["weights"], dtype=np.float64)
+        model.history_ = list(meta.get("history", []))
+        model.best_epoch_ = meta.get("best_epoch")
+        if len(model.weights_) != model.feature_index_.n_weights:
+            from ..errors import ModelFormatError
+            raise ModelFormatError("model arrays are inconsistent (weights and features differ in size)")
+        return model
+
+
+_REGISTRY: dict[str, type] = {}
+
+
+def register(cls):
+    """Class decorator: make a learner loadable by its ``algorithm`` name."""
+    _REGISTRY[cls.algorithm] = cls
+    return cls
+
+
+def load(path) -> SequenceTagger:
+    """Load a model saved by :meth:`SequenceTagger.save`.
+
+    Raises
+    ------
+    FileNotFoundError, chaintag.errors.ModelFormatError
+    """
+    from ..errors import ModelFormatError
+    meta, arrays = load_model(path)
+    cls = _REGISTRY.get(meta.get("algorithm"))
+    if cls is None:
+        raise ModelFormatError(f"{path}: unknown algorithm {meta.get('algorithm')!r}")
+    try:
+        return cls._from_saved(meta, arrays)
+    except ModelFormatError:
+        raise
+    except (KeyError, ValueError, TypeError, IndexError) as exc:
+        raise ModelFormatError(f"{path}: model file is incomplete or inconsistent: {exc}") from None

@@ -1,0 +1,90 @@
+"""The structured perceptron, naive and averaged (Collins 2002)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import SequenceTagger, TrainData, register
+from .perceptron_kernels import gold_feature_ids, perceptron_epoch
+
+
+@register
+class StructuredPerceptron(SequenceTagger):
+    """Collins's structured perceptron for linear-chain tagging.
+
+    Each epoch visits the training sentences (in file order, or shuffled
+    with ``random_state``), Viterbi-decodes each one and, when the best
+    sequence ``z`` differs from the gold ``y*``, adds ``Phi(x, y*) - Phi(x, z)``
+    to the weights. The averaged variant returns the mean of the weight
+    vectors after every one of the ``n * T`` steps, computed lazily and
+    exactly.
+
+    Parameters
+    ----------
+    features : str or list of str, default "pos"
+        Preset name (``chunking``, ``pos``, ``ner``), template file, or specs.
+    columns : sequence of str, optional
+        Names of the token columns (default ``word``, ``pos``, ...).
+    averaged : bool, default True
+        Averaged (Collins 2002, s. 2.5) or naive (Fig. 1) perceptron.
+    epochs : int, default 10
+        Number of passes ``T``.
+    cc : int, default 0
+        Count cut-off on (attribute, label) pairs (Collins 2002, s. 3).
+    feature_space : {"gold", "all"}, default "gold"
+        See :mod:`chaintag.features.space`.
+    shuffle : bool, default False
+        Visit sentences in a new random order each epoch.
+    random_state : int, default 0
+        Seed for shuffling.
+    progress : bool or None, default None
+        Show a progress bar (None: only when stderr is a terminal).
+
+    References
+    ----------
+    M. Collins. Discriminative training methods for hidden Markov models:
+    theory and experiments with perceptron algorithms. EMNLP 2002.
+
+    Examples
+    --------
+    >>> tagger = StructuredPerceptron(features=["w[0]"], epochs=3)
+    >>> _ = tagger.fit([["the", "dog"], ["a", "cat"]], [["D", "N"], ["D", "N"]])
+    >>> tagger.predict([["the", "cat"]])
+    [['D', 'N']]
+    """
+
+    algorithm = "perceptron"
+
+    def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
+                 feature_space="gold", shuffle=False, random_state=0, progress=None):
+        self.features = features
+        self.columns = columns
+        self.averaged = averaged
+        self.epochs = epochs
+        self.cc = cc
+        self.feature_space = feature_space
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.progress = progress
+
+    def _begin(self, data: TrainData) -> dict:
+        n = data.index.n_weights
+        a = data.attrs
+        gold_feat = gold_feature_ids(a.sent_ptr, a.tok_ptr, a.attr_ids, data.gold,
+                                     data.index.feat_ptr, data.index.feat_label)
+        return {"w": np.zeros(n), "u": np.zeros(n if self.averaged else 1), "step": 0, "gold_feat": gold_feat}
+
+    def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
+        a = data.attrs
+        n_updates, n_errors, step = perceptron_epoch(
+            order, a.sent_ptr, a.tok_ptr, a.attr_ids, data.gold, state["gold_feat"],
+            data.index.feat_ptr, data.index.feat_label, state["w"], state["u"], state["step"],
+            data.index.n_labels, bool(self.averaged))
+        state["step"] = step
+        return {"updates": int(n_updates), "errors": int(n_errors)}
+
+    def _current_weights(self, state: dict) -> np.ndarray:
+        if not self.averaged or state["step"] == 0:
+            return state["w"].copy()
+        k = float(state["step"])
+        return (k * state["w"] - state["u"]) / k
