@@ -45,8 +45,8 @@ the script do. Where ``conlleval``'s rules would leave a chunk open without
 closing it (a chunk opened by a bare tag such as ``NN`` after a typed chunk
 runs on through ``O`` there), a chunk here is closed by ``O`` and by the
 start of the next chunk, so that every chunk is a well-defined span. For
-IOB1, IOB2 and IOE2 input the chunks and counts are the same as
-``conlleval``'s.
+IOB1, IOB2, IOE1 and IOE2 input the counts and the report are the same as
+``conlleval``'s, and for IOBES input the same as its IOBES-aware variants'.
 
 References
 ----------
