@@ -346,12 +346,17 @@ def read_sentences(source, **kwargs) -> list[Sentence]:
 
 
 def _check_fields(fields: Sequence[str], line: str, sep: str) -> None:
-    if sep == " ":
-        ok = len(line.split()) == len(fields)
+    """Refuse a token line that would not read back as ``fields``."""
+    if not fields:
+        ok = False
+    elif sep == " " or len(fields) == 1:
+        # whitespace-separated (a single column is read that way whatever sep is)
+        parts = line.split()
+        ok = len(parts) == len(fields) and " ".join(parts) == line
     else:
         ok = (line.count(sep) == len(fields) - 1 and "\n" not in line and "\r" not in line
-              and (len(fields) == 0 or fields[-1] != ""))
-    if not ok or not fields:
+              and fields[-1] != "" and not line.isspace())
+    if not ok:
         raise ValueError(f"cannot write token {tuple(fields)!r} with separator {sep!r}: a value "
                          "is empty or contains the separator, whitespace or a line break")
 
@@ -376,8 +381,9 @@ def format_sentence(tokens: Sequence[Sequence[str]], sep: str = " ") -> str:
     Raises
     ------
     ValueError
-        A value is empty or contains a line break, or the separator (with
-        ``sep=" "``: any whitespace), so the file would not read back the same.
+        A value is empty or contains a line break or the separator (with
+        ``sep=" "``, or for a single column: any whitespace), so the file would
+        not read back the same.
 
     Examples
     --------
