@@ -41,16 +41,20 @@ def viterbi_kernel(emissions, transitions, start, end, path, delta, back):
     for j in range(n_labels):
         delta[0, j] = start[j] + emissions[0, j]
     for i in range(1, n_tokens):
+        # prev-major loops: contiguous rows of ``transitions``; strict '>' in
+        # increasing prev order keeps the lowest index on ties
         for j in range(n_labels):
-            best = delta[i - 1, 0] + transitions[0, j]
-            arg = 0
-            for k in range(1, n_labels):
-                v = delta[i - 1, k] + transitions[k, j]
-                if v > best:
-                    best = v
-                    arg = k
-            delta[i, j] = best + emissions[i, j]
-            back[i, j] = arg
+            delta[i, j] = delta[i - 1, 0] + transitions[0, j]
+            back[i, j] = 0
+        for k in range(1, n_labels):
+            dk = delta[i - 1, k]
+            for j in range(n_labels):
+                v = dk + transitions[k, j]
+                if v > delta[i, j]:
+                    delta[i, j] = v
+                    back[i, j] = k
+        for j in range(n_labels):
+            delta[i, j] += emissions[i, j]
     last = n_tokens - 1
     best = delta[last, 0] + end[0]
     arg = 0
