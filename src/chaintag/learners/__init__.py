@@ -1,1 +1,25 @@
-"""chaintag.learners"""
+"""Learners: one estimator interface (:class:`SequenceTagger`), one driver."""
+
+from .base import SequenceTagger, load, register
+from .perceptron import StructuredPerceptron
+
+LEARNERS = {"perceptron": StructuredPerceptron}
+
+
+def make_learner(name: str, **params) -> SequenceTagger:
+    """Build a learner by its CLI name, passing only the parameters it accepts.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    try:
+        cls = LEARNERS[name]
+    except KeyError:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(LEARNERS)}") from None
+    accepted = set(cls._param_names())
+    return cls(**{k: v for k, v in params.items() if k in accepted})
+
+
+__all__ = ["SequenceTagger", "StructuredPerceptron", "load", "register", "make_learner", "LEARNERS"]

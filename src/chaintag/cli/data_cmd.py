@@ -1,0 +1,44 @@
+"""``chaintag data``: list the known datasets, fetch them into the data directory."""
+
+from __future__ import annotations
+
+from .common import add_common
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("data", help="list or fetch benchmark datasets",
+                       description="Datasets are referred to as NAME:SPLIT (e.g. conll2000:train) "
+                                   "and live in the data directory.")
+    dsub = p.add_subparsers(dest="data_command", metavar="ACTION")
+    dsub.required = True
+    lp = dsub.add_parser("list", help="list the known datasets and where they are looked for")
+    lp.add_argument("--data-dir", metavar="DIR")
+    add_common(lp)
+    lp.set_defaults(run=run_list)
+    fp = dsub.add_parser("fetch", help="download a dataset from its public source and check its sha256")
+    fp.add_argument("name", help="dataset name (see chaintag data list)")
+    fp.add_argument("--data-dir", metavar="DIR", help="where to put it (default: the data directory)")
+    fp.add_argument("--base-url", metavar="URL", help=argparse_hidden())
+    add_common(fp)
+    fp.set_defaults(run=run_fetch)
+
+
+def argparse_hidden():
+    import argparse
+    return argparse.SUPPRESS
+
+
+def run_list(args) -> int:
+    from ..data.datasets import DATASETS, resolve_data_dir
+    root = resolve_data_dir(args.data_dir)
+    print(f"data directory: {root}")
+    for info in DATASETS.values():
+        here = "present" if (root / info.name).is_dir() else "missing"
+        print(f"  {info.name:<14} {','.join(info.splits):<24} {here:<8} {info.description}")
+    return 0
+
+
+def run_fetch(args) -> int:
+    from ..data.fetch import fetch
+    fetch(args.name, data_dir=args.data_dir, base_url=args.base_url, quiet=args.quiet)
+    return 0

@@ -1,0 +1,106 @@
+"""``chaintag tag``: label new text with a saved model, streaming."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from .common import add_common, sep_value
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "tag", help="tag a column file (or stdin) with a saved model",
+        description="Write each input token's columns plus a predicted label column: one output "
+                    "line per input token, the same sentence breaks. Input is read and tagged in "
+                    "batches, so memory stays flat on large files. Input columns: the model's "
+                    "feature columns come first; extra columns (e.g. a gold label) are copied "
+                    "through and not read.")
+    p.add_argument("--model", "-m", required=True, metavar="PATH", help="model file from chaintag train")
+    p.add_argument("input", nargs="?", default="-", metavar="INPUT",
+                   help="column file, CoNLL-U file, dataset reference, or - for stdin (default)")
+    p.add_argument("--output", "-o", default="-", metavar="PATH",
+                   help="output file, written atomically (default: stdout)")
+    p.add_argument("--columns", metavar="SPEC",
+                   help="column roles of the input, e.g. word,pos,_ (names must match the model's)")
+    p.add_argument("--sep", metavar="SEP", default=None, help="input separator: tab or space (default: detected)")
+    p.add_argument("--format", choices=["columns", "conllu"], default=None,
+                   help="input format (default: from the reference or the .conllu extension)")
+    p.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
+    p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
+    p.add_argument("--batch-size", type=int, default=2000, metavar="N",
+                   help="sentences tagged per batch (default: 2000)")
+    add_common(p)
+    p.set_defaults(run=run)
+
+
+def _sentences(args):
+    from ..data.datasets import is_dataset_ref, resolve
+    from ..io.columns import iter_sentences
+    from ..io.conllu_io import iter_conllu
+
+    if args.input == "-":
+        source, fmt, sep, name = sys.stdin.buffer, args.format or "columns", sep_value(args.sep), "<stdin>"
+    else:
+        found = resolve(args.input, args.data_dir)
+        source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
+        sep = sep_value(args.sep) if args.sep else (found.sep if is_dataset_ref(args.input) else None)
+    if fmt == "conllu":
+        return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), sep, name
+    return iter_sentences(source, sep=sep, encoding=args.encoding, name=name), sep, name
+
+
+def _feature_picker(model, args, n_columns: int, name: str, line: int):
+    from ..data.datasets import parse_columns
+    from ..errors import InputError
+
+    want = list(model.columns_)
+    if args.columns:
+        names, _ = parse_columns(args.columns, n_columns, labelled=False, path=name, line=line)
+        missing = [c for c in want if c not in names]
+        if missing:
+            raise InputError(f"--columns does not name the model's column(s) {', '.join(missing)}", name, line)
+        idx = [names.index(c) for c in want]
+    elif n_columns >= len(want):
+        idx = list(range(len(want)))
+    else:
+        raise InputError(f"the model reads {len(want)} column(s) ({', '.join(want)}), "
+                         f"but the input has {n_columns}", name, line)
+    if idx == list(range(n_columns)):
+        return None
+    return idx
+
+
+def run(args) -> int:
+    from ..io.atomic import atomic_open
+    from ..io.columns import format_sentence
+    from ..learners import load
+
+    model = load(args.model)
+    sentences, sep, name = _sentences(args)
+    ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
+           else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
+    with ctx as out:
+        batch = []
+        picker = "unset"
+        out_sep = "\t" if sep == "\t" else None
+        for sent in sentences:
+            if picker == "unset":
+                picker = _feature_picker(model, args, len(sent.tokens[0]), name, sent.line)
+                if out_sep is None:
+                    out_sep = "\t" if any(" " in f for tok in sent.tokens for f in tok) else " "
+            batch.append(sent.tokens)
+            if len(batch) >= args.batch_size:
+                _flush(model, batch, picker, out, out_sep, format_sentence)
+                batch = []
+        if batch:
+            _flush(model, batch, picker, out, out_sep, format_sentence)
+    return 0
+
+
+def _flush(model, batch, picker, out, sep, format_sentence) -> None:
+    rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
+    labels = model.predict(rows)
+    for toks, labs in zip(batch, labels):
+        out.write(format_sentence([tok + (lab,) for tok, lab in zip(toks, labs)], sep))

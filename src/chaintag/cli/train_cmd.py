@@ -1,0 +1,100 @@
+"""``chaintag train``: fit a learner on a labelled corpus and save the model."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from .common import add_common, add_data_options, figures, load, log, print_json
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("train", help="train a model on a labelled corpus",
+                       description="Train a tagger and save it. Sources are files or dataset "
+                                   "references such as conll2000:train.")
+    p.add_argument("--algorithm", "-a", default="perceptron", choices=["perceptron"],
+                   help="learner (default: perceptron, the averaged structured perceptron)")
+    p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
+    p.add_argument("--dev", metavar="SOURCE",
+                   help="held-out data scored after each epoch; the best epoch's weights are kept")
+    p.add_argument("--dev-fraction", type=float, default=0.0, metavar="F",
+                   help="carve the last F of the training sentences off as dev data")
+    p.add_argument("--test", metavar="SOURCE", help="score the final model on this data")
+    p.add_argument("--model", "-m", required=True, metavar="PATH", help="where to save the model (.npz)")
+    p.add_argument("--features", "-f", default="pos",
+                   help="preset (chunking, pos, ner), template file, or specs separated by ';'")
+    p.add_argument("--epochs", "-e", type=int, default=10, help="training passes (default: 10)")
+    p.add_argument("--no-average", dest="averaged", action="store_false",
+                   help="naive perceptron: keep the last weights instead of the average")
+    p.add_argument("--cc", type=int, default=0, help="count cut-off on (attribute, label) pairs")
+    p.add_argument("--feature-space", choices=["gold", "all"], default="gold",
+                   help="features: pairs seen in gold training data (default) or all pairs")
+    p.add_argument("--shuffle", action="store_true", help="shuffle sentences each epoch")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
+    p.add_argument("--json", action="store_true", help="print one JSON object of figures")
+    add_data_options(p)
+    add_common(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..learners import make_learner
+
+    t0 = time.perf_counter()
+    train = load(args.train, args)
+    if train.n_sentences == 0:
+        raise InputError("no sentences to train on", train.source)
+    log(args, f"read {train.n_sentences} sentences, {train.n_tokens} tokens from {args.train}")
+    dev = None
+    if args.dev:
+        d = load(args.dev, args)
+        dev = (d.tokens, d.labels)
+    elif args.dev_fraction > 0:
+        if not 0 < args.dev_fraction < 1:
+            raise InputError("--dev-fraction must be between 0 and 1")
+        cut = train.n_sentences - max(1, int(round(train.n_sentences * args.dev_fraction)))
+        dev = (train.tokens[cut:], train.labels[cut:])
+        train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
+    learner = make_learner(args.algorithm, features=args.features, columns=train.columns,
+                           averaged=args.averaged, epochs=args.epochs, cc=args.cc,
+                           feature_space=args.feature_space, shuffle=args.shuffle,
+                           random_state=args.seed, progress=False if args.quiet else None)
+    learner.fit(train.tokens, train.labels, dev=dev)
+    learner.save(args.model)
+    train_seconds = time.perf_counter() - t0
+    log(args, f"saved {args.model}: {learner.feature_index_.n_features} features, "
+              f"{len(learner.labels_)} labels, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
+    if args.history:
+        from ..io.atomic import atomic_open
+        with atomic_open(args.history) as f:
+            for rec in learner.history_:
+                f.write(json.dumps(rec) + "\n")
+    out = {"model": args.model, "algorithm": args.algorithm, "seconds": train_seconds,
+           "best_epoch": learner.best_epoch_, "history": learner.history_,
+           "n_sentences": train.n_sentences, "n_tokens": train.n_tokens,
+           "n_features": learner.feature_index_.n_features,
+           "n_attributes": learner.extractor_.n_attributes,
+           "extraction_seconds": learner.extraction_seconds_}
+    if args.test:
+        t1 = time.perf_counter()
+        test = load(args.test, args)
+        result = learner.evaluate(test.tokens, test.labels)
+        fig = figures(result, test.n_sentences, time.perf_counter() - t1)
+        out["test"] = fig
+        for k in ("f1", "precision", "recall", "accuracy", "per_type", "n_tokens"):
+            out[k] = fig[k]
+        if not args.json:
+            from ..evaluation import conlleval_report
+            print(f"test ({args.test}):")
+            print(conlleval_report(result), end="")
+            key = "F1" if result.is_chunking else "accuracy"
+            val = result.f1 if result.is_chunking else result.accuracy
+            print(f"test {key}: {val:.2f}")
+    if args.json:
+        out = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in out.items()}
+        print_json(out)
+    return 0
