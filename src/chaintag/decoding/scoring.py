@@ -35,8 +35,15 @@ def emission_scores(tok_ptr, attr_ids, t0, t1, feat_ptr, feat_label, w, out):
             out[row, j] = 0.0
         for k in range(tok_ptr[i], tok_ptr[i + 1]):
             a = attr_ids[k]
-            for f in range(feat_ptr[a], feat_ptr[a + 1]):
-                out[row, feat_label[f]] += w[f]
+            lo = feat_ptr[a]
+            hi = feat_ptr[a + 1]
+            if hi - lo == n_labels:
+                # a full row (the "all" feature space): contiguous, vectorizable
+                for j in range(n_labels):
+                    out[row, j] += w[lo + j]
+            else:
+                for f in range(lo, hi):
+                    out[row, feat_label[f]] += w[f]
 
 
 @njit(cache=True)

@@ -35,7 +35,7 @@ def _mix(h, v):
 
 
 @njit(cache=True)
-def template_keys(sent_ptr, derived, atom_rows, atom_offsets, radix, hashed, out):
+def template_keys(sent_ptr, derived, atom_rows, atom_offsets, radix, hashed, sentinels, out):
     """Fill ``out[i]`` with the key of one template at every token ``i``.
 
     Parameters
@@ -52,6 +52,10 @@ def template_keys(sent_ptr, derived, atom_rows, atom_offsets, radix, hashed, out
     hashed : bool
         Combine the atom values with a 64-bit mixing function instead (when
         the product of the radices does not fit in 63 bits).
+    sentinels : bool
+        Positions outside the sentence read boundary sentinels (CRF++
+        templates); when False the template does not fire there (as the
+        CRFsuite example feature extractors do).
     out : int64 array, shape (n_tokens,)
         Receives the non-negative key, or -1 where the template does not fire.
     """
@@ -66,10 +70,14 @@ def template_keys(sent_ptr, derived, atom_rows, atom_offsets, radix, hashed, out
             ok = True
             for j in range(n_atoms):
                 p = i + atom_offsets[j]
-                if p < a:
-                    v = np.int64(1 + (a - p))
-                elif p >= b:
-                    v = np.int64(1 + MAX_OFFSET + (p - b + 1))
+                if p < a or p >= b:
+                    if not sentinels:
+                        ok = False
+                        break
+                    if p < a:
+                        v = np.int64(1 + (a - p))
+                    else:
+                        v = np.int64(1 + MAX_OFFSET + (p - b + 1))
                 else:
                     v = np.int64(derived[atom_rows[j], p])
                     if v < 2:

@@ -17,8 +17,9 @@ spec                  meaning
 ``w`` is a short name for the column ``word``. An attribute is a template
 together with the values of its atoms (``w[-1]|w[0]=the|cat``); paired with a
 label it becomes a feature (see ``docs/`` and ALGORITHMS notation).
-Positions before the sentence start or after its end read the sentinels
-``<S-k>`` / ``<E+k>`` (k = distance), as CRF++ templates do.
+By default a template whose atom falls before the sentence start or after its
+end does not fire there; with ``sentinels=True`` in the extractor such atoms
+read ``<S-k>`` / ``<E+k>`` (k = distance), as CRF++ templates do.
 
 Functions (all map a string to a string, or to ``None`` when the attribute
 should not fire for that token): ``lower``, ``norm`` (every digit mapped to
