@@ -26,6 +26,9 @@ import numpy as np
 from .keys import ABSENT, FIRST_VALUE, UNKNOWN, template_keys
 from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
 
+#: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
+EXACT_KEY_LIMIT = 2 ** 62
+
 
 @dataclass
 class Attributes:
@@ -217,7 +220,7 @@ class AttributeExtractor:
             for r in radix.tolist():
                 product *= int(r)
             self.radix.append(radix)
-            self.hashed.append(bool(product >= 2 ** 62))
+            self.hashed.append(bool(product >= EXACT_KEY_LIMIT))
             keys = self._keys(sent_ptr, derived, t)
             keys_per_template.append(np.unique(keys[keys >= 0]))
         self._set_table(keys_per_template)
