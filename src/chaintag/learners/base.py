@@ -326,6 +326,8 @@ class SequenceTagger:
     @classmethod
     def _from_saved(cls, meta: dict, arrays: dict) -> "SequenceTagger":
         params = {k: v for k, v in meta["params"].items() if k in cls._param_names()}
+        if params.get("columns") is not None:
+            params["columns"] = tuple(params["columns"])  # JSON has no tuples
         model = cls(**params)
         model.labels_ = list(meta["labels"])
         model.columns_ = tuple(meta["columns"])

@@ -1,0 +1,124 @@
+"""Train / tag / eval behaviour on the handed cases (shared/cases/README.md).
+
+Each handed file is used when the cases folder is available (CHAINTAG_CASES or
+``<repo>/../shared/cases``); the same kinds are covered on the tests' own
+files in tests/test_cli.py and tests/test_cases_io.py, which always run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from chaintag.cli.main import main
+
+
+def _cases_dir() -> Path | None:
+    env = os.environ.get("CHAINTAG_CASES")
+    folder = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "cases"
+    return folder if folder.is_dir() else None
+
+
+CASES = _cases_dir()
+pytestmark = pytest.mark.skipif(CASES is None, reason="handed cases folder not available")
+FEATS = ["--features", "w[0];pos[0];w[-1]|w[0]", "--quiet"]
+
+
+def _train(path, model, *extra):
+    return main(["train", "--train", str(path), "--model", str(model), "--epochs", "5", *FEATS, *extra])
+
+
+@pytest.mark.parametrize("name, sentences", [("01_crlf.txt", 2), ("02_no_final_newline.txt", 2),
+                                             ("03_docstart_and_blank_runs.txt", 2)])
+def test_tagging_keeps_one_line_per_token(tmp_path, name, sentences):
+    src = CASES / name
+    model = tmp_path / "m.npz"
+    assert _train(src, model) == 0
+    out = tmp_path / "out.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "\r" not in text
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    assert len(blocks) == sentences
+    n_tokens = sum(1 for ln in src.read_text(encoding="utf-8").splitlines()
+                   if ln.strip() and not ln.startswith("-DOCSTART-"))
+    assert len([ln for ln in text.split("\n") if ln]) == n_tokens
+
+
+def test_hash_tokens_are_tokens(tmp_path):
+    src = CASES / "04_hash_tokens.txt"
+    model = tmp_path / "m.npz"
+    assert _train(src, model) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    assert len([ln for ln in out.read_text().split("\n") if ln]) == 5
+
+
+def test_unseen_test_label_is_a_missed_chunk(tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    assert _train(CASES / "05_train_labels.txt", model) == 0
+    test = CASES / "05_test_has_unseen_label.txt"
+    assert main(["tag", "-m", str(model), str(test), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "-m", str(model), "--test", str(test), "--json", "--quiet"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert fig["per_type"]["ORG"]["n_gold"] >= 1 and fig["per_type"]["ORG"]["n_correct"] == 0
+    assert fig["recall"] < 100.0
+
+
+@pytest.mark.parametrize("name", ["06_empty.txt", "06_only_blank_lines.txt"])
+def test_nothing_to_learn(tmp_path, capsys, name):
+    model = tmp_path / "m.npz"
+    assert _train(CASES / name, model) != 0
+    err = capsys.readouterr().err
+    assert "no sentences" in err and name in err
+    assert not model.exists()
+    good = tmp_path / "g.npz"
+    assert _train(CASES / "05_train_labels.txt", good) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(good), str(CASES / name), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text() == ""
+
+
+def test_single_label(tmp_path):
+    src = CASES / "07_single_label_single_token.txt"
+    model = tmp_path / "m.npz"
+    assert _train(src, model) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    labels = {ln.split()[-1] for ln in out.read_text().split("\n") if ln}
+    assert labels == {"B-INTJ"}
+
+
+def test_separator_characters_as_pos_file(tmp_path):
+    src = CASES / "08_separator_characters.txt"
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(src), "--columns", "word,label,_", "--model", str(model),
+                 "--features", "w[0];w[-1]|w[0];w[0]|w[1]", "--epochs", "10", "--quiet"]) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    rows = [ln.split(" ") for ln in out.read_text().split("\n") if ln]
+    src_rows = [ln.split(" ") for ln in src.read_text().split("\n") if ln]
+    assert [r[:3] for r in rows] == src_rows
+    assert [r[-1] for r in rows] == [r[1] for r in src_rows]  # learned labels, ":" included
+
+
+def test_conllu_multiword_and_empty_nodes(tmp_path):
+    src = CASES / "09_multiword_and_empty_nodes.conllu"
+    model = tmp_path / "m.npz"
+    assert _train(src, model, "--features", "w[0]") == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    words = [ln.split()[0] for ln in out.read_text().split("\n") if ln]
+    assert words == ["I", "do", "n't", "know", "."]
+
+
+def test_missing_column(tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    assert _train(CASES / "10_missing_column.txt", model) == 2
+    err = capsys.readouterr().err
+    assert "10_missing_column.txt:2" in err
+    assert not model.exists() and list(tmp_path.iterdir()) == []

@@ -1,0 +1,176 @@
+"""The command line, run in-process on tiny files the tests write."""
+
+import io
+import json
+import sys
+
+import pytest
+
+from chaintag.cli.main import main
+
+TRAIN = """Paris NNP B-LOC
+is VBZ O
+nice JJ O
+
+Bob NNP B-PER
+runs VBZ O
+
+Ann NNP B-PER
+is VBZ O
+in IN O
+Rome NNP B-LOC
+
+"""
+TEST = """Bob NNP B-PER
+is VBZ O
+in IN O
+Paris NNP B-LOC
+
+Acme NNP B-ORG
+runs VBZ O
+"""
+
+
+def write(tmp_path, name, text, newline="\n"):
+    p = tmp_path / name
+    p.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    return p
+
+
+def train(tmp_path, capsys, *extra, train_text=TRAIN, name="m.npz"):
+    tr = write(tmp_path, "train.txt", train_text)
+    model = tmp_path / name
+    code = main(["train", "--train", str(tr), "--model", str(model), "--features", "w[0];pos[0];w[-1]",
+                 "--epochs", "5", "--quiet", *extra])
+    return code, model, capsys.readouterr()
+
+
+def test_train_tag_eval_round_trip(tmp_path, capsys):
+    code, model, _ = train(tmp_path, capsys)
+    assert code == 0 and model.exists()
+    test = write(tmp_path, "test.txt", TEST)
+    out = tmp_path / "out.txt"
+    assert main(["tag", "--model", str(model), str(test), "--output", str(out), "--quiet"]) == 0
+    lines = out.read_text(encoding="utf-8").split("\n")
+    src = TEST.rstrip("\n").split("\n")
+    # one output line per input token, same sentence breaks, input columns kept, one label added
+    assert [ln.split()[:3] for ln in lines if ln] == [ln.split() for ln in src if ln]
+    assert [bool(ln) for ln in lines[:len(src)]] == [bool(ln) for ln in src]
+    assert all(len(ln.split()) == 4 for ln in lines if ln)
+    # eval: conlleval-style report naming every type, including B-ORG seen only in the test file
+    assert main(["eval", "--model", str(model), "--test", str(test), "--json", "--quiet"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    for key in ("f1", "precision", "recall", "accuracy", "per_type", "n_sentences", "n_tokens", "seconds"):
+        assert key in fig
+    assert fig["n_sentences"] == 2 and fig["n_tokens"] == 6
+    assert "ORG" in fig["per_type"] and fig["per_type"]["ORG"]["n_gold"] == 1
+    assert fig["per_type"]["ORG"]["n_correct"] == 0
+    assert main(["eval", "--model", str(model), "--test", str(test), "--quiet"]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith("processed 6 tokens with 3 phrases")
+    assert "ORG: precision:" in report
+
+
+def test_eval_two_label_columns(tmp_path, capsys):
+    f = write(tmp_path, "pred.txt", "a X B-NP B-NP\nb X I-NP O\n\nc X B-VP B-VP\n")
+    assert main(["eval", str(f), "--json"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert fig["n_tokens"] == 3
+    assert fig["precision"] == pytest.approx(50.0) and fig["recall"] == pytest.approx(50.0)
+
+
+def test_train_json_with_test_and_dev_fraction(tmp_path, capsys):
+    test = write(tmp_path, "test.txt", TEST)
+    code, model, cap = train(tmp_path, capsys, "--test", str(test), "--json", "--dev-fraction", "0.34")
+    assert code == 0
+    fig = json.loads(cap.out)
+    assert {"f1", "precision", "recall", "accuracy", "per_type", "n_sentences", "n_tokens",
+            "seconds", "history", "best_epoch"} <= set(fig)
+    assert fig["n_sentences"] == 2  # one of three sentences went to dev
+    assert all("dev_score" in h for h in fig["history"])
+
+
+def test_tag_stdin_to_stdout(tmp_path, capsys, monkeypatch):
+    _, model, _ = train(tmp_path, capsys)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Ann NNP\r\nruns VBZ\r\n")))
+    assert main(["tag", "--model", str(model), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.split("\n")[0].startswith("Ann NNP ") and out.endswith("\n\n")
+    assert len([ln for ln in out.split("\n") if ln]) == 2 and "\r" not in out
+
+
+def test_empty_training_file_is_refused_and_no_model_written(tmp_path, capsys):
+    for text in ("", "\n\n  \n\t\n"):
+        code, model, cap = train(tmp_path, capsys, train_text=text)
+        assert code == 2
+        assert "no sentences" in cap.err and "train.txt" in cap.err
+        assert "Traceback" not in cap.err
+        assert not model.exists()
+
+
+def test_tagging_empty_input_gives_empty_output(tmp_path, capsys):
+    _, model, _ = train(tmp_path, capsys)
+    empty = write(tmp_path, "empty.txt", "\n\n")
+    out = tmp_path / "out.txt"
+    assert main(["tag", "--model", str(model), str(empty), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text() == ""
+
+
+def test_missing_column_names_file_and_line(tmp_path, capsys):
+    code, model, cap = train(tmp_path, capsys, train_text="He PRP B-NP\nreckons VBZ\n. . O\n")
+    assert code == 2
+    assert "train.txt:2" in cap.err and "Traceback" not in cap.err
+    assert not model.exists()
+
+
+def test_debug_shows_traceback(tmp_path, capsys):
+    tr = write(tmp_path, "train.txt", "")
+    with pytest.raises(Exception):
+        main(["train", "--train", str(tr), "--model", str(tmp_path / "m.npz"), "--debug", "--quiet"])
+
+
+def test_single_label_single_token(tmp_path, capsys):
+    code, model, _ = train(tmp_path, capsys, train_text="Hello UH B-INTJ\n\nYes UH B-INTJ\n")
+    assert code == 0
+    test = write(tmp_path, "t.txt", "Hi UH\n\nYes UH\n")
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(test), "-o", str(out), "--quiet"]) == 0
+    assert [ln.split()[-1] for ln in out.read_text().split("\n") if ln] == ["B-INTJ", "B-INTJ"]
+
+
+def test_separator_characters_survive(tmp_path, capsys):
+    text = "ratio NN B-NP\n: : O\nx=1|y NN B-NP\na:b NN I-NP\n\n= SYM O\n| SYM O\n"
+    tr = write(tmp_path, "train.txt", text)
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(tr), "--columns", "word,label,_", "--features", "w[0];w[-1]|w[0]",
+                 "--model", str(model), "--epochs", "10", "--quiet"]) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(tr), "-o", str(out), "--quiet"]) == 0
+    rows = [ln.split(" ") for ln in out.read_text().split("\n") if ln]
+    assert [r[0] for r in rows] == ["ratio", ":", "x=1|y", "a:b", "=", "|"]
+    assert [r[-1] for r in rows] == ["NN", ":", "NN", "NN", "SYM", "SYM"]
+
+
+def test_non_ascii_paths_and_tokens(tmp_path, capsys):
+    d = tmp_path / "données"
+    d.mkdir()
+    code, model, _ = train(d, capsys, train_text="Zürich NNP B-LOC\nist VBZ O\n\n東京 NNP B-LOC\n")
+    assert code == 0
+    out = d / "sortie.txt"
+    assert main(["tag", "-m", str(model), str(d / "train.txt"), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8").split("\n")[0].startswith("Zürich NNP")
+
+
+def test_bad_model_file_exit_code(tmp_path, capsys):
+    bad = write(tmp_path, "bad.npz", "garbage")
+    test = write(tmp_path, "t.txt", TEST)
+    assert main(["tag", "-m", str(bad), str(test), "--quiet"]) == 2
+    assert "bad.npz" in capsys.readouterr().err
+
+
+def test_help_for_every_command(capsys):
+    for cmd in (["--help"], ["train", "--help"], ["tag", "--help"], ["eval", "--help"], ["data", "--help"]):
+        with pytest.raises(SystemExit) as exc:
+            main(cmd)
+        assert exc.value.code == 0
+    assert "usage: chaintag" in capsys.readouterr().out
