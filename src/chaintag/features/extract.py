@@ -19,10 +19,12 @@ Nothing per token survives the batch except the CSR arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Sequence
 
 import numpy as np
 
+from .hashing import intern_keys
 from .keys import ABSENT, FIRST_VALUE, UNKNOWN, template_keys
 from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
 
@@ -97,12 +99,17 @@ class _Derived:
         return FIRST_VALUE + len(self.values)
 
 
-def _intern(tokens: Sequence[Sequence[Sequence[str]]], col: int, n_tokens: int) -> tuple[np.ndarray, list[str]]:
-    vocab: dict[str, int] = {}
-    setdefault = vocab.setdefault
-    ids = np.fromiter((setdefault(tok[col], len(vocab)) for sent in tokens for tok in sent),
-                      dtype=np.int32, count=n_tokens)
-    return ids, list(vocab)
+def _columns_of(tokens, columns: list[int]) -> dict[int, list[str]]:
+    """Flat list of the values of each wanted column (C-level loops)."""
+    flat = [tok for sent in tokens for tok in sent]
+    return {c: list(map(itemgetter(c), flat)) for c in columns}
+
+
+def _intern(values: list[str]) -> tuple[np.ndarray, list[str]]:
+    uniques = list(dict.fromkeys(values))
+    index = {v: k for k, v in enumerate(uniques)}
+    ids = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
+    return ids, uniques
 
 
 class AttributeExtractor:
@@ -164,10 +171,11 @@ class AttributeExtractor:
         np.cumsum(lengths, out=sent_ptr[1:])
         n_tokens = int(sent_ptr[-1])
         derived = np.empty((len(self._derived), n_tokens), dtype=np.int32)
+        by_column = _columns_of(tokens, sorted({self.columns.index(d.column) for d in self._derived}))
         cache: dict[str, tuple[np.ndarray, list[str]]] = {}
         for r, d in enumerate(self._derived):
             if d.column not in cache:
-                cache[d.column] = _intern(tokens, self.columns.index(d.column), n_tokens)
+                cache[d.column] = _intern(by_column[self.columns.index(d.column)])
             ids, uniques = cache[d.column]
             derived[r] = d.map(uniques, grow)[ids]
         return sent_ptr, derived
@@ -192,8 +200,12 @@ class AttributeExtractor:
             np.minimum(pos, hi - lo - 1, out=pos)
             found = (keys >= 0) & (table_keys[pos] == keys)
             table[found, t] = (lo + pos[found]).astype(np.int32)
+        return self._table_csr(sent_ptr, table)
+
+    @staticmethod
+    def _table_csr(sent_ptr, table) -> Attributes:
         mask = table >= 0
-        tok_ptr = np.zeros(n_tokens + 1, dtype=np.int64)
+        tok_ptr = np.zeros(table.shape[0] + 1, dtype=np.int64)
         np.cumsum(mask.sum(axis=1), out=tok_ptr[1:])
         return Attributes(sent_ptr, tok_ptr, table[mask])
 
@@ -211,9 +223,36 @@ class AttributeExtractor:
             Every attribute that occurs in ``tokens``; use :meth:`prune` to
             apply cut-offs.
         """
+        return self.fit_transform_counts(tokens)[0]
+
+    def fit_transform_counts(self, tokens, labels: np.ndarray | None = None, n_labels: int = 0):
+        """:meth:`fit_transform`, also counting (attribute, label) pairs when labels are given.
+
+        Parameters
+        ----------
+        tokens : list of sentences, each a list of tuples of column strings
+        labels : int32 array, shape (n_tokens,), optional
+            Gold label id of each token.
+        n_labels : int
+
+        Returns
+        -------
+        attrs : Attributes
+        pairs : tuple (codes, counts) of int64 arrays, or None
+            Distinct pairs as sorted codes ``attribute * n_labels + label``
+            and their numbers of occurrences (counted template by template
+            with a dense array of ``n_attributes_of_template * n_labels``).
+        """
         sent_ptr, derived = self._derive(tokens, grow=True)
         self.radix, self.hashed = [], []
+        n_tokens = derived.shape[1]
+        table = np.full((n_tokens, len(self.templates)), -1, dtype=np.int32)
         keys_per_template = []
+        codes: list[np.ndarray] = []
+        counts: list[np.ndarray] = []
+        if labels is not None:
+            labels = np.asarray(labels, dtype=np.int64)
+        offset = 0
         for t in range(len(self.templates)):
             radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
             product = 1
@@ -221,10 +260,26 @@ class AttributeExtractor:
                 product *= int(r)
             self.radix.append(radix)
             self.hashed.append(bool(product >= EXACT_KEY_LIMIT))
-            keys = self._keys(sent_ptr, derived, t)
-            keys_per_template.append(np.unique(keys[keys >= 0]))
+            ids, uniques = intern_keys(self._keys(sent_ptr, derived, t))
+            # ids in first-seen order -> ids in key order (the table is sorted per template)
+            order = np.argsort(uniques, kind="stable")
+            rank = np.empty(len(order), dtype=np.int32)
+            rank[order] = np.arange(len(order), dtype=np.int32)
+            valid = ids >= 0
+            local = rank[ids[valid]]
+            table[valid, t] = offset + local
+            if labels is not None:
+                c = np.bincount(local.astype(np.int64) * n_labels + labels[valid], minlength=len(order) * n_labels)
+                nz = np.flatnonzero(c)
+                codes.append(nz + offset * n_labels)
+                counts.append(c[nz])
+            keys_per_template.append(uniques[order])
+            offset += len(order)
         self._set_table(keys_per_template)
-        return self._csr(sent_ptr, derived)
+        pairs = None
+        if labels is not None:
+            pairs = (np.concatenate(codes).astype(np.int64), np.concatenate(counts).astype(np.int64))
+        return self._table_csr(sent_ptr, table), pairs
 
     def transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
         """Attribute ids of new sentences (unseen attributes are dropped).

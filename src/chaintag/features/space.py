@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .extract import Attributes
+from .hashing import count_pairs, remap_csr
 
 
 @dataclass
@@ -53,7 +54,7 @@ class FeatureIndex:
 
 
 def build_feature_index(attrs: Attributes, labels: np.ndarray, n_labels: int, n_attributes: int,
-                        cc: int = 0, space: str = "gold") -> tuple[FeatureIndex, np.ndarray]:
+                        cc: int = 0, space: str = "gold", pairs=None) -> tuple[FeatureIndex, np.ndarray]:
     """Choose the features of a training corpus.
 
     Parameters
@@ -67,6 +68,9 @@ def build_feature_index(attrs: Attributes, labels: np.ndarray, n_labels: int, n_
         Count cut-off: a pair (``gold``) or an attribute (``all``) is kept
         only if it occurs at least ``cc`` times in the training data.
     space : {"gold", "all"}
+    pairs : tuple (codes, counts), optional
+        Pair counts already made by
+        :meth:`AttributeExtractor.fit_transform_counts` (counted here otherwise).
 
     Returns
     -------
@@ -81,15 +85,14 @@ def build_feature_index(attrs: Attributes, labels: np.ndarray, n_labels: int, n_
     ValueError
         For an unknown ``space``.
     """
-    counts = np.diff(attrs.tok_ptr)
-    tok_of_entry = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
     minimum = max(int(cc), 1)
     if space == "gold":
-        codes = attrs.attr_ids.astype(np.int64) * n_labels + labels[tok_of_entry].astype(np.int64)
-        uniq, pair_counts = np.unique(codes, return_counts=True)
-        uniq = uniq[pair_counts >= minimum]
-        feat_attr = uniq // n_labels
-        feat_label = (uniq % n_labels).astype(np.int32)
+        if pairs is None:
+            pairs = count_pairs(attrs.tok_ptr, attrs.attr_ids, labels, n_labels)
+        codes, pair_counts = pairs
+        codes = np.sort(codes[pair_counts >= minimum])
+        feat_attr = codes // n_labels
+        feat_label = (codes % n_labels).astype(np.int32)
     elif space == "all":
         attr_counts = np.bincount(attrs.attr_ids, minlength=n_attributes)
         kept = np.flatnonzero(attr_counts >= minimum)
@@ -107,11 +110,5 @@ def build_feature_index(attrs: Attributes, labels: np.ndarray, n_labels: int, n_
 
 def remap_attributes(attrs: Attributes, remap: np.ndarray) -> Attributes:
     """Apply an attribute renumbering (``-1`` = dropped) to CSR attributes."""
-    new_ids = remap[attrs.attr_ids]
-    kept = new_ids >= 0
-    n_tokens = len(attrs.tok_ptr) - 1
-    tok_of_entry = np.repeat(np.arange(n_tokens, dtype=np.int64), np.diff(attrs.tok_ptr))
-    counts = np.bincount(tok_of_entry[kept], minlength=n_tokens)
-    tok_ptr = np.zeros(n_tokens + 1, dtype=np.int64)
-    np.cumsum(counts, out=tok_ptr[1:])
-    return Attributes(attrs.sent_ptr, tok_ptr, new_ids[kept].astype(np.int32))
+    tok_ptr, attr_ids = remap_csr(attrs.tok_ptr, attrs.attr_ids, np.asarray(remap, dtype=np.int32))
+    return Attributes(attrs.sent_ptr, tok_ptr, attr_ids)

@@ -34,15 +34,27 @@ def looks_like_chunks(labels: Sequence[str]) -> bool:
 
 
 def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...]]]:
-    """Normalize sentences to lists of token tuples (a bare string is a one-column token)."""
+    """Sentences as lists of token tuples (a bare string is a one-column token).
+
+    Sentences whose tokens are already tuples are used as they are (not
+    copied, never modified); only the first token of each is inspected for
+    speed, except when ``n_columns`` is given, which checks every token.
+
+    Raises
+    ------
+    InputError
+        When a token has fewer than ``n_columns`` values.
+    """
     out = []
     for s, sent in enumerate(sentences):
-        rows = []
-        for tok in sent:
-            row = (tok,) if isinstance(tok, str) else tuple(tok)
-            if n_columns is not None and len(row) < n_columns:
-                raise InputError(f"sentence {s}: token {row!r} has {len(row)} columns, expected {n_columns}")
-            rows.append(row)
+        if len(sent) and type(sent[0]) is tuple and n_columns is None:
+            out.append(sent)
+            continue
+        rows = [(tok,) if isinstance(tok, str) else tuple(tok) for tok in sent]
+        if n_columns is not None:
+            for row in rows:
+                if len(row) < n_columns:
+                    raise InputError(f"sentence {s}: token {row!r} has {len(row)} columns, expected {n_columns}")
         out.append(rows)
     return out
 
@@ -150,10 +162,11 @@ class SequenceTagger:
         n_labels = len(self.labels_)
         t_start = time.perf_counter()
         extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
-        attrs = extractor.fit_transform(rows)
-        gold = np.fromiter((label_id[lab] for ls in labels for lab in ls), dtype=np.int32, count=attrs.n_tokens)
+        flat = [lab for ls in labels for lab in ls]
+        gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
+        attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
         index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
-                                          cc=self.cc, space=self.feature_space)
+                                          cc=self.cc, space=self.feature_space, pairs=pairs)
         attrs = remap_attributes(attrs, extractor.prune(keep))
         self.extractor_ = extractor
         self.feature_index_ = index
