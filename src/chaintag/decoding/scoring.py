@@ -13,7 +13,7 @@ from numba import njit
 from .viterbi import viterbi_kernel
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def emission_scores(tok_ptr, attr_ids, t0, t1, feat_ptr, feat_label, w, out):
     """Fill ``out[:t1-t0]`` with ``E[i, l] = sum_{a in a(x,i)} W[a, l]``.
 

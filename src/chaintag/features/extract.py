@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from .hashing import intern_keys
-from .keys import ABSENT, FIRST_VALUE, UNKNOWN, template_keys
+from .keys import ABSENT, FIRST_VALUE, UNKNOWN, place_template, table_to_csr, template_keys
 from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
@@ -189,7 +189,7 @@ class AttributeExtractor:
     def _csr(self, sent_ptr, derived) -> Attributes:
         n_tokens = derived.shape[1]
         n_templates = len(self.templates)
-        table = np.full((n_tokens, n_templates), -1, dtype=np.int32)
+        table = np.full((n_templates, n_tokens), -1, dtype=np.int32)
         for t in range(n_templates):
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
             if hi == lo:
@@ -199,15 +199,13 @@ class AttributeExtractor:
             pos = np.searchsorted(table_keys, keys)
             np.minimum(pos, hi - lo - 1, out=pos)
             found = (keys >= 0) & (table_keys[pos] == keys)
-            table[found, t] = (lo + pos[found]).astype(np.int32)
+            table[t, found] = (lo + pos[found]).astype(np.int32)
         return self._table_csr(sent_ptr, table)
 
     @staticmethod
     def _table_csr(sent_ptr, table) -> Attributes:
-        mask = table >= 0
-        tok_ptr = np.zeros(table.shape[0] + 1, dtype=np.int64)
-        np.cumsum(mask.sum(axis=1), out=tok_ptr[1:])
-        return Attributes(sent_ptr, tok_ptr, table[mask])
+        tok_ptr, attr_ids = table_to_csr(table)
+        return Attributes(sent_ptr, tok_ptr, attr_ids)
 
     # ------------------------------------------------------------------- API
     def fit_transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
@@ -246,7 +244,7 @@ class AttributeExtractor:
         sent_ptr, derived = self._derive(tokens, grow=True)
         self.radix, self.hashed = [], []
         n_tokens = derived.shape[1]
-        table = np.full((n_tokens, len(self.templates)), -1, dtype=np.int32)
+        table = np.full((len(self.templates), n_tokens), -1, dtype=np.int32)
         keys_per_template = []
         codes: list[np.ndarray] = []
         counts: list[np.ndarray] = []
@@ -265,14 +263,14 @@ class AttributeExtractor:
             order = np.argsort(uniques, kind="stable")
             rank = np.empty(len(order), dtype=np.int32)
             rank[order] = np.arange(len(order), dtype=np.int32)
-            valid = ids >= 0
-            local = rank[ids[valid]]
-            table[valid, t] = offset + local
             if labels is not None:
-                c = np.bincount(local.astype(np.int64) * n_labels + labels[valid], minlength=len(order) * n_labels)
+                c = np.zeros(len(order) * n_labels, dtype=np.int64)
+                place_template(ids, rank, offset, table, t, labels, n_labels, c)
                 nz = np.flatnonzero(c)
                 codes.append(nz + offset * n_labels)
                 counts.append(c[nz])
+            else:
+                place_template(ids, rank, offset, table, t, ids.astype(np.int64), 0, np.zeros(0, np.int64))
             keys_per_template.append(uniques[order])
             offset += len(order)
         self._set_table(keys_per_template)

@@ -93,3 +93,49 @@ def template_keys(sent_ptr, derived, atom_rows, atom_offsets, radix, hashed, sen
                 out[i] = np.int64(hkey & _MASK63)
             else:
                 out[i] = key
+
+
+@njit(cache=True)
+def place_template(ids, rank, offset, table, t, labels, n_labels, counts):
+    """Write one template's attribute ids into column ``t`` of the token table.
+
+    Parameters
+    ----------
+    ids : int32 array, shape (n_tokens,)
+        First-seen ids of the template's keys (-1: does not fire).
+    rank : int32 array
+        Position of each first-seen id in key order.
+    offset : int
+        First attribute id of the template.
+    table : int32 array, shape (n_templates, n_tokens)
+    t : int
+    labels : int64 array, shape (n_tokens,)
+        Gold label ids (ignored when ``n_labels`` is 0).
+    n_labels : int
+    counts : int64 array, shape (n_template_attributes * n_labels,)
+        Incremented per (attribute, label) pair when ``n_labels > 0``.
+    """
+    for i in range(ids.shape[0]):
+        j = ids[i]
+        if j >= 0:
+            r = rank[j]
+            table[t, i] = offset + r
+            if n_labels > 0:
+                counts[np.int64(r) * n_labels + labels[i]] += 1
+
+
+@njit(cache=True)
+def table_to_csr(table):
+    """Compress a (n_templates, n_tokens) table of ids (-1 = none) into CSR arrays."""
+    n_templates, n_tokens = table.shape
+    tok_ptr = np.zeros(n_tokens + 1, dtype=np.int64)
+    out = np.empty(n_tokens * n_templates, dtype=np.int32)
+    j = 0
+    for i in range(n_tokens):
+        for t in range(n_templates):
+            v = table[t, i]
+            if v >= 0:
+                out[j] = v
+                j += 1
+        tok_ptr[i + 1] = j
+    return tok_ptr, out[:j].copy()

@@ -150,19 +150,23 @@ class SequenceTagger:
             On empty data, length mismatches, or templates reading missing columns.
         """
         rows = as_rows(sentences)
-        labels = [list(map(str, ls)) for ls in labels]
+        labels = list(labels)
         self._check_pairs(rows, labels, "training")
-        n_cols = len(rows[0][0])
+        n_cols = len(next(r for r in rows if len(r))[0])
         columns = tuple(self.columns) if self.columns else default_columns(n_cols)
         if len(columns) != n_cols:
             raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns
-        self.labels_ = sorted({lab for ls in labels for lab in ls})
+        flat = [lab for ls in labels for lab in ls]
+        label_set = set(flat)
+        if not all(isinstance(lab, str) for lab in label_set):
+            flat = list(map(str, flat))
+            label_set = set(flat)
+        self.labels_ = sorted(label_set)
         label_id = {lab: k for k, lab in enumerate(self.labels_)}
         n_labels = len(self.labels_)
         t_start = time.perf_counter()
         extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
-        flat = [lab for ls in labels for lab in ls]
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
         index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
@@ -202,11 +206,11 @@ class SequenceTagger:
         bar = self._progress_bar()
         for epoch in range(1, self.epochs + 1):
             order = rng.permutation(n_sent).astype(np.int64) if self.shuffle else np.arange(n_sent, dtype=np.int64)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             stats = self._run_epoch(state, data, order)
-            seconds = time.perf_counter() - t0
+            seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             weights = self._current_weights(state)
-            record = {"epoch": epoch, "seconds": seconds, **stats,
+            record = {"epoch": epoch, "seconds": seconds, "cpu_seconds": cpu_seconds, **stats,
                       "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
             if dev_pack is not None:
                 result = self._evaluate_attrs(weights, *dev_pack)
