@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from chaintag import StructuredPerceptron
+from chaintag.decoding.scoring import feature_entries
 from chaintag.decoding.viterbi import viterbi_reference
 from chaintag.features.extract import AttributeExtractor
 from chaintag.features.space import build_feature_index, remap_attributes
@@ -31,14 +32,15 @@ def prepare(space="gold"):
     gold = np.array([labels.index(lab) for ls in LABELS for lab in ls], dtype=np.int32)
     index, keep = build_feature_index(attrs, gold, len(labels), ex.n_attributes, space=space)
     attrs = remap_attributes(attrs, ex.prune(keep))
-    gold_feat = gold_feature_ids(attrs.sent_ptr, attrs.tok_ptr, attrs.attr_ids, gold,
-                                 index.feat_ptr, index.feat_label)
+    ent = feature_entries(attrs.attr_ids, index.feat_ptr)
+    gold_feat = gold_feature_ids(attrs.tok_ptr, ent[0], ent[1], gold, index.feat_label)
+    attrs.ent = ent
     return attrs, gold, index, gold_feat
 
 
 def run_kernel(attrs, gold, index, gold_feat, order, w, u, step, averaged):
     return perceptron_epoch(np.asarray(order, dtype=np.int64), attrs.sent_ptr, attrs.tok_ptr,
-                            attrs.attr_ids, gold, gold_feat, index.feat_ptr, index.feat_label,
+                            attrs.ent[0], attrs.ent[1], gold, gold_feat, index.feat_label,
                             w, u, step, index.n_labels, averaged)
 
 

@@ -1,4 +1,10 @@
-"""Compiled emission scoring and corpus-wide tagging over CSR attributes.
+"""Compiled emission scoring and corpus-wide tagging.
+
+The kernels read a corpus as *feature entries*: for every (token, attribute)
+entry of the CSR attribute arrays, the range of that attribute's features,
+``ent_lo[k] .. ent_lo[k] + ent_n[k]`` (see :func:`feature_entries`). This
+saves one random memory access per entry over looking the attribute up in
+``feat_ptr`` (about a third of the emission time on CoNLL-2000).
 
 Flat weight layout (see :mod:`chaintag.features.space`): ``w[0:F]`` features,
 ``w[F:F+L*L]`` transitions ``[prev, cur]``, then ``L`` start and ``L`` end
@@ -13,44 +19,66 @@ from numba import njit
 from .viterbi import viterbi_kernel
 
 
+@njit(cache=True)
+def feature_entries(attr_ids, feat_ptr):
+    """First feature and number of features of every CSR attribute entry.
+
+    Parameters
+    ----------
+    attr_ids : int32 array, shape (n_entries,)
+    feat_ptr : int64 array, shape (n_attributes + 1,)
+
+    Returns
+    -------
+    ent_lo : int64 array, shape (n_entries,)
+    ent_n : int32 array, shape (n_entries,)
+    """
+    n = attr_ids.shape[0]
+    ent_lo = np.empty(n, dtype=np.int64)
+    ent_n = np.empty(n, dtype=np.int32)
+    for k in range(n):
+        a = attr_ids[k]
+        ent_lo[k] = feat_ptr[a]
+        ent_n[k] = feat_ptr[a + 1] - feat_ptr[a]
+    return ent_lo, ent_n
+
+
 @njit(cache=True, fastmath=True)
-def emission_scores(tok_ptr, attr_ids, t0, t1, feat_ptr, feat_label, w, out):
+def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
     """Fill ``out[:t1-t0]`` with ``E[i, l] = sum_{a in a(x,i)} W[a, l]``.
 
     Parameters
     ----------
     tok_ptr : int64 array, shape (n_tokens + 1,)
-    attr_ids : int32 array, shape (n_entries,)
+    ent_lo, ent_n : arrays, shape (n_entries,)
+        From :func:`feature_entries`.
     t0, t1 : int
         Token range of one sentence.
-    feat_ptr : int64 array, shape (n_attributes + 1,)
     feat_label : int32 array, shape (n_features,)
-    w : float64 array, shape (n_weights,)
+    w : float array, shape (n_weights,)
     out : float64 array, shape (>= t1 - t0, n_labels)
     """
     n_labels = out.shape[1]
     for i in range(t0, t1):
-        row = i - t0
+        row = out[i - t0]
         for j in range(n_labels):
-            out[row, j] = 0.0
+            row[j] = 0.0
         for k in range(tok_ptr[i], tok_ptr[i + 1]):
-            a = attr_ids[k]
-            lo = feat_ptr[a]
-            hi = feat_ptr[a + 1]
-            if hi - lo == n_labels:
-                # a full row (the "all" feature space): contiguous, vectorizable
+            lo = ent_lo[k]
+            n = ent_n[k]
+            if n == n_labels:
+                # a full row (the "all" feature space): contiguous labels 0..L-1
                 for j in range(n_labels):
-                    out[row, j] += w[lo + j]
+                    row[j] += w[lo + j]
             else:
-                for f in range(lo, hi):
-                    out[row, feat_label[f]] += w[f]
+                for f in range(lo, lo + n):
+                    row[feat_label[f]] += w[f]
 
 
 @njit(cache=True)
-def find_feature(feat_ptr, feat_label, a, label):
-    """Index of feature (attribute ``a``, ``label``), or -1 (binary search)."""
-    lo = feat_ptr[a]
-    hi = feat_ptr[a + 1]
+def find_feature(feat_label, lo, n, label):
+    """Index of the feature with ``label`` in ``lo .. lo+n`` (labels ascending), or -1."""
+    hi = lo + n
     while lo < hi:
         mid = (lo + hi) // 2
         v = feat_label[mid]
@@ -75,7 +103,7 @@ def max_sentence_length(sent_ptr):
 
 
 @njit(cache=True)
-def tag_corpus(sent_ptr, tok_ptr, attr_ids, feat_ptr, feat_label, w, n_labels, out):
+def tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
     """Viterbi-decode every sentence; label ids into ``out`` (shape (n_tokens,)).
 
     Returns the total score of the decoded paths.
@@ -87,16 +115,16 @@ def tag_corpus(sent_ptr, tok_ptr, attr_ids, feat_ptr, feat_label, w, n_labels, o
     trans = w[t_off:s_off].reshape((n_labels, n_labels))
     start = w[s_off:e_off]
     end = w[e_off:e_off + n_labels]
-    m = max_sentence_length(sent_ptr)
-    E = np.zeros((max(m, 1), n_labels))
-    delta = np.zeros((max(m, 1), n_labels))
-    back = np.zeros((max(m, 1), n_labels), dtype=np.int32)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, n_labels))
+    delta = np.zeros((m, n_labels))
+    back = np.zeros((m, n_labels), dtype=np.int32)
     total = 0.0
     for s in range(sent_ptr.shape[0] - 1):
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
         if t1 == t0:
             continue
-        emission_scores(tok_ptr, attr_ids, t0, t1, feat_ptr, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
         total += viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
     return total

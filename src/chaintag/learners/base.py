@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..decoding.scoring import tag_corpus
+from ..decoding.scoring import feature_entries, tag_corpus
 from ..errors import InputError
 from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
@@ -68,11 +68,27 @@ def default_columns(n: int) -> tuple[str, ...]:
 
 @dataclass
 class TrainData:
-    """Compiled-kernel view of a labelled corpus."""
+    """Compiled-kernel view of a labelled corpus.
+
+    Attributes
+    ----------
+    attrs : Attributes
+        CSR attribute ids (``sent_ptr``, ``tok_ptr``, ``attr_ids``).
+    gold : int32 array, shape (n_tokens,)
+    index : FeatureIndex
+    ent_lo, ent_n : arrays, shape (n_entries,)
+        Feature range of every entry (:func:`feature_entries`).
+    """
 
     attrs: Attributes
     gold: np.ndarray
     index: FeatureIndex
+    ent_lo: np.ndarray = None
+    ent_n: np.ndarray = None
+
+    def __post_init__(self):
+        if self.ent_lo is None:
+            self.ent_lo, self.ent_n = feature_entries(self.attrs.attr_ids, self.index.feat_ptr)
 
 
 class SequenceTagger:
@@ -254,8 +270,9 @@ class SequenceTagger:
         w = self.weights_ if weights is None else weights
         if len(self.labels_) == 0 or attrs.n_tokens == 0:
             return out
-        tag_corpus(attrs.sent_ptr, attrs.tok_ptr, attrs.attr_ids, self.feature_index_.feat_ptr,
-                   self.feature_index_.feat_label, w, len(self.labels_), out)
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr)
+        tag_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
+                   w, len(self.labels_), out)
         return out
 
     def _split(self, ids: np.ndarray, sent_ptr: np.ndarray) -> list[list[str]]:

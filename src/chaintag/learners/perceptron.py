@@ -69,16 +69,15 @@ class StructuredPerceptron(SequenceTagger):
 
     def _begin(self, data: TrainData) -> dict:
         n = data.index.n_weights
-        a = data.attrs
-        gold_feat = gold_feature_ids(a.sent_ptr, a.tok_ptr, a.attr_ids, data.gold,
-                                     data.index.feat_ptr, data.index.feat_label)
+        gold_feat = gold_feature_ids(data.attrs.tok_ptr, data.ent_lo, data.ent_n, data.gold,
+                                     data.index.feat_label)
         return {"w": np.zeros(n), "u": np.zeros(n if self.averaged else 1), "step": 0, "gold_feat": gold_feat}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
         n_updates, n_errors, step = perceptron_epoch(
-            order, a.sent_ptr, a.tok_ptr, a.attr_ids, data.gold, state["gold_feat"],
-            data.index.feat_ptr, data.index.feat_label, state["w"], state["u"], state["step"],
+            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
+            data.index.feat_label, state["w"], state["u"], state["step"],
             data.index.n_labels, bool(self.averaged))
         state["step"] = step
         return {"updates": int(n_updates), "errors": int(n_errors)}

@@ -18,19 +18,19 @@ from ..decoding.viterbi import viterbi_kernel
 
 
 @njit(cache=True)
-def gold_feature_ids(sent_ptr, tok_ptr, attr_ids, gold, feat_ptr, feat_label):
-    """Feature id of (attribute, gold label) for every CSR entry, -1 when absent.
+def gold_feature_ids(tok_ptr, ent_lo, ent_n, gold, feat_label):
+    """Feature id of (attribute, gold label) for every entry, -1 when absent.
 
     Returns
     -------
     int64 array, shape (n_entries,)
     """
-    out = np.full(attr_ids.shape[0], -1, dtype=np.int64)
+    out = np.full(ent_lo.shape[0], -1, dtype=np.int64)
     n_tokens = tok_ptr.shape[0] - 1
     for i in range(n_tokens):
         y = gold[i]
         for k in range(tok_ptr[i], tok_ptr[i + 1]):
-            out[k] = find_feature(feat_ptr, feat_label, attr_ids[k], y)
+            out[k] = find_feature(feat_label, ent_lo[k], ent_n[k], y)
     return out
 
 
@@ -42,7 +42,7 @@ def _add(w, u, idx, d, step, averaged):
 
 
 @njit(cache=True)
-def perceptron_update(t0, t1, gold, pred, tok_ptr, attr_ids, gold_feat, feat_ptr, feat_label,
+def perceptron_update(t0, t1, gold, pred, tok_ptr, ent_lo, ent_n, gold_feat, feat_label,
                       w, u, step, n_labels, averaged, scale):
     """Apply ``scale * (Phi(x, y*) - Phi(x, z))`` for the sentence ``t0:t1``.
 
@@ -62,7 +62,7 @@ def perceptron_update(t0, t1, gold, pred, tok_ptr, attr_ids, gold_feat, feat_ptr
                 fg = gold_feat[k]
                 if fg >= 0:
                     _add(w, u, fg, scale, step, averaged)
-                fz = find_feature(feat_ptr, feat_label, attr_ids[k], z)
+                fz = find_feature(feat_label, ent_lo[k], ent_n[k], z)
                 if fz >= 0:
                     _add(w, u, fz, -scale, step, averaged)
         if i == 0:
@@ -83,7 +83,7 @@ def perceptron_update(t0, t1, gold, pred, tok_ptr, attr_ids, gold_feat, feat_ptr
 
 
 @njit(cache=True)
-def perceptron_epoch(order, sent_ptr, tok_ptr, attr_ids, gold, gold_feat, feat_ptr, feat_label,
+def perceptron_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_label,
                      w, u, step, n_labels, averaged):
     """One pass of the structured perceptron over the sentences in ``order``.
 
@@ -91,12 +91,13 @@ def perceptron_epoch(order, sent_ptr, tok_ptr, attr_ids, gold, gold_feat, feat_p
     ----------
     order : int64 array, shape (n_sentences,)
         Sentence indices in visiting order.
-    sent_ptr, tok_ptr, attr_ids : CSR corpus arrays
+    sent_ptr, tok_ptr : CSR corpus arrays
+    ent_lo, ent_n : feature entries (:func:`chaintag.decoding.scoring.feature_entries`)
     gold : int32 array, shape (n_tokens,)
         Gold label ids.
     gold_feat : int64 array, shape (n_entries,)
         From :func:`gold_feature_ids`.
-    feat_ptr, feat_label : feature index arrays
+    feat_label : int32 array, shape (n_features,)
     w : float64 array, shape (n_weights,)
         Current weights, updated in place.
     u : float64 array, shape (n_weights,)
@@ -133,7 +134,7 @@ def perceptron_epoch(order, sent_ptr, tok_ptr, attr_ids, gold, gold_feat, feat_p
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
         if t1 > t0:
-            emission_scores(tok_ptr, attr_ids, t0, t1, feat_ptr, feat_label, w, E)
+            emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
             viterbi_kernel(E[:t1 - t0], trans, start, end, pred, delta, back)
             wrong = 0
             for i in range(t1 - t0):
@@ -142,7 +143,7 @@ def perceptron_epoch(order, sent_ptr, tok_ptr, attr_ids, gold, gold_feat, feat_p
             if wrong > 0:
                 n_updates += 1
                 n_errors += wrong
-                perceptron_update(t0, t1, gold, pred, tok_ptr, attr_ids, gold_feat, feat_ptr,
+                perceptron_update(t0, t1, gold, pred, tok_ptr, ent_lo, ent_n, gold_feat,
                                   feat_label, w, u, step, n_labels, averaged, 1.0)
         step += 1
     return n_updates, n_errors, step
