@@ -20,26 +20,34 @@ from .viterbi import viterbi_kernel
 
 
 @njit(cache=True)
-def feature_entries(attr_ids, feat_ptr):
+def _fill_entries(attr_ids, feat_ptr, ent_lo, ent_n):
+    for k in range(attr_ids.shape[0]):
+        a = attr_ids[k]
+        ent_lo[k] = feat_ptr[a]
+        ent_n[k] = feat_ptr[a + 1] - feat_ptr[a]
+
+
+def feature_entries(attr_ids, feat_ptr, n_labels: int | None = None):
     """First feature and number of features of every CSR attribute entry.
 
     Parameters
     ----------
     attr_ids : int32 array, shape (n_entries,)
     feat_ptr : int64 array, shape (n_attributes + 1,)
+    n_labels : int, optional
+        Bounds ``ent_n``; picks its dtype (int16 when below 32768).
 
     Returns
     -------
-    ent_lo : int64 array, shape (n_entries,)
-    ent_n : int32 array, shape (n_entries,)
+    ent_lo : int32 array (int64 beyond 2**31 - 1 features), shape (n_entries,)
+    ent_n : int16 or int32 array, shape (n_entries,)
     """
-    n = attr_ids.shape[0]
-    ent_lo = np.empty(n, dtype=np.int64)
-    ent_n = np.empty(n, dtype=np.int32)
-    for k in range(n):
-        a = attr_ids[k]
-        ent_lo[k] = feat_ptr[a]
-        ent_n[k] = feat_ptr[a + 1] - feat_ptr[a]
+    n = len(attr_ids)
+    lo_type = np.int32 if feat_ptr[-1] < 2 ** 31 else np.int64
+    n_type = np.int16 if n_labels is not None and n_labels < 2 ** 15 else np.int32
+    ent_lo = np.empty(n, dtype=lo_type)
+    ent_n = np.empty(n, dtype=n_type)
+    _fill_entries(attr_ids, feat_ptr, ent_lo, ent_n)
     return ent_lo, ent_n
 
 
@@ -50,7 +58,7 @@ def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
     Parameters
     ----------
     tok_ptr : int64 array, shape (n_tokens + 1,)
-    ent_lo, ent_n : arrays, shape (n_entries,)
+    ent_lo, ent_n : integer arrays, shape (n_entries,)
         From :func:`feature_entries`.
     t0, t1 : int
         Token range of one sentence.

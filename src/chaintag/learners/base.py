@@ -88,7 +88,10 @@ class TrainData:
 
     def __post_init__(self):
         if self.ent_lo is None:
-            self.ent_lo, self.ent_n = feature_entries(self.attrs.attr_ids, self.index.feat_ptr)
+            self.ent_lo, self.ent_n = feature_entries(self.attrs.attr_ids, self.index.feat_ptr,
+                                                      self.index.n_labels)
+            # the kernels read the entries; the attribute ids are not needed any more
+            self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
 
 class SequenceTagger:
@@ -192,6 +195,7 @@ class SequenceTagger:
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
         data = TrainData(attrs, gold, index)
+        del attrs
         dev_pack = None
         if dev is not None:
             dev_rows = as_rows(dev[0], n_cols)
@@ -270,7 +274,7 @@ class SequenceTagger:
         w = self.weights_ if weights is None else weights
         if len(self.labels_) == 0 or attrs.n_tokens == 0:
             return out
-        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr)
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
         tag_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
                    w, len(self.labels_), out)
         return out

@@ -23,9 +23,9 @@ def gold_feature_ids(tok_ptr, ent_lo, ent_n, gold, feat_label):
 
     Returns
     -------
-    int64 array, shape (n_entries,)
+    int32 array (int64 when ``ent_lo`` is int64), shape (n_entries,)
     """
-    out = np.full(ent_lo.shape[0], -1, dtype=np.int64)
+    out = np.full(ent_lo.shape[0], -1, dtype=ent_lo.dtype)
     n_tokens = tok_ptr.shape[0] - 1
     for i in range(n_tokens):
         y = gold[i]
@@ -95,7 +95,7 @@ def perceptron_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, f
     ent_lo, ent_n : feature entries (:func:`chaintag.decoding.scoring.feature_entries`)
     gold : int32 array, shape (n_tokens,)
         Gold label ids.
-    gold_feat : int64 array, shape (n_entries,)
+    gold_feat : integer array, shape (n_entries,)
         From :func:`gold_feature_ids`.
     feat_label : int32 array, shape (n_features,)
     w : float64 array, shape (n_weights,)
