@@ -2,8 +2,9 @@
 
 from .base import SequenceTagger, load, register
 from .perceptron import StructuredPerceptron
+from .sapo import SAPO
 
-LEARNERS = {"perceptron": StructuredPerceptron}
+LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO}
 
 
 def make_learner(name: str, **params) -> SequenceTagger:
@@ -22,4 +23,4 @@ def make_learner(name: str, **params) -> SequenceTagger:
     return cls(**{k: v for k, v in params.items() if k in accepted})
 
 
-__all__ = ["SequenceTagger", "StructuredPerceptron", "load", "register", "make_learner", "LEARNERS"]
+__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "load", "register", "make_learner", "LEARNERS"]

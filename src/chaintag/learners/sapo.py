@@ -1,0 +1,131 @@
+"""SAPO: search-based probabilistic online learning (Sun et al.)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import SequenceTagger, TrainData, register
+from .sapo_kernels import fold_scale, sapo_epoch
+
+
+@register
+class SAPO(SequenceTagger):
+    """Search-based probabilistic online learning for linear-chain tagging.
+
+    For each training sentence, drawn in a seeded random order: find the
+    top-n label sequences (exact A* or beam search), turn their scores into
+    probabilities over the top-n, and move the weights toward the gold
+    features and away from each candidate's, in proportion to its
+    probability and the learning rate; then shrink the weights (L2).
+
+    Parameters
+    ----------
+    features : str or list of str, default "pos"
+        Preset name (``chunking``, ``pos``, ``ner``), template file, or specs.
+    columns : sequence of str, optional
+        Names of the token columns.
+    n_best : int, default 5
+        Size ``n`` of the top-n.
+    search : {"astar", "beam"}, default "astar"
+        Exact top-n (A* with a backward-Viterbi heuristic) or beam search.
+    beam_width : int, default 50
+    learning_rate : float, default 0.1
+        ``gamma`` (``gamma_0`` with a decayed schedule).
+    lr_schedule : {"decay", "fixed"}, default "decay"
+        ``gamma_t = gamma_0 / (1 + t / |S|)`` (t = samples seen), or fixed.
+    l2 : float, default 1.0
+        Regularization strength ``lambda`` (the paper: 2 POS, 5 Bio-NER,
+        1 chunking); 0 disables it.
+    l2_per_pass : bool, default False
+        Variant of the authors' code: one step ``w *= 1 - gamma lambda`` per
+        pass instead of ``1 - gamma lambda / |S|`` after every sample.
+    stop_ratio : float or None, default None
+        Variant of the authors' code: stop the top-n search once a candidate
+        is ``stop_ratio`` times less probable than the best
+        (``exp(s_1 - s_k) >= stop_ratio``; they used 20).
+    epochs : int, default 10
+    cc : int, default 0
+        Count cut-off on (attribute, label) pairs.
+    feature_space : {"gold", "all"}, default "gold"
+    shuffle : bool, default True
+        Random sample order each pass; False visits the file order.
+    random_state : int, default 0
+    progress : bool or None, default None
+
+    Notes
+    -----
+    With ``n_best=1``, ``learning_rate=1``, ``lr_schedule="fixed"`` and
+    ``l2=0`` the updates are exactly the (naive) perceptron's. The L2 step
+    costs O(1) through a global scale factor (see
+    :mod:`chaintag.learners.sapo_kernels`).
+
+    References
+    ----------
+    X. Sun et al. Towards easier and faster sequence labeling for natural
+    language processing: a search-based probabilistic online learning
+    framework (SAPO), Algorithm 1.
+    """
+
+    algorithm = "sapo"
+
+    def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
+                 learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
+                 epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
+        self.features = features
+        self.columns = columns
+        self.n_best = n_best
+        self.search = search
+        self.beam_width = beam_width
+        self.learning_rate = learning_rate
+        self.lr_schedule = lr_schedule
+        self.l2 = l2
+        self.l2_per_pass = l2_per_pass
+        self.stop_ratio = stop_ratio
+        self.epochs = epochs
+        self.cc = cc
+        self.feature_space = feature_space
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.progress = progress
+
+    def _check(self, n_train: int) -> None:
+        if self.search not in ("astar", "beam"):
+            raise ValueError(f"search must be 'astar' or 'beam', not {self.search!r}")
+        if self.lr_schedule not in ("decay", "fixed"):
+            raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {self.lr_schedule!r}")
+        if int(self.n_best) < 1 or int(self.beam_width) < 1:
+            raise ValueError("n_best and beam_width must be at least 1")
+        if self.learning_rate <= 0 or self.l2 < 0:
+            raise ValueError("learning_rate must be > 0 and l2 >= 0")
+        shrink = self.learning_rate * self.l2 / (1 if self.l2_per_pass else n_train)
+        if shrink >= 1:
+            raise ValueError(f"learning_rate * l2{'' if self.l2_per_pass else ' / |S|'} = {shrink:g} "
+                             "must be below 1 (the L2 step would flip or zero the weights)")
+
+    def _begin(self, data: TrainData) -> dict:
+        n_train = data.attrs.n_sentences
+        self._check(n_train)
+        return {"v": np.zeros(data.index.n_weights), "sigma": 1.0, "step": 0, "n_train": n_train}
+
+    def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
+        a = data.attrs
+        stop_gap = math.log(self.stop_ratio) if self.stop_ratio else np.inf
+        step_before = state["step"]
+        sigma, step, n_updates, n_errors, loss = sapo_epoch(
+            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
+            state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
+            self.search == "beam", int(self.beam_width), stop_gap, float(self.learning_rate),
+            self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass)
+        if self.l2 > 0 and self.l2_per_pass:
+            gamma = self.learning_rate / (1 + step_before / state["n_train"]) \
+                if self.lr_schedule == "decay" else self.learning_rate
+            sigma *= 1 - gamma * self.l2
+        if sigma != 1.0:
+            sigma = fold_scale(state["v"], sigma)  # keep v = w between passes (cheap: once a pass)
+        state["sigma"], state["step"] = sigma, step
+        return {"updates": int(n_updates), "errors": int(n_errors), "loss": float(loss)}
+
+    def _current_weights(self, state: dict) -> np.ndarray:
+        return state["sigma"] * state["v"]

@@ -1,0 +1,200 @@
+"""Compiled epochs of SAPO (Sun et al., Algorithm 1; ALGORITHMS.md "SAPO").
+
+Per sample: top-n search on the current weights; probabilities
+``P_k = exp(s_k) / sum_j exp(s_j)`` over the top-n (log-sum-exp); the update
+``w += gamma * (Phi(x, y*) - sum_k P_k Phi(x, y_k))``; then the L2 step
+``w *= 1 - gamma * lambda / |S|``.
+
+The weights are stored as ``w = sigma * v`` (Bottou's trick): the L2 step
+only multiplies the scalar ``sigma``, updates add ``delta / sigma`` to ``v``,
+and ``sigma`` is folded back into ``v`` when it falls below ``1e-6``. A step
+therefore costs time proportional to the weights it touches.
+
+The update is accumulated exactly: at a position where a candidate agrees
+with the gold label nothing is added, so with ``n = 1``, ``gamma = 1`` and no
+regularization the update is exactly the perceptron's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..decoding.nbest import astar_nbest_kernel, beam_nbest_kernel
+from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
+
+FOLD_BELOW = 1e-6
+
+
+@njit(cache=True)
+def fold_scale(v, sigma):
+    """Multiply ``v`` by ``sigma`` in place; returns the new scale, 1.0."""
+    for f in range(v.shape[0]):
+        v[f] *= sigma
+    return 1.0
+
+
+@njit(cache=True)
+def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sigma, step,
+               n_labels, n_best, use_beam, beam_width, stop_gap, lr0, lr_decay, l2, n_train,
+               l2_per_sample):
+    """One pass of SAPO over the sentences in ``order``.
+
+    Parameters
+    ----------
+    order : int64 array
+        Sentence indices in visiting order.
+    sent_ptr, tok_ptr : int64 arrays
+        CSR corpus arrays.
+    ent_lo, ent_n : integer arrays, shape (n_entries,)
+        Feature range of every (token, attribute) entry.
+    gold : int32 array, shape (n_tokens,)
+    feat_label : int32 array, shape (n_features,)
+    v : float64 array, shape (n_weights,)
+        Unscaled weights (``w = sigma * v``), updated in place.
+    sigma : float
+        Current scale.
+    step : int
+        Samples processed before this pass (for the decayed learning rate).
+    n_labels, n_best : int
+    use_beam : bool
+        Beam search of width ``beam_width`` instead of exact A*.
+    beam_width : int
+    stop_gap : float
+        Stop the search once a candidate scores ``stop_gap`` below the best
+        (``inf`` = exact top-n).
+    lr0 : float
+        Learning rate ``gamma_0``.
+    lr_decay : bool
+        ``gamma_t = gamma_0 / (1 + t / |S|)`` instead of a fixed rate.
+    l2 : float
+        Regularization strength ``lambda``.
+    n_train : int
+        ``|S|``.
+    l2_per_sample : bool
+        Apply ``w *= 1 - gamma lambda / |S|`` after every sample (the paper);
+        when False the caller applies one step per pass.
+
+    Returns
+    -------
+    sigma : float
+    step : int
+    n_updates : int
+        Samples with a non-zero update (some candidate differs from the gold).
+    n_errors : int
+        Tokens where the best candidate differs from the gold.
+    loss : float
+        Sum over samples of ``log sum_k exp(s_k) - s(y*)`` (the negative
+        top-n log-likelihood, >= 0).
+    """
+    n_features = feat_label.shape[0]
+    t_off = n_features
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, n_labels))
+    C = np.zeros((m, n_labels))
+    trans = np.empty((n_labels, n_labels))
+    start = np.empty(n_labels)
+    end = np.empty(n_labels)
+    CT = np.zeros((n_labels, n_labels))
+    CS = np.zeros(n_labels)
+    CE = np.zeros(n_labels)
+    paths = np.zeros((n_best, m), dtype=np.int32)
+    scores = np.zeros(n_best)
+    probs = np.zeros(n_best)
+    n_updates = 0
+    n_errors = 0
+    loss = 0.0
+    for s in order:
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        T = t1 - t0
+        gamma = lr0 / (1.0 + step / n_train) if lr_decay else lr0
+        if T > 0:
+            emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
+            for i in range(T):
+                for j in range(n_labels):
+                    E[i, j] *= sigma
+            for a in range(n_labels):
+                start[a] = sigma * v[s_off + a]
+                end[a] = sigma * v[e_off + a]
+                for b in range(n_labels):
+                    trans[a, b] = sigma * v[t_off + a * n_labels + b]
+            if use_beam:
+                k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
+            else:
+                k = astar_nbest_kernel(E[:T], trans, start, end, n_best, stop_gap, paths, scores)
+            # probabilities over the top-n (log-sum-exp)
+            top = scores[0]
+            z = 0.0
+            for r in range(k):
+                probs[r] = np.exp(scores[r] - top)
+                z += probs[r]
+            for r in range(k):
+                probs[r] /= z
+            log_z = top + np.log(z)
+            y0 = gold[t0]
+            g_score = start[y0] + E[0, y0] + end[gold[t1 - 1]]
+            for i in range(1, T):
+                g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
+            loss += log_z - g_score
+            for i in range(T):
+                if paths[0, i] != gold[t0 + i]:
+                    n_errors += 1
+            # coefficients of Phi(y*) - sum_k P_k Phi(y_k), accumulated exactly
+            touched = False
+            for r in range(k):
+                p = probs[r]
+                for i in range(T):
+                    y = gold[t0 + i]
+                    z_lab = paths[r, i]
+                    if z_lab != y:
+                        C[i, y] += p
+                        C[i, z_lab] -= p
+                        touched = True
+                    if i == 0:
+                        if z_lab != y:
+                            CS[y] += p
+                            CS[z_lab] -= p
+                    else:
+                        yp = gold[t0 + i - 1]
+                        zp = paths[r, i - 1]
+                        if yp != zp or y != z_lab:
+                            CT[yp, y] += p
+                            CT[zp, z_lab] -= p
+                y = gold[t1 - 1]
+                z_lab = paths[r, T - 1]
+                if z_lab != y:
+                    CE[y] += p
+                    CE[z_lab] -= p
+            if touched:
+                n_updates += 1
+                scale = gamma / sigma
+                for i in range(T):
+                    tok = t0 + i
+                    for lab in range(n_labels):
+                        c = C[i, lab]
+                        if c != 0.0:
+                            C[i, lab] = 0.0
+                            for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+                                f = find_feature(feat_label, ent_lo[e], ent_n[e], lab)
+                                if f >= 0:
+                                    v[f] += scale * c
+                for a in range(n_labels):
+                    if CS[a] != 0.0:
+                        v[s_off + a] += scale * CS[a]
+                        CS[a] = 0.0
+                    if CE[a] != 0.0:
+                        v[e_off + a] += scale * CE[a]
+                        CE[a] = 0.0
+                    for b in range(n_labels):
+                        if CT[a, b] != 0.0:
+                            v[t_off + a * n_labels + b] += scale * CT[a, b]
+                            CT[a, b] = 0.0
+        if l2 > 0.0 and l2_per_sample:
+            sigma *= 1.0 - gamma * l2 / n_train
+            if sigma < FOLD_BELOW:
+                sigma = fold_scale(v, sigma)
+        step += 1
+    return sigma, step, n_updates, n_errors, loss
