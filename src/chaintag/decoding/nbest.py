@@ -10,13 +10,15 @@ A* (exact)
     ``i+1 .. T`` given label ``l`` at ``i`` (end score included). It is exact,
     hence admissible and consistent, so complete paths leave the queue in
     non-increasing score order: the k-th one is the k-th best sequence.
-    Expansion is lazy: a popped prefix sorts its ``L`` children once and puts
-    only its best child in the queue, together with a pointer to the next
-    sibling, so each pop costs ``O(L log L)`` instead of ``L`` queue pushes.
+    The order of a prefix's children does not depend on the prefix, only on
+    its position and last label, so the next-best children of a (position,
+    label) are ranked once, when first needed; a popped prefix queues just its
+    best child and its own next sibling, each with an exact priority. Cost:
+    one backward Viterbi pass, ``O(T L^2)``, then ``O(n T (L + log(n T)))``.
     Ties: among queue entries of equal priority the deeper prefix goes first,
     then the one queued first; siblings of equal priority come in label order.
     So equal-scored paths come out in a fixed order, and a search where every
-    score ties (untrained weights) costs ``O(n T L log L)``, not ``L^T``.
+    score ties (untrained weights) costs ``O(n T log(n T))``, not ``L^T``.
 
 Beam (approximate)
     Left to right, keeping at each position at most ``beam_width`` prefixes,
@@ -96,57 +98,81 @@ def _heap_pop(hf, hd, hs, hp, hr, size):
     return size
 
 
-@njit(cache=True)
-def _grow_f(a, n):
-    b = np.empty(n, dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@njit(cache=True)
-def _grow_2d(a, n):
-    b = np.empty((n, a.shape[1]), dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@njit(cache=True)
-def _sort_children(vals, order):
-    """Insertion sort of label indices by value, descending; ties: lower label first."""
-    n = vals.shape[0]
-    for j in range(n):
-        order[j] = j
-    for j in range(1, n):
-        o = order[j]
-        v = vals[o]
-        k = j - 1
-        while k >= 0 and vals[order[k]] < v:
-            order[k + 1] = order[k]
-            k -= 1
-        order[k + 1] = o
-
-
 # ------------------------------------------------------------------------ A*
 
 
 @njit(cache=True)
-def backward_heuristic(emissions, transitions, end, h):
-    """``h[i, l]``: best score of positions ``i+1..T-1`` after label ``l`` at ``i`` (end included)."""
+def backward_heuristic(emissions, transitions_t, end, h, best_next, b):
+    """Backward Viterbi: ``h[i, l]`` is the best score of positions ``i+1..T-1``
+    after label ``l`` at ``i`` (end score included), ``best_next[i, l]`` the
+    label at ``i+1`` on that completion (lowest index on ties).
+
+    ``transitions_t`` is the transposed transition matrix (``[cur, prev]``),
+    so the inner loop runs over contiguous memory; ``b`` is a work row.
+    """
     n_tokens, n_labels = emissions.shape
+    last = n_tokens - 1
     for j in range(n_labels):
-        h[n_tokens - 1, j] = end[j]
-    for i in range(n_tokens - 2, -1, -1):
+        h[last, j] = end[j]
+        best_next[last, j] = -1
+    for i in range(last - 1, -1, -1):
+        for k in range(n_labels):
+            b[k] = emissions[i + 1, k] + h[i + 1, k]
         for j in range(n_labels):
-            best = -np.inf
-            for k in range(n_labels):
-                v = transitions[j, k] + emissions[i + 1, k] + h[i + 1, k]
-                if v > best:
-                    best = v
-            h[i, j] = best
+            h[i, j] = transitions_t[0, j] + b[0]
+            best_next[i, j] = 0
+        for k in range(1, n_labels):
+            bk = b[k]
+            for j in range(n_labels):
+                v = transitions_t[k, j] + bk
+                if v > h[i, j]:
+                    h[i, j] = v
+                    best_next[i, j] = k
 
 
 @njit(cache=True)
-def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, scores):
+def _top_children(i, c, emissions, transitions_t, h, keep, alt_val, alt_lab):
+    """The ``keep`` best next labels after label ``c`` at position ``i``, ranked
+    like :func:`backward_heuristic` (value descending, lower label on ties)."""
+    n_labels = emissions.shape[1]
+    m = 0
+    for k in range(n_labels):
+        v = transitions_t[k, c] + (emissions[i + 1, k] + h[i + 1, k])
+        if m == keep and v <= alt_val[i, c, m - 1]:
+            continue
+        if m < keep:
+            m += 1
+        r = m - 1
+        while r > 0 and alt_val[i, c, r - 1] < v:
+            alt_val[i, c, r] = alt_val[i, c, r - 1]
+            alt_lab[i, c, r] = alt_lab[i, c, r - 1]
+            r -= 1
+        alt_val[i, c, r] = v
+        alt_lab[i, c, r] = k
+
+
+@njit(cache=True)
+def astar_workspace(max_tokens, n_labels, n, capacity):
+    """Work arrays for :func:`astar_nbest_kernel` (allocate once, reuse per sentence).
+
+    ``capacity`` bounds the prefixes materialized per search (0: the default
+    ``2 n max_tokens + 16``); the kernel returns -1 when it is exceeded.
+    """
+    m = max(max_tokens, 1)
+    keep = max(min(n, n_labels), 1)
+    cap = capacity if capacity > 0 else 2 * n * m + 16
+    return (np.empty((m, n_labels)), np.empty((m, n_labels), dtype=np.int32),
+            np.empty((m, n_labels, keep)), np.empty((m, n_labels, keep), dtype=np.int32),
+            np.zeros((m, n_labels), dtype=np.bool_), np.empty((n_labels, n_labels)),
+            np.empty(n_labels), np.empty(keep), np.empty(keep, dtype=np.int32),
+            np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32), np.empty(cap),
+            np.empty(2 * cap + 2), np.empty(2 * cap + 2, dtype=np.int32),
+            np.empty(2 * cap + 2, dtype=np.int64), np.empty(2 * cap + 2, dtype=np.int32),
+            np.empty(2 * cap + 2, dtype=np.int32))
+
+
+@njit(cache=True)
+def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, scores, ws):
     """Exact top-n by A*; fills ``paths[:k]`` and ``scores[:k]``, returns ``k``.
 
     Parameters
@@ -161,42 +187,59 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
         (``inf``: never). That path is not returned.
     paths : int32 array, shape (>= n, >= n_tokens)
     scores : float64 array, shape (>= n,)
+    ws : tuple
+        From :func:`astar_workspace` (sized for at least ``n_tokens``).
 
     Returns
     -------
     int
-        Number of sequences found, ``min(n, L^T)`` unless stopped early.
+        Number of sequences found (``min(n, L^T)`` unless stopped early), or
+        -1 when the workspace capacity was exceeded (grow it and retry).
+
+    Notes
+    -----
+    A queue entry stands for the ``rank``-th best child of a prefix. Popping
+    it queues the entry's next sibling, then follows the child's best
+    completion (read from the backward pass) to the end of the sentence,
+    queueing the second-best child of every prefix on the way, all with
+    exact priorities; the completed path is the next best. So each path
+    costs one pop.
+    The order of a prefix's children depends only on its position and last
+    label, so sibling rankings are computed once per (position, label) that
+    needs them, and only up to rank ``n - 1`` (no top-n path uses a later
+    child). Cost: one backward Viterbi pass, then ``O(n T (L + log(n T)))``.
     """
     n_tokens, n_labels = emissions.shape
     if n_tokens == 0 or n <= 0:
         return 0
-    h = np.empty((n_tokens, n_labels))
-    backward_heuristic(emissions, transitions, end, h)
-    cap_nodes = n * n_tokens + 16
-    node_label = np.empty(cap_nodes, dtype=np.int32)
-    node_parent = np.empty(cap_nodes, dtype=np.int32)
-    node_g = np.empty(cap_nodes)
-    child_order = np.empty((cap_nodes, n_labels), dtype=np.int32)
-    child_f = np.empty((cap_nodes, n_labels))
-    root_order = np.empty(n_labels, dtype=np.int32)
-    root_f = np.empty(n_labels)
-    cap_heap = 2 * cap_nodes + 16
-    hf = np.empty(cap_heap)
-    hd = np.empty(cap_heap, dtype=np.int32)
-    hs = np.empty(cap_heap, dtype=np.int64)
-    hp = np.empty(cap_heap, dtype=np.int32)
-    hr = np.empty(cap_heap, dtype=np.int32)
-    vals = np.empty(n_labels)
-    order = np.empty(n_labels, dtype=np.int32)
+    (h, best_next, alt_val, alt_lab, alt_done, trans_t, b, root_val, root_lab,
+     node_label, node_parent, node_g, hf, hd, hs, hp, hr) = ws
+    cap = node_label.shape[0]
+    keep = min(n, n_labels)
+    for a in range(n_labels):
+        for c in range(n_labels):
+            trans_t[c, a] = transitions[a, c]
+    backward_heuristic(emissions, trans_t, end, h, best_next, b)
+    for i in range(n_tokens):
+        for j in range(n_labels):
+            alt_done[i, j] = False
+    m = 0
     for j in range(n_labels):
-        vals[j] = start[j] + emissions[0, j] + h[0, j]
-    _sort_children(vals, order)
-    for j in range(n_labels):
-        root_order[j] = order[j]
-        root_f[j] = vals[order[j]]
+        v = start[j] + emissions[0, j] + h[0, j]
+        if m == keep and v <= root_val[m - 1]:
+            continue
+        if m < keep:
+            m += 1
+        r = m - 1
+        while r > 0 and root_val[r - 1] < v:
+            root_val[r] = root_val[r - 1]
+            root_lab[r] = root_lab[r - 1]
+            r -= 1
+        root_val[r] = v
+        root_lab[r] = j
     size = 0
     seq = 0
-    size = _heap_push(hf, hd, hs, hp, hr, size, root_f[0], 0, seq, -1, 0)
+    size = _heap_push(hf, hd, hs, hp, hr, size, root_val[0], 0, seq, -1, 0)
     seq += 1
     n_nodes = 0
     found = 0
@@ -206,70 +249,88 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
         depth = hd[size]
         parent = hp[size]
         rank = hr[size]
-        # the sibling after this one joins the queue
-        if rank + 1 < n_labels:
-            if size + 2 > hf.shape[0]:
-                m = 2 * hf.shape[0]
-                hf = _grow_f(hf, m)
-                hd = _grow_f(hd, m)
-                hs = _grow_f(hs, m)
-                hp = _grow_f(hp, m)
-                hr = _grow_f(hr, m)
-            if parent < 0:
-                f_next = root_f[rank + 1]
-            else:
-                f_next = child_f[parent, rank + 1]
-            size = _heap_push(hf, hd, hs, hp, hr, size, f_next, depth, seq, parent, rank + 1)
-            seq += 1
-        # materialize the prefix this entry stands for
-        if n_nodes >= node_label.shape[0]:
-            m = 2 * node_label.shape[0]
-            node_label = _grow_f(node_label, m)
-            node_parent = _grow_f(node_parent, m)
-            node_g = _grow_f(node_g, m)
-            child_order = _grow_2d(child_order, m)
-            child_f = _grow_2d(child_f, m)
-        x = n_nodes
-        n_nodes += 1
         if parent < 0:
-            lab = root_order[rank]
+            lab = root_lab[rank]
             g = start[lab] + emissions[0, lab]
+            if rank + 1 < keep:
+                size = _heap_push(hf, hd, hs, hp, hr, size, root_val[rank + 1], 0, seq, -1, rank + 1)
+                seq += 1
         else:
-            lab = child_order[parent, rank]
-            g = node_g[parent] + transitions[node_label[parent], lab] + emissions[depth, lab]
-        node_label[x] = lab
-        node_parent[x] = parent
-        node_g[x] = g
-        if depth == n_tokens - 1:
-            score = g + end[lab]
-            if found == 0:
-                best = score
-            elif best - score >= stop_gap:
-                break
-            scores[found] = score
-            p = x
-            for i in range(n_tokens - 1, -1, -1):
-                paths[found, i] = node_label[p]
-                p = node_parent[p]
-            found += 1
-            continue
-        nxt = depth + 1
-        for j in range(n_labels):
-            vals[j] = g + transitions[lab, j] + emissions[nxt, j] + h[nxt, j]
-        _sort_children(vals, order)
-        for j in range(n_labels):
-            child_order[x, j] = order[j]
-            child_f[x, j] = vals[order[j]]
-        if size + 2 > hf.shape[0]:
-            m = 2 * hf.shape[0]
-            hf = _grow_f(hf, m)
-            hd = _grow_f(hd, m)
-            hs = _grow_f(hs, m)
-            hp = _grow_f(hp, m)
-            hr = _grow_f(hr, m)
-        size = _heap_push(hf, hd, hs, hp, hr, size, child_f[x, 0], nxt, seq, x, 0)
-        seq += 1
+            plab = node_label[parent]
+            d = depth - 1
+            if rank == 0:
+                lab = best_next[d, plab]
+            else:
+                lab = alt_lab[d, plab, rank]
+            g = node_g[parent] + transitions[plab, lab] + emissions[depth, lab]
+            if rank + 1 < keep:
+                if not alt_done[d, plab]:
+                    _top_children(d, plab, emissions, trans_t, h, keep, alt_val, alt_lab)
+                    alt_done[d, plab] = True
+                size = _heap_push(hf, hd, hs, hp, hr, size, node_g[parent] + alt_val[d, plab, rank + 1],
+                                  depth, seq, parent, rank + 1)
+                seq += 1
+        # dive: follow the best completion down to the last position, creating
+        # its nodes and queueing each one's second-best child
+        while depth < n_tokens - 1:
+            if n_nodes >= cap:
+                return -1
+            x = n_nodes
+            n_nodes += 1
+            node_label[x] = lab
+            node_parent[x] = parent
+            node_g[x] = g
+            if keep > 1:
+                if not alt_done[depth, lab]:
+                    _top_children(depth, lab, emissions, trans_t, h, keep, alt_val, alt_lab)
+                    alt_done[depth, lab] = True
+                size = _heap_push(hf, hd, hs, hp, hr, size, g + alt_val[depth, lab, 1],
+                                  depth + 1, seq, x, 1)
+                seq += 1
+            child = best_next[depth, lab]
+            g = g + transitions[lab, child] + emissions[depth + 1, child]
+            parent = x
+            lab = child
+            depth += 1
+        score = g + end[lab]
+        if found == 0:
+            best = score
+        elif best - score >= stop_gap:
+            break
+        scores[found] = score
+        paths[found, depth] = lab
+        p = parent
+        for i in range(n_tokens - 2, -1, -1):
+            paths[found, i] = node_label[p]
+            p = node_parent[p]
+        found += 1
     return found
+
+
+def astar_nbest(emissions, transitions, start, end, n, stop_gap=np.inf):
+    """Run :func:`astar_nbest_kernel` with a fresh workspace, growing it as needed.
+
+    Returns
+    -------
+    paths : int32 array, shape (k, n_tokens)
+    scores : float64 array, shape (k,)
+    """
+    n_tokens, n_labels = emissions.shape
+    paths = np.zeros((n, max(n_tokens, 1)), dtype=np.int32)
+    scores = np.zeros(n)
+    ws = astar_workspace(n_tokens, n_labels, n, 0)
+    k, _ = astar_nbest_retry(emissions, transitions, start, end, n, stop_gap, paths, scores, ws)
+    return paths[:k, :n_tokens], scores[:k]
+
+
+@njit(cache=True)
+def astar_nbest_retry(emissions, transitions, start, end, n, stop_gap, paths, scores, ws):
+    """:func:`astar_nbest_kernel`, growing the workspace when needed; returns ``(k, ws)``."""
+    while True:
+        k = astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, scores, ws)
+        if k >= 0:
+            return k, ws
+        ws = astar_workspace(ws[0].shape[0], emissions.shape[1], n, 2 * ws[9].shape[0])
 
 
 # ---------------------------------------------------------------------- beam
@@ -423,7 +484,8 @@ def nbest(emissions, transitions, start=None, end=None, n=5, method="astar", bea
     paths = np.zeros((n, n_tokens), dtype=np.int32)
     scores = np.zeros(n)
     if method == "astar":
-        k = astar_nbest_kernel(E, U, s, e, n, np.inf, paths, scores)
+        paths, scores = astar_nbest(E, U, s, e, n)
+        k = len(scores)
     elif method == "beam":
         k = beam_nbest_kernel(E, U, s, e, n, int(beam_width), paths, scores)
     else:

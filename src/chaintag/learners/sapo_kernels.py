@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..decoding.nbest import astar_nbest_kernel, beam_nbest_kernel
+from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
 
 FOLD_BELOW = 1e-6
@@ -103,6 +103,7 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
     paths = np.zeros((n_best, m), dtype=np.int32)
     scores = np.zeros(n_best)
     probs = np.zeros(n_best)
+    ws = astar_workspace(m, n_labels, n_best, 0)
     n_updates = 0
     n_errors = 0
     loss = 0.0
@@ -124,7 +125,7 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
             if use_beam:
                 k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
             else:
-                k = astar_nbest_kernel(E[:T], trans, start, end, n_best, stop_gap, paths, scores)
+                k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap, paths, scores, ws)
             # probabilities over the top-n (log-sum-exp)
             top = scores[0]
             z = 0.0
