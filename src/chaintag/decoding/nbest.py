@@ -152,6 +152,28 @@ def _top_children(i, c, emissions, transitions_t, h, keep, alt_val, alt_lab):
 
 
 @njit(cache=True)
+def _second_child(i, c, emissions, transitions_t, h, alt_val, alt_lab):
+    """Best and second-best next labels after ``c`` at ``i`` (ranks 0 and 1 of
+    :func:`_top_children`, at the cost of one scan)."""
+    n_labels = emissions.shape[1]
+    v0 = -np.inf
+    v1 = -np.inf
+    l0 = -1
+    l1 = -1
+    for k in range(n_labels):
+        v = transitions_t[k, c] + (emissions[i + 1, k] + h[i + 1, k])
+        if l0 < 0 or v > v0:
+            v1, l1 = v0, l0
+            v0, l0 = v, k
+        elif l1 < 0 or v > v1:
+            v1, l1 = v, k
+    alt_val[i, c, 0] = v0
+    alt_lab[i, c, 0] = l0
+    alt_val[i, c, 1] = v1
+    alt_lab[i, c, 1] = l1
+
+
+@njit(cache=True)
 def astar_workspace(max_tokens, n_labels, n, capacity):
     """Work arrays for :func:`astar_nbest_kernel` (allocate once, reuse per sentence).
 
@@ -163,7 +185,7 @@ def astar_workspace(max_tokens, n_labels, n, capacity):
     cap = capacity if capacity > 0 else 2 * n * m + 16
     return (np.empty((m, n_labels)), np.empty((m, n_labels), dtype=np.int32),
             np.empty((m, n_labels, keep)), np.empty((m, n_labels, keep), dtype=np.int32),
-            np.zeros((m, n_labels), dtype=np.bool_), np.empty((n_labels, n_labels)),
+            np.zeros((m, n_labels), dtype=np.int8), np.empty((n_labels, n_labels)),
             np.empty(n_labels), np.empty(keep), np.empty(keep, dtype=np.int32),
             np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32), np.empty(cap),
             np.empty(2 * cap + 2), np.empty(2 * cap + 2, dtype=np.int32),
@@ -222,7 +244,7 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
     backward_heuristic(emissions, trans_t, end, h, best_next, b)
     for i in range(n_tokens):
         for j in range(n_labels):
-            alt_done[i, j] = False
+            alt_done[i, j] = 0
     m = 0
     for j in range(n_labels):
         v = start[j] + emissions[0, j] + h[0, j]
@@ -264,9 +286,9 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
                 lab = alt_lab[d, plab, rank]
             g = node_g[parent] + transitions[plab, lab] + emissions[depth, lab]
             if rank + 1 < keep:
-                if not alt_done[d, plab]:
+                if alt_done[d, plab] < 2:
                     _top_children(d, plab, emissions, trans_t, h, keep, alt_val, alt_lab)
-                    alt_done[d, plab] = True
+                    alt_done[d, plab] = 2
                 size = _heap_push(hf, hd, hs, hp, hr, size, node_g[parent] + alt_val[d, plab, rank + 1],
                                   depth, seq, parent, rank + 1)
                 seq += 1
@@ -281,9 +303,9 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
             node_parent[x] = parent
             node_g[x] = g
             if keep > 1:
-                if not alt_done[depth, lab]:
-                    _top_children(depth, lab, emissions, trans_t, h, keep, alt_val, alt_lab)
-                    alt_done[depth, lab] = True
+                if alt_done[depth, lab] == 0:
+                    _second_child(depth, lab, emissions, trans_t, h, alt_val, alt_lab)
+                    alt_done[depth, lab] = 1
                 size = _heap_push(hf, hd, hs, hp, hr, size, g + alt_val[depth, lab, 1],
                                   depth + 1, seq, x, 1)
                 seq += 1

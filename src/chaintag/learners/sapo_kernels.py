@@ -94,9 +94,9 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     C = np.zeros((m, n_labels))
-    trans = np.empty((n_labels, n_labels))
-    start = np.empty(n_labels)
-    end = np.empty(n_labels)
+    trans = v[t_off:s_off].reshape((n_labels, n_labels))
+    start = v[s_off:e_off]
+    end = v[e_off:e_off + n_labels]
     CT = np.zeros((n_labels, n_labels))
     CS = np.zeros(n_labels)
     CE = np.zeros(n_labels)
@@ -113,19 +113,16 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
         T = t1 - t0
         gamma = lr0 / (1.0 + step / n_train) if lr_decay else lr0
         if T > 0:
+            # search on the unscaled weights v: w = sigma v with sigma > 0 ranks
+            # paths identically; scores are scaled afterwards
             emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
-            for i in range(T):
-                for j in range(n_labels):
-                    E[i, j] *= sigma
-            for a in range(n_labels):
-                start[a] = sigma * v[s_off + a]
-                end[a] = sigma * v[e_off + a]
-                for b in range(n_labels):
-                    trans[a, b] = sigma * v[t_off + a * n_labels + b]
             if use_beam:
                 k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
             else:
-                k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap, paths, scores, ws)
+                k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap / sigma,
+                                          paths, scores, ws)
+            for r in range(k):
+                scores[r] *= sigma
             # probabilities over the top-n (log-sum-exp)
             top = scores[0]
             z = 0.0
@@ -139,7 +136,7 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
             g_score = start[y0] + E[0, y0] + end[gold[t1 - 1]]
             for i in range(1, T):
                 g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
-            loss += log_z - g_score
+            loss += log_z - sigma * g_score
             for i in range(T):
                 if paths[0, i] != gold[t0 + i]:
                     n_errors += 1
