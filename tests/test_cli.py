@@ -174,3 +174,30 @@ def test_help_for_every_command(capsys):
             main(cmd)
         assert exc.value.code == 0
     assert "usage: chaintag" in capsys.readouterr().out
+
+
+def test_sapo_training_and_nbest_tagging(tmp_path, capsys):
+    code, model, _ = train(tmp_path, capsys, "--algorithm", "sapo", "--n-best", "3", "--learning-rate", "0.5")
+    assert code == 0
+    test = write(tmp_path, "test.txt", TEST)
+    out = tmp_path / "nbest.jsonl"
+    assert main(["tag", "-m", str(model), str(test), "--nbest", "4", "-o", str(out), "--quiet"]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 2 and [len(r["tokens"]) for r in records] == [4, 2]
+    for r in records:
+        probs = [c["probability"] for c in r["nbest"]]
+        scores = [c["score"] for c in r["nbest"]]
+        assert len(r["nbest"]) == 4
+        assert sum(probs) == pytest.approx(1.0)
+        assert scores == sorted(scores, reverse=True)
+        assert all(len(c["labels"]) == len(r["tokens"]) for c in r["nbest"])
+    # the best of the n-best is what plain tagging writes
+    plain = tmp_path / "plain.txt"
+    assert main(["tag", "-m", str(model), str(test), "-o", str(plain), "--quiet"]) == 0
+    best = [lab for r in records for lab in r["nbest"][0]["labels"]]
+    assert [ln.split()[-1] for ln in plain.read_text().split("\n") if ln] == best
+    conf = tmp_path / "conf.txt"
+    assert main(["tag", "-m", str(model), str(test), "--confidence", "4", "-o", str(conf), "--quiet"]) == 0
+    rows = [ln.split() for ln in conf.read_text().split("\n") if ln]
+    assert [r[-2] for r in rows] == best
+    assert all(0.0 < float(r[-1]) <= 1.0 for r in rows)

@@ -29,6 +29,13 @@ def add_parser(sub) -> None:
                    help="input format (default: from the reference or the .conllu extension)")
     p.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
+    p.add_argument("--nbest", type=int, default=0, metavar="K",
+                   help="write the K best label sequences of each sentence as JSON lines: "
+                        "{tokens, nbest: [{labels, score, probability}]} where probability is "
+                        "over the top-K only (not a CRF marginal)")
+    p.add_argument("--confidence", nargs="?", type=int, const=5, default=0, metavar="K",
+                   help="add a column with each token's label probability estimated from the "
+                        "top-K sequences (default K: 5)")
     p.add_argument("--batch-size", type=int, default=2000, metavar="N",
                    help="sentences tagged per batch (default: 2000)")
     add_common(p)
@@ -77,6 +84,9 @@ def run(args) -> int:
     from ..io.columns import format_sentence
     from ..learners import load
 
+    from ..errors import InputError
+    if args.nbest < 0 or args.confidence < 0 or (args.nbest and args.confidence):
+        raise InputError("--nbest and --confidence take a positive K, and only one of them")
     model = load(args.model)
     sentences, sep, name = _sentences(args)
     ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
@@ -92,15 +102,28 @@ def run(args) -> int:
                     out_sep = "\t" if any(" " in f for tok in sent.tokens for f in tok) else " "
             batch.append(sent.tokens)
             if len(batch) >= args.batch_size:
-                _flush(model, batch, picker, out, out_sep, format_sentence)
+                _flush(model, batch, picker, out, out_sep, format_sentence, args)
                 batch = []
         if batch:
-            _flush(model, batch, picker, out, out_sep, format_sentence)
+            _flush(model, batch, picker, out, out_sep, format_sentence, args)
     return 0
 
 
-def _flush(model, batch, picker, out, sep, format_sentence) -> None:
+def _flush(model, batch, picker, out, sep, format_sentence, args) -> None:
+    import json
     rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
+    if args.nbest:
+        for toks, cands in zip(batch, model.predict_nbest(rows, args.nbest)):
+            out.write(json.dumps({"tokens": [list(t) for t in toks],
+                                  "nbest": [{"labels": labs, "score": score, "probability": prob}
+                                            for labs, score, prob in cands]}, ensure_ascii=False))
+            out.write("\n")
+        return
+    if args.confidence:
+        labels, conf = model.predict_confidence(rows, args.confidence)
+        for toks, labs, cs in zip(batch, labels, conf):
+            out.write(format_sentence([tok + (lab, f"{c:.4f}") for tok, lab, c in zip(toks, labs, cs)], sep))
+        return
     labels = model.predict(rows)
     for toks, labs in zip(batch, labels):
         out.write(format_sentence([tok + (lab,) for tok, lab in zip(toks, labs)], sep))

@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .scoring import emission_scores, max_sentence_length
+
 # --------------------------------------------------------------------- heap
 
 
@@ -513,3 +515,48 @@ def nbest(emissions, transitions, start=None, end=None, n=5, method="astar", bea
     else:
         raise ValueError(f"unknown search method {method!r}; expected 'astar' or 'beam'")
     return [(float(scores[i]), paths[i].copy()) for i in range(k)]
+
+
+@njit(cache=True)
+def nbest_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, k, out_paths, out_scores,
+                 out_found):
+    """Top-k label sequences of every sentence of a corpus, by exact A*.
+
+    Parameters
+    ----------
+    sent_ptr, tok_ptr, ent_lo, ent_n : corpus arrays (see :mod:`chaintag.decoding.scoring`)
+    feat_label : int32 array, shape (n_features,)
+    w : float64 array, shape (n_weights,)
+        Flat weights (features, transitions, start, end).
+    n_labels, k : int
+    out_paths : int32 array, shape (k, n_tokens)
+        ``out_paths[r, t0:t1]`` receives the r-th best labels of sentence ``t0:t1``.
+    out_scores : float64 array, shape (n_sentences, k)
+    out_found : int32 array, shape (n_sentences,)
+        Sequences found per sentence, ``min(k, L^T)``.
+    """
+    n_features = feat_label.shape[0]
+    t_off = n_features
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    trans = w[t_off:s_off].reshape((n_labels, n_labels))
+    start = w[s_off:e_off]
+    end = w[e_off:e_off + n_labels]
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, n_labels))
+    paths = np.zeros((k, m), dtype=np.int32)
+    scores = np.zeros(k)
+    ws = astar_workspace(m, n_labels, k, 0)
+    for s in range(sent_ptr.shape[0] - 1):
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        if t1 == t0:
+            out_found[s] = 0
+            continue
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        found, ws = astar_nbest_retry(E[:t1 - t0], trans, start, end, k, np.inf, paths, scores, ws)
+        out_found[s] = found
+        for r in range(found):
+            out_scores[s, r] = scores[r]
+            for i in range(t1 - t0):
+                out_paths[r, t0 + i] = paths[r, i]
