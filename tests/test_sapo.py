@@ -28,7 +28,7 @@ def test_n1_lr1_no_l2_is_the_perceptron():
     assert [h["updates"] for h in sapo.history_] == [h["updates"] for h in perc.history_]
 
 
-def dense_reference(model, n_best, lr, l2, epochs, order):
+def dense_reference(model, n_best, lr, l2, epochs, order, snapshots=None):
     """Plain numpy SAPO on the model's own features: dense updates, dense L2 step."""
     ex, fi = model.extractor_, model.feature_index_
     L, F = len(model.labels_), fi.n_features
@@ -68,6 +68,8 @@ def dense_reference(model, n_best, lr, l2, epochs, order):
                 step -= pk * phi(s, list(path))
             w = w + lr * step
             w = w * (1 - lr * l2 / len(SENTS))
+            if snapshots is not None:
+                snapshots.append(w.copy())
     return w
 
 
@@ -106,3 +108,34 @@ def test_invalid_settings_are_refused():
                 dict(learning_rate=1.0, l2=10.0)):
         with pytest.raises(ValueError):
             SAPO(features=FEATURES, columns=COLS, progress=False, **bad).fit(SENTS, LABELS)
+
+
+def test_averaged_sapo_at_n1_is_the_averaged_perceptron():
+    sapo = SAPO(features=FEATURES, columns=COLS, n_best=1, learning_rate=1.0, lr_schedule="fixed",
+                l2=0.0, shuffle=False, averaged=True, epochs=4, progress=False).fit(SENTS, LABELS)
+    perc = StructuredPerceptron(features=FEATURES, columns=COLS, averaged=True, epochs=4,
+                                progress=False).fit(SENTS, LABELS)
+    np.testing.assert_allclose(sapo.weights_, perc.weights_, rtol=0, atol=1e-12)
+
+
+def test_averaged_sapo_with_l2_equals_naive_average():
+    # strong L2 (shrink 0.6 per step) folds the scale many times within the run
+    kw = dict(features=FEATURES, columns=COLS, n_best=3, learning_rate=0.5, lr_schedule="fixed",
+              l2=4.0, shuffle=False, epochs=3, progress=False)
+    model = SAPO(averaged=True, **kw).fit(SENTS, LABELS)
+    snapshots = []
+    dense_reference(model, 3, 0.5, 4.0, 3, range(len(SENTS)), snapshots)
+    np.testing.assert_allclose(model.weights_, np.mean(snapshots, axis=0), rtol=1e-9, atol=1e-12)
+    plain = SAPO(**kw).fit(SENTS, LABELS)
+    np.testing.assert_allclose(plain.weights_, snapshots[-1], rtol=1e-9, atol=1e-12)
+
+
+def test_structure_regularization_runs_and_is_seeded():
+    kw = dict(features=FEATURES, columns=COLS, structure_reg=1.5, epochs=5, progress=False)
+    a = SAPO(**kw).fit(SENTS, LABELS)
+    b = SAPO(**kw).fit(SENTS, LABELS)
+    c = SAPO(random_state=9, **kw).fit(SENTS, LABELS)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    assert not np.array_equal(a.weights_, c.weights_)
+    with pytest.raises(ValueError):
+        SAPO(features=FEATURES, columns=COLS, structure_reg=0.5, progress=False).fit(SENTS, LABELS)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
-from .sapo_kernels import fold_scale, sapo_epoch
+from .sapo_kernels import fold_average, fold_scale, sapo_epoch
 
 
 @register
@@ -45,6 +45,14 @@ class SAPO(SequenceTagger):
         Variant of the authors' code: stop the top-n search once a candidate
         is ``stop_ratio`` times less probable than the best
         (``exp(s_1 - s_k) >= stop_ratio``; they used 20).
+    averaged : bool, default False
+        Variant of the authors' code: tag with the average of the weights
+        after every step (computed lazily and exactly, as for the perceptron).
+    structure_reg : float, default 0.0
+        Structure regularization (Sun 2014), as in the authors' code: when
+        > 0, each training sentence is cut at random into pieces of geometric
+        length with this mean (they used 1.5), each searched and updated as a
+        sentence of its own. 0 disables it.
     epochs : int, default 10
     cc : int, default 0
         Count cut-off on (attribute, label) pairs.
@@ -72,7 +80,7 @@ class SAPO(SequenceTagger):
 
     def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
                  learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
-                 epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
+                 averaged=False, structure_reg=0.0, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
         self.features = features
         self.columns = columns
         self.n_best = n_best
@@ -83,6 +91,8 @@ class SAPO(SequenceTagger):
         self.l2 = l2
         self.l2_per_pass = l2_per_pass
         self.stop_ratio = stop_ratio
+        self.averaged = averaged
+        self.structure_reg = structure_reg
         self.epochs = epochs
         self.cc = cc
         self.feature_space = feature_space
@@ -99,6 +109,8 @@ class SAPO(SequenceTagger):
             raise ValueError("n_best and beam_width must be at least 1")
         if self.learning_rate <= 0 or self.l2 < 0:
             raise ValueError("learning_rate must be > 0 and l2 >= 0")
+        if self.structure_reg and self.structure_reg < 1:
+            raise ValueError("structure_reg is a mean piece length: 0 (off) or at least 1")
         shrink = self.learning_rate * self.l2 / (1 if self.l2_per_pass else n_train)
         if shrink >= 1:
             raise ValueError(f"learning_rate * l2{'' if self.l2_per_pass else ' / |S|'} = {shrink:g} "
@@ -107,25 +119,38 @@ class SAPO(SequenceTagger):
     def _begin(self, data: TrainData) -> dict:
         n_train = data.attrs.n_sentences
         self._check(n_train)
-        return {"v": np.zeros(data.index.n_weights), "sigma": 1.0, "step": 0, "n_train": n_train}
+        n = data.index.n_weights
+        avg = bool(self.averaged)
+        return {"v": np.zeros(n), "sigma": 1.0, "step": 0, "n_train": n_train,
+                "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0,
+                "seed": np.random.SeedSequence(self.random_state)}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
         stop_gap = math.log(self.stop_ratio) if self.stop_ratio else np.inf
         step_before = state["step"]
-        sigma, step, n_updates, n_errors, loss = sapo_epoch(
+        seed = int(state["seed"].spawn(1)[0].generate_state(1)[0])
+        sigma, step, n_updates, n_errors, loss, sigma_sum = sapo_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
             state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
             self.search == "beam", int(self.beam_width), stop_gap, float(self.learning_rate),
-            self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass)
+            self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass,
+            bool(self.averaged), state["u"], state["acc"], state["sigma_sum"],
+            float(self.structure_reg), seed)
         if self.l2 > 0 and self.l2_per_pass:
             gamma = self.learning_rate / (1 + step_before / state["n_train"]) \
                 if self.lr_schedule == "decay" else self.learning_rate
             sigma *= 1 - gamma * self.l2
+        if self.averaged:
+            fold_average(state["v"], state["u"], state["acc"], sigma_sum)
+            sigma_sum = 0.0
         if sigma != 1.0:
             sigma = fold_scale(state["v"], sigma)  # keep v = w between passes (cheap: once a pass)
-        state["sigma"], state["step"] = sigma, step
+        state["sigma"], state["step"], state["sigma_sum"] = sigma, step, sigma_sum
         return {"updates": int(n_updates), "errors": int(n_errors), "loss": float(loss)}
 
     def _current_weights(self, state: dict) -> np.ndarray:
+        if self.averaged and state["step"] > 0:
+            # between passes: sigma == 1, u == 0 and sigma_sum == 0 (folded)
+            return state["acc"] / state["step"]
         return state["sigma"] * state["v"]

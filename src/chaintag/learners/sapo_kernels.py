@@ -13,6 +13,12 @@ therefore costs time proportional to the weights it touches.
 The update is accumulated exactly: at a position where a candidate agrees
 with the gold label nothing is added, so with ``n = 1``, ``gamma = 1`` and no
 regularization the update is exactly the perceptron's.
+
+Averaging (an option, as in the authors' code) is lazy too. With
+``S_t = sigma_1 + ... + sigma_t``, an update ``delta`` to ``v`` at step ``t``
+adds ``delta * S_{t-1}`` to ``u``; the sum of the weight vectors after
+every step is then ``acc + S v - u``, where ``acc`` collects that sum at every
+fold of ``sigma`` (when ``v``, ``u`` and ``S`` restart).
 """
 
 from __future__ import annotations
@@ -35,9 +41,116 @@ def fold_scale(v, sigma):
 
 
 @njit(cache=True)
+def fold_average(v, u, acc, sigma_sum):
+    """Move the running average sums into ``acc`` (``acc += S v - u``; ``u = 0``)."""
+    for f in range(v.shape[0]):
+        acc[f] += sigma_sum * v[f] - u[f]
+        u[f] = 0.0
+
+
+@njit(cache=True)
+def _add(v, u, f, delta, averaged, sigma_sum):
+    v[f] += delta
+    if averaged:
+        u[f] += delta * sigma_sum
+
+
+@njit(cache=True)
+def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, gamma, n_labels,
+                n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
+                paths, scores, probs, ws):
+    """Search and update for the tokens ``t0:t1``; returns (touched, errors, loss, ws)."""
+    n_features = feat_label.shape[0]
+    t_off = n_features
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    trans = v[t_off:s_off].reshape((n_labels, n_labels))
+    start = v[s_off:e_off]
+    end = v[e_off:e_off + n_labels]
+    T = t1 - t0
+    # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
+    # identically; the scores are scaled afterwards
+    emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
+    if use_beam:
+        k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
+    else:
+        k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap / sigma, paths, scores, ws)
+    for r in range(k):
+        scores[r] *= sigma
+    # probabilities over the top-n (log-sum-exp)
+    top = scores[0]
+    z = 0.0
+    for r in range(k):
+        probs[r] = np.exp(scores[r] - top)
+        z += probs[r]
+    for r in range(k):
+        probs[r] /= z
+    log_z = top + np.log(z)
+    y0 = gold[t0]
+    g_score = start[y0] + E[0, y0] + end[gold[t1 - 1]]
+    for i in range(1, T):
+        g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
+    loss = log_z - sigma * g_score
+    errors = 0
+    for i in range(T):
+        if paths[0, i] != gold[t0 + i]:
+            errors += 1
+    # coefficients of Phi(y*) - sum_k P_k Phi(y_k), accumulated exactly
+    touched = False
+    for r in range(k):
+        p = probs[r]
+        for i in range(T):
+            y = gold[t0 + i]
+            zl = paths[r, i]
+            if zl != y:
+                C[i, y] += p
+                C[i, zl] -= p
+                touched = True
+            if i == 0:
+                if zl != y:
+                    CS[y] += p
+                    CS[zl] -= p
+            else:
+                yp = gold[t0 + i - 1]
+                zp = paths[r, i - 1]
+                if yp != zp or y != zl:
+                    CT[yp, y] += p
+                    CT[zp, zl] -= p
+        y = gold[t1 - 1]
+        zl = paths[r, T - 1]
+        if zl != y:
+            CE[y] += p
+            CE[zl] -= p
+    if touched:
+        scale = gamma / sigma
+        for i in range(T):
+            tok = t0 + i
+            for lab in range(n_labels):
+                c = C[i, lab]
+                if c != 0.0:
+                    C[i, lab] = 0.0
+                    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+                        f = find_feature(feat_label, ent_lo[e], ent_n[e], lab)
+                        if f >= 0:
+                            _add(v, u, f, scale * c, averaged, sigma_sum)
+        for a in range(n_labels):
+            if CS[a] != 0.0:
+                _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
+                CS[a] = 0.0
+            if CE[a] != 0.0:
+                _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
+                CE[a] = 0.0
+            for b in range(n_labels):
+                if CT[a, b] != 0.0:
+                    _add(v, u, t_off + a * n_labels + b, scale * CT[a, b], averaged, sigma_sum)
+                    CT[a, b] = 0.0
+    return touched, errors, loss, ws
+
+
+@njit(cache=True)
 def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sigma, step,
                n_labels, n_best, use_beam, beam_width, stop_gap, lr0, lr_decay, l2, n_train,
-               l2_per_sample):
+               l2_per_sample, averaged, u, acc, sigma_sum, piece_mean, seed):
     """One pass of SAPO over the sentences in ``order``.
 
     Parameters
@@ -74,6 +187,18 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
     l2_per_sample : bool
         Apply ``w *= 1 - gamma lambda / |S|`` after every sample (the paper);
         when False the caller applies one step per pass.
+    averaged : bool
+        Keep the sums for averaged weights in ``u``, ``acc`` and ``sigma_sum``.
+    u, acc : float64 arrays, shape (n_weights,)
+        Averaging sums (unused unless ``averaged``).
+    sigma_sum : float
+        ``S``: sum of the scales since the last fold.
+    piece_mean : float
+        Structure regularization (Sun 2014): when > 0, every sentence is cut
+        at random into pieces of geometric length with this mean, and each
+        piece is searched and updated as a sentence of its own.
+    seed : int
+        Seed of the cutting (used when ``piece_mean > 0``).
 
     Returns
     -------
@@ -86,17 +211,11 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
     loss : float
         Sum over samples of ``log sum_k exp(s_k) - s(y*)`` (the negative
         top-n log-likelihood, >= 0).
+    sigma_sum : float
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     C = np.zeros((m, n_labels))
-    trans = v[t_off:s_off].reshape((n_labels, n_labels))
-    start = v[s_off:e_off]
-    end = v[e_off:e_off + n_labels]
     CT = np.zeros((n_labels, n_labels))
     CS = np.zeros(n_labels)
     CE = np.zeros(n_labels)
@@ -104,95 +223,43 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
     scores = np.zeros(n_best)
     probs = np.zeros(n_best)
     ws = astar_workspace(m, n_labels, n_best, 0)
+    if piece_mean > 0.0:
+        np.random.seed(seed)
     n_updates = 0
     n_errors = 0
     loss = 0.0
     for s in order:
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
-        T = t1 - t0
         gamma = lr0 / (1.0 + step / n_train) if lr_decay else lr0
-        if T > 0:
-            # search on the unscaled weights v: w = sigma v with sigma > 0 ranks
-            # paths identically; scores are scaled afterwards
-            emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
-            if use_beam:
-                k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
-            else:
-                k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap / sigma,
-                                          paths, scores, ws)
-            for r in range(k):
-                scores[r] *= sigma
-            # probabilities over the top-n (log-sum-exp)
-            top = scores[0]
-            z = 0.0
-            for r in range(k):
-                probs[r] = np.exp(scores[r] - top)
-                z += probs[r]
-            for r in range(k):
-                probs[r] /= z
-            log_z = top + np.log(z)
-            y0 = gold[t0]
-            g_score = start[y0] + E[0, y0] + end[gold[t1 - 1]]
-            for i in range(1, T):
-                g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
-            loss += log_z - sigma * g_score
-            for i in range(T):
-                if paths[0, i] != gold[t0 + i]:
-                    n_errors += 1
-            # coefficients of Phi(y*) - sum_k P_k Phi(y_k), accumulated exactly
-            touched = False
-            for r in range(k):
-                p = probs[r]
-                for i in range(T):
-                    y = gold[t0 + i]
-                    z_lab = paths[r, i]
-                    if z_lab != y:
-                        C[i, y] += p
-                        C[i, z_lab] -= p
-                        touched = True
-                    if i == 0:
-                        if z_lab != y:
-                            CS[y] += p
-                            CS[z_lab] -= p
-                    else:
-                        yp = gold[t0 + i - 1]
-                        zp = paths[r, i - 1]
-                        if yp != zp or y != z_lab:
-                            CT[yp, y] += p
-                            CT[zp, z_lab] -= p
-                y = gold[t1 - 1]
-                z_lab = paths[r, T - 1]
-                if z_lab != y:
-                    CE[y] += p
-                    CE[z_lab] -= p
-            if touched:
-                n_updates += 1
-                scale = gamma / sigma
-                for i in range(T):
-                    tok = t0 + i
-                    for lab in range(n_labels):
-                        c = C[i, lab]
-                        if c != 0.0:
-                            C[i, lab] = 0.0
-                            for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
-                                f = find_feature(feat_label, ent_lo[e], ent_n[e], lab)
-                                if f >= 0:
-                                    v[f] += scale * c
-                for a in range(n_labels):
-                    if CS[a] != 0.0:
-                        v[s_off + a] += scale * CS[a]
-                        CS[a] = 0.0
-                    if CE[a] != 0.0:
-                        v[e_off + a] += scale * CE[a]
-                        CE[a] = 0.0
-                    for b in range(n_labels):
-                        if CT[a, b] != 0.0:
-                            v[t_off + a * n_labels + b] += scale * CT[a, b]
-                            CT[a, b] = 0.0
+        a = t0
+        touched_any = False
+        while a < t1:
+            b = t1
+            if piece_mean > 0.0:
+                length = 1
+                stop = 1.0 / piece_mean if piece_mean > 1.0 else 1.0
+                while np.random.random() >= stop:
+                    length += 1
+                b = min(a + length, t1)
+            touched, errors, piece_loss, ws = _sapo_piece(
+                a, b, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, gamma, n_labels,
+                n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
+                paths, scores, probs, ws)
+            touched_any = touched_any or touched
+            n_errors += errors
+            loss += piece_loss
+            a = b
+        if touched_any:
+            n_updates += 1
         if l2 > 0.0 and l2_per_sample:
             sigma *= 1.0 - gamma * l2 / n_train
-            if sigma < FOLD_BELOW:
-                sigma = fold_scale(v, sigma)
+        if averaged:
+            sigma_sum += sigma
+        if sigma < FOLD_BELOW:
+            if averaged:
+                fold_average(v, u, acc, sigma_sum)
+                sigma_sum = 0.0
+            sigma = fold_scale(v, sigma)
         step += 1
-    return sigma, step, n_updates, n_errors, loss
+    return sigma, step, n_updates, n_errors, loss, sigma_sum
