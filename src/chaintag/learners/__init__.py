@@ -3,8 +3,9 @@
 from .base import SequenceTagger, load, register
 from .perceptron import StructuredPerceptron
 from .sapo import SAPO
+from .crf import CRF, CRFLBFGS
 
-LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO}
+LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-lbfgs": CRFLBFGS}
 
 
 def make_learner(name: str, **params) -> SequenceTagger:
@@ -23,4 +24,4 @@ def make_learner(name: str, **params) -> SequenceTagger:
     return cls(**{k: v for k, v in params.items() if k in accepted})
 
 
-__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "load", "register", "make_learner", "LEARNERS"]
+__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "load", "register", "make_learner", "LEARNERS"]

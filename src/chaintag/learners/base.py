@@ -354,6 +354,32 @@ class SequenceTagger:
                         for r in range(found[s])])
         return out
 
+    def predict_marginals(self, sentences) -> list[np.ndarray]:
+        """Token marginals ``P(y_i = l | x)`` by forward-backward over the model's scores.
+
+        For CRF-trained models (``crf``, ``crf-lbfgs``) these are the model's
+        own posterior marginals. For other learners they are the marginals of
+        ``exp(score)``, which those learners were not trained to calibrate.
+
+        Returns
+        -------
+        list of float64 arrays, shape (n_tokens, n_labels)
+            One per sentence; columns follow ``labels_``; rows sum to 1.
+        """
+        from .crf_kernels import marginals_corpus
+
+        self._check_fitted()
+        rows = as_rows(sentences, len(self.columns_))
+        attrs = self.extractor_.transform(rows)
+        L = len(self.labels_)
+        out = np.zeros((attrs.n_tokens, L))
+        if attrs.n_tokens:
+            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
+            marginals_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
+                             self.weights_, L, out)
+        bounds = attrs.sent_ptr.tolist()
+        return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
+
     def predict_confidence(self, sentences, k: int = 5) -> tuple[list[list[str]], list[list[float]]]:
         """Best labels and, per token, the probability of its label estimated from the top-k.
 

@@ -1,0 +1,166 @@
+"""Linear-chain CRFs: SGD with lazy L2 (``crf``) and batch L-BFGS (``crf-lbfgs``)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .base import SequenceTagger, TrainData, register
+from .crf_kernels import crf_objective, crf_sgd_epoch, fold_scale
+
+
+@register
+class CRF(SequenceTagger):
+    """Linear-chain conditional random field trained by stochastic gradient descent.
+
+    Per sample: ``w += gamma_t (Phi(x, y*) - E_{P(y|x)}[Phi(x, y)])``, then
+    ``w *= 1 - gamma_t lambda / |S|`` (an O(1) step through a global scale),
+    with ``gamma_t = gamma_0 / (1 + t / |S|)`` (``t`` = samples seen).
+
+    Parameters
+    ----------
+    features, columns, epochs, cc, feature_space, shuffle, random_state, progress
+        As for :class:`~chaintag.learners.perceptron.StructuredPerceptron`
+        (``shuffle`` defaults to True: SGD visits samples in random order).
+    learning_rate : float, default 0.1
+        ``gamma_0``.
+    lr_schedule : {"decay", "fixed"}, default "decay"
+    l2 : float, default 1.0
+        ``lambda`` of the objective ``sum log P(y*|x) - lambda ||w||^2 / 2``.
+
+    References
+    ----------
+    J. Lafferty, A. McCallum, F. Pereira. Conditional random fields. ICML 2001.
+    L. Bottou. Stochastic gradient descent tricks (2012); Y. Tsuruoka, J. Tsujii,
+    S. Ananiadou. Stochastic gradient descent training for L1-regularized
+    log-linear models with cumulative penalty. ACL 2009.
+    """
+
+    algorithm = "crf"
+
+    def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="decay", l2=1.0,
+                 epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
+        self.features = features
+        self.columns = columns
+        self.learning_rate = learning_rate
+        self.lr_schedule = lr_schedule
+        self.l2 = l2
+        self.epochs = epochs
+        self.cc = cc
+        self.feature_space = feature_space
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.progress = progress
+
+    def _begin(self, data: TrainData) -> dict:
+        n_train = data.attrs.n_sentences
+        if self.lr_schedule not in ("decay", "fixed"):
+            raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {self.lr_schedule!r}")
+        if self.learning_rate <= 0 or self.l2 < 0:
+            raise ValueError("learning_rate must be > 0 and l2 >= 0")
+        if self.learning_rate * self.l2 / n_train >= 1:
+            raise ValueError("learning_rate * l2 / |S| must be below 1")
+        return {"v": np.zeros(data.index.n_weights), "sigma": 1.0, "step": 0, "n_train": n_train}
+
+    def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
+        a = data.attrs
+        sigma, step, loss = crf_sgd_epoch(
+            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
+            state["v"], state["sigma"], state["step"], data.index.n_labels, float(self.learning_rate),
+            self.lr_schedule == "decay", float(self.l2), state["n_train"])
+        if sigma != 1.0:
+            sigma = fold_scale(state["v"], sigma)
+        state["sigma"], state["step"] = sigma, step
+        return {"updates": int(len(order)), "loss": float(loss)}
+
+    def _current_weights(self, state: dict) -> np.ndarray:
+        return state["sigma"] * state["v"]
+
+
+@register
+class CRFLBFGS(SequenceTagger):
+    """Linear-chain CRF trained in batch by L-BFGS (SciPy), CRFsuite's default method.
+
+    Minimizes ``sum_x [log Z(x) - s(x, y*)] + lambda ||w||^2 / 2`` with the
+    same compiled gradient code as :class:`CRF`. One "epoch" of the history
+    is one L-BFGS iteration.
+
+    Parameters
+    ----------
+    features, columns, cc, feature_space, progress
+        As for :class:`CRF`.
+    l2 : float, default 1.0
+        ``lambda``.
+    epochs : int, default 100
+        Maximum number of L-BFGS iterations.
+    tol : float, default 1e-5
+        Stop when the relative decrease of the objective falls below ``tol``
+        (SciPy's ``ftol``).
+    memory : int, default 6
+        Number of correction pairs kept (CRFsuite's ``num_memories``).
+
+    References
+    ----------
+    J. Nocedal. Updating quasi-Newton matrices with limited storage (1980);
+    D. C. Liu, J. Nocedal (1989). SciPy's ``L-BFGS-B``.
+    """
+
+    algorithm = "crf-lbfgs"
+
+    def __init__(self, *, features="pos", columns=None, l2=1.0, epochs=100, tol=1e-5, memory=6, cc=0,
+                 feature_space="gold", random_state=0, progress=None):
+        self.features = features
+        self.columns = columns
+        self.l2 = l2
+        self.epochs = epochs
+        self.tol = tol
+        self.memory = memory
+        self.cc = cc
+        self.feature_space = feature_space
+        self.random_state = random_state
+        self.progress = progress
+
+    shuffle = False  # the driver asks; batch training has no sample order
+
+    def _train(self, data: TrainData, dev_pack) -> None:
+        from scipy.optimize import minimize
+
+        a = data.attrs
+        grad = np.zeros(data.index.n_weights)
+        history: list[dict] = []
+        calls = {"n": 0}
+
+        def fun(w):
+            calls["n"] += 1
+            value = crf_objective(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold,
+                                  data.index.feat_label, data.index.n_labels, float(self.l2), grad)
+            return value, grad.copy()
+
+        best = {"score": -np.inf, "w": None, "epoch": 0}
+        t_last = [time.perf_counter(), time.process_time()]
+
+        def callback(intermediate_result):
+            w = intermediate_result.x
+            now = [time.perf_counter(), time.process_time()]
+            rec = {"epoch": len(history) + 1, "seconds": now[0] - t_last[0],
+                   "cpu_seconds": now[1] - t_last[1], "loss": float(intermediate_result.fun),
+                   "evaluations": calls["n"], "weight_complexity": float(np.abs(w).mean())}
+            if dev_pack is not None:
+                result = self._evaluate_attrs(w, *dev_pack)
+                score = result.f1 if result.is_chunking else result.accuracy
+                rec.update(dev_accuracy=result.accuracy, dev_f1=result.f1 if result.is_chunking else None,
+                           dev_score=score)
+                if score > best["score"]:
+                    best.update(score=score, w=w.copy(), epoch=rec["epoch"])
+            history.append(rec)
+            t_last[:] = [time.perf_counter(), time.process_time()]
+
+        res = minimize(fun, np.zeros(data.index.n_weights), jac=True, method="L-BFGS-B", callback=callback,
+                       options={"maxiter": int(self.epochs), "ftol": float(self.tol), "gtol": 1e-8,
+                                "maxcor": int(self.memory)})
+        w = res.x if best["w"] is None else best["w"]
+        self.weights_ = np.ascontiguousarray(w, dtype=np.float64)
+        self.best_epoch_ = best["epoch"] if best["w"] is not None else len(history)
+        self.history_ = history
+        self.optimizer_message_ = str(res.message)

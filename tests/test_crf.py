@@ -1,0 +1,99 @@
+"""CRF: gradient against finite differences, lazy L2 against dense steps, contract."""
+
+import numpy as np
+import pytest
+
+from chaintag import CRF, CRFLBFGS
+from chaintag.decoding.scoring import feature_entries
+from chaintag.features.extract import AttributeExtractor
+from chaintag.features.space import build_feature_index, remap_attributes
+from chaintag.features.templates import resolve_templates
+from chaintag.learners.crf_kernels import crf_objective
+
+SENTS = [
+    [("the", "DT"), ("dog", "NN"), ("barks", "VBZ")],
+    [("a", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB")],
+    [("dogs", "NNS"), ("bark", "VBP")],
+    [("the", "DT"), ("old", "JJ"), ("cat", "NN")],
+]
+LABELS = [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP", "B-ADVP"], ["B-NP", "B-VP"],
+          ["B-NP", "I-NP", "I-NP"]]
+FEATURES = ["w[0]", "pos[0]", "pos[-1]|pos[0]", "suf2(w[0])"]
+COLS = ("word", "pos")
+
+
+def corpus(space="gold"):
+    labels = sorted({lab for ls in LABELS for lab in ls})
+    ex = AttributeExtractor(resolve_templates(FEATURES, COLS), COLS)
+    attrs = ex.fit_transform(SENTS)
+    gold = np.array([labels.index(lab) for ls in LABELS for lab in ls], dtype=np.int32)
+    index, keep = build_feature_index(attrs, gold, len(labels), ex.n_attributes, space=space)
+    attrs = remap_attributes(attrs, ex.prune(keep))
+    ent_lo, ent_n = feature_entries(attrs.attr_ids, index.feat_ptr, len(labels))
+    return attrs, gold, index, ent_lo, ent_n
+
+
+@pytest.mark.parametrize("space, l2", [("gold", 0.0), ("all", 0.7)])
+def test_gradient_equals_central_finite_differences(space, l2):
+    attrs, gold, index, ent_lo, ent_n = corpus(space)
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=index.n_weights) * 0.5
+    grad = np.zeros_like(w)
+    args = (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label, index.n_labels, l2)
+    f0 = crf_objective(w, *args, grad)
+    assert f0 > 0
+    eps = 1e-6
+    scratch = np.zeros_like(w)
+    numeric = np.empty_like(w)
+    for k in range(len(w)):
+        wp, wm = w.copy(), w.copy()
+        wp[k] += eps
+        wm[k] -= eps
+        numeric[k] = (crf_objective(wp, *args, scratch) - crf_objective(wm, *args, scratch)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+
+
+def sentence_grad(w, attrs, s, gold, index, ent_lo, ent_n):
+    # a corpus of one sentence: pointers into the same token arrays
+    sent_ptr = np.array([attrs.sent_ptr[s], attrs.sent_ptr[s + 1]], dtype=np.int64)
+    g = np.zeros_like(w)
+    crf_objective(w, sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label, index.n_labels, 0.0, g)
+    return g
+
+
+@pytest.mark.parametrize("l2", [0.0, 1.0, 30.0])
+def test_lazy_l2_sgd_equals_dense_steps(l2):
+    # l2=30 with lr=0.1 over 4 sentences shrinks by 0.25 per step: the scale is folded often
+    model = CRF(features=FEATURES, columns=COLS, learning_rate=0.1, lr_schedule="fixed", l2=l2,
+                shuffle=False, epochs=3, progress=False).fit(SENTS, LABELS)
+    attrs, gold, index, ent_lo, ent_n = corpus()
+    w = np.zeros(index.n_weights)
+    for _ in range(3):
+        for s in range(attrs.n_sentences):
+            w = w - 0.1 * sentence_grad(w, attrs, s, gold, index, ent_lo, ent_n)
+            w = w * (1 - 0.1 * l2 / attrs.n_sentences)
+    np.testing.assert_allclose(model.weights_, w, rtol=1e-9, atol=1e-12)
+
+
+def test_sgd_and_lbfgs_fit_the_training_data():
+    sgd = CRF(features=FEATURES, columns=COLS, learning_rate=0.5, l2=0.01, epochs=40, progress=False)
+    assert sgd.fit(SENTS, LABELS) is sgd
+    assert sgd.predict(SENTS) == LABELS
+    assert sgd.history_[-1]["loss"] < sgd.history_[0]["loss"]
+    lb = CRFLBFGS(features=FEATURES, columns=COLS, l2=0.01, progress=False).fit(SENTS, LABELS)
+    assert lb.predict(SENTS) == LABELS
+    # L-BFGS reaches (near) the optimum: the gradient of the objective is small there
+    attrs, gold, index, ent_lo, ent_n = corpus()
+    g = np.zeros(index.n_weights)
+    crf_objective(lb.weights_, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label,
+                  index.n_labels, 0.01, g)
+    assert np.abs(g).max() < 1e-3
+
+
+def test_marginals_sum_to_one_and_match_prediction():
+    model = CRF(features=FEATURES, columns=COLS, learning_rate=0.5, l2=0.01, epochs=30,
+                progress=False).fit(SENTS, LABELS)
+    marg = model.predict_marginals(SENTS)
+    for m, labels in zip(marg, LABELS):
+        np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-12)
+        assert [model.labels_[j] for j in m.argmax(axis=1)] == labels
