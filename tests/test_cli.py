@@ -201,3 +201,15 @@ def test_sapo_training_and_nbest_tagging(tmp_path, capsys):
     rows = [ln.split() for ln in conf.read_text().split("\n") if ln]
     assert [r[-2] for r in rows] == best
     assert all(0.0 < float(r[-1]) <= 1.0 for r in rows)
+
+
+@pytest.mark.parametrize("algorithm", ["crf", "crf-lbfgs"])
+def test_crf_training_and_marginals(tmp_path, capsys, algorithm):
+    code, model, _ = train(tmp_path, capsys, "--algorithm", algorithm, "--l2", "0.1", "--learning-rate", "0.5",
+                           "--epochs", "20")
+    assert code == 0
+    test = write(tmp_path, "test.txt", TEST)
+    out = tmp_path / "marg.txt"
+    assert main(["tag", "-m", str(model), str(test), "--marginals", "-o", str(out), "--quiet"]) == 0
+    rows = [ln.split() for ln in out.read_text().split("\n") if ln]
+    assert len(rows) == 6 and all(0.0 < float(r[-1]) <= 1.0 for r in rows)

@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
     p.add_argument("--confidence", nargs="?", type=int, const=5, default=0, metavar="K",
                    help="add a column with each token's label probability estimated from the "
                         "top-K sequences (default K: 5)")
+    p.add_argument("--marginals", action="store_true",
+                   help="add a column with P(y_i = label | x), the forward-backward marginal of "
+                        "the predicted label (the model's posterior for CRF-trained models)")
     p.add_argument("--batch-size", type=int, default=2000, metavar="N",
                    help="sentences tagged per batch (default: 2000)")
     add_common(p)
@@ -85,8 +88,9 @@ def run(args) -> int:
     from ..learners import load
 
     from ..errors import InputError
-    if args.nbest < 0 or args.confidence < 0 or (args.nbest and args.confidence):
-        raise InputError("--nbest and --confidence take a positive K, and only one of them")
+    if args.nbest < 0 or args.confidence < 0 or sum(map(bool, (args.nbest, args.confidence, args.marginals))) > 1:
+        raise InputError("--nbest and --confidence take a positive K; use one of --nbest, "
+                         "--confidence, --marginals")
     model = load(args.model)
     sentences, sep, name = _sentences(args)
     ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
@@ -118,6 +122,13 @@ def _flush(model, batch, picker, out, sep, format_sentence, args) -> None:
                                   "nbest": [{"labels": labs, "score": score, "probability": prob}
                                             for labs, score, prob in cands]}, ensure_ascii=False))
             out.write("\n")
+        return
+    if args.marginals:
+        labels = model.predict(rows)
+        index = {lab: j for j, lab in enumerate(model.labels_)}
+        for toks, labs, marg in zip(batch, labels, model.predict_marginals(rows)):
+            out.write(format_sentence([tok + (lab, f"{marg[i, index[lab]]:.4f}")
+                                       for i, (tok, lab) in enumerate(zip(toks, labs))], sep))
         return
     if args.confidence:
         labels, conf = model.predict_confidence(rows, args.confidence)

@@ -15,9 +15,11 @@ def add_parser(sub) -> None:
     p = sub.add_parser("train", help="train a model on a labelled corpus",
                        description="Train a tagger and save it. Sources are files or dataset "
                                    "references such as conll2000:train.")
-    p.add_argument("--algorithm", "-a", default="perceptron", choices=["perceptron", "sapo"],
+    p.add_argument("--algorithm", "-a", default="perceptron",
+                   choices=["perceptron", "sapo", "crf", "crf-lbfgs"],
                    help="learner: perceptron (Collins's averaged structured perceptron, the "
-                        "default) or sapo (search-based probabilistic online learning)")
+                        "default), sapo (search-based probabilistic online learning), crf "
+                        "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations)")
     p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
@@ -37,17 +39,18 @@ def add_parser(sub) -> None:
                    help="visit sentences in a new random order each epoch (default: off for the "
                         "perceptron, as Collins; on for SAPO, which samples at random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    g = p.add_argument_group("SAPO")
+    g = p.add_argument_group("SAPO and CRF")
     g.add_argument("--n-best", type=int, default=5, metavar="N", help="size of the top-n (default: 5)")
     g.add_argument("--search", choices=["astar", "beam"], default="astar",
                    help="top-n search: exact A* (default) or beam")
     g.add_argument("--beam-width", type=int, default=50, metavar="B", help="beam width (default: 50)")
     g.add_argument("--learning-rate", type=float, default=0.1, metavar="G",
-                   help="learning rate gamma_0 (default: 0.1)")
+                   help="learning rate gamma_0 of sapo and crf (default: 0.1)")
     g.add_argument("--lr-schedule", choices=["decay", "fixed"], default="decay",
                    help="gamma_t = gamma_0 / (1 + t/|S|) (default) or fixed")
     g.add_argument("--l2", type=float, default=1.0, metavar="LAMBDA",
-                   help="L2 strength lambda (default: 1; the SAPO paper used 2 POS, 5 NER, 1 chunking)")
+                   help="L2 strength lambda of sapo and the CRFs (default: 1; the SAPO paper used "
+                        "2 POS, 5 NER, 1 chunking)")
     g.add_argument("--l2-per-pass", action="store_true",
                    help="one L2 step per pass instead of one per sample (variant)")
     g.add_argument("--stop-ratio", type=float, default=None, metavar="R",
