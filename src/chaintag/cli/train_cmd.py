@@ -16,10 +16,11 @@ def add_parser(sub) -> None:
                        description="Train a tagger and save it. Sources are files or dataset "
                                    "references such as conll2000:train.")
     p.add_argument("--algorithm", "-a", default="perceptron",
-                   choices=["perceptron", "sapo", "crf", "crf-lbfgs"],
+                   choices=["perceptron", "sapo", "crf", "crf-lbfgs", "mira", "nbest-mira"],
                    help="learner: perceptron (Collins's averaged structured perceptron, the "
                         "default), sapo (search-based probabilistic online learning), crf "
-                        "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations)")
+                        "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
+                        "nbest-mira (MIRA with the top --n-best candidates)")
     p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
@@ -40,7 +41,8 @@ def add_parser(sub) -> None:
                         "perceptron, as Collins; on for SAPO, which samples at random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     g = p.add_argument_group("SAPO and CRF")
-    g.add_argument("--n-best", type=int, default=5, metavar="N", help="size of the top-n (default: 5)")
+    g.add_argument("--n-best", type=int, default=None, metavar="N",
+                   help="size of the top-n of sapo and nbest-mira (default: 5)")
     g.add_argument("--search", choices=["astar", "beam"], default="astar",
                    help="top-n search: exact A* (default) or beam")
     g.add_argument("--beam-width", type=int, default=50, metavar="B", help="beam width (default: 50)")
@@ -55,6 +57,13 @@ def add_parser(sub) -> None:
                    help="one L2 step per pass instead of one per sample (variant)")
     g.add_argument("--stop-ratio", type=float, default=None, metavar="R",
                    help="stop the top-n search once exp(s_1 - s_k) >= R (variant; off by default)")
+    g = p.add_argument_group("MIRA")
+    g.add_argument("--C", dest="C", type=float, default=1.0, help="clip of MIRA step sizes (default: 1)")
+    g.add_argument("--no-clip", action="store_true", help="MIRA without the C clip (variant)")
+    g.add_argument("--mira-loss", choices=["hamming", "sqrt-hamming"], default="hamming",
+                   help="MIRA loss (default: hamming)")
+    g.add_argument("--sequential", action="store_true",
+                   help="N-best MIRA: one-constraint steps per candidate in turn (variant)")
     p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
     add_data_options(p)
@@ -86,7 +95,10 @@ def run(args) -> int:
                   random_state=args.seed, progress=False if args.quiet else None,
                   n_best=args.n_best, search=args.search, beam_width=args.beam_width,
                   learning_rate=args.learning_rate, lr_schedule=args.lr_schedule, l2=args.l2,
-                  l2_per_pass=args.l2_per_pass, stop_ratio=args.stop_ratio)
+                  l2_per_pass=args.l2_per_pass, stop_ratio=args.stop_ratio,
+                  C=None if args.no_clip else args.C, loss=args.mira_loss, sequential=args.sequential)
+    if args.n_best is None:
+        params.pop("n_best")  # each learner keeps its own default (sapo, nbest-mira: 5; mira: 1)
     if args.shuffle is not None:
         params["shuffle"] = args.shuffle
     learner = make_learner(args.algorithm, **params)

@@ -4,8 +4,10 @@ from .base import SequenceTagger, load, register
 from .perceptron import StructuredPerceptron
 from .sapo import SAPO
 from .crf import CRF, CRFLBFGS
+from .mira import MIRA, NBestMIRA
 
-LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-lbfgs": CRFLBFGS}
+LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-lbfgs": CRFLBFGS,
+            "mira": MIRA, "nbest-mira": NBestMIRA}
 
 
 def make_learner(name: str, **params) -> SequenceTagger:
@@ -24,4 +26,4 @@ def make_learner(name: str, **params) -> SequenceTagger:
     return cls(**{k: v for k, v in params.items() if k in accepted})
 
 
-__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "load", "register", "make_learner", "LEARNERS"]
+__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA", "load", "register", "make_learner", "LEARNERS"]

@@ -1,0 +1,108 @@
+"""MIRA and N-best MIRA, naive and averaged (Crammer & Singer 2003; McDonald et al. 2005)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import SequenceTagger, TrainData, register
+from .mira_kernels import mira_epoch
+from .perceptron_kernels import gold_feature_ids
+
+
+@register
+class MIRA(SequenceTagger):
+    """Margin-infused relaxed algorithm for linear-chain tagging, 1-best or N-best.
+
+    For each training sentence: decode the best (``n_best=1``, Viterbi) or the
+    ``n_best`` best sequences (exact A*), and make the smallest change to the
+    weights that scores the gold sequence above each wrong candidate by its
+    loss (Hamming distance), each step size clipped at ``C``.
+
+    Parameters
+    ----------
+    features, columns, epochs, cc, feature_space, shuffle, random_state, progress
+        As for :class:`~chaintag.learners.perceptron.StructuredPerceptron`.
+    n_best : int, default 1
+        1: MIRA; more: N-best MIRA with the joint constraint problem solved by
+        Hildreth's coordinate ascent.
+    C : float or None, default 1.0
+        Clip of the step sizes (the slack bound); None: no clip (the variant
+        in the SAPO authors' code).
+    averaged : bool, default True
+        Averaged weights (lazy, as the averaged perceptron) or the last ones.
+    loss : {"hamming", "sqrt-hamming"}, default "hamming"
+        ``sqrt-hamming`` is the SAPO authors' code's variant.
+    sequential : bool, default False
+        N-best variant of the SAPO authors' code: apply the 1-best step to
+        each wrong candidate in turn instead of solving the joint problem.
+
+    References
+    ----------
+    K. Crammer, Y. Singer. Ultraconservative online algorithms for multiclass
+    problems. JMLR 2003. R. McDonald, K. Crammer, F. Pereira. Online
+    large-margin training of dependency parsers. ACL 2005.
+    """
+
+    algorithm = "mira"
+
+    def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",
+                 sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
+                 progress=None):
+        self.features = features
+        self.columns = columns
+        self.n_best = n_best
+        self.C = C
+        self.averaged = averaged
+        self.loss = loss
+        self.sequential = sequential
+        self.epochs = epochs
+        self.cc = cc
+        self.feature_space = feature_space
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.progress = progress
+
+    def _begin(self, data: TrainData) -> dict:
+        if self.loss not in ("hamming", "sqrt-hamming"):
+            raise ValueError(f"loss must be 'hamming' or 'sqrt-hamming', not {self.loss!r}")
+        if int(self.n_best) < 1 or (self.C is not None and self.C <= 0):
+            raise ValueError("n_best must be at least 1 and C positive (or None)")
+        n = data.index.n_weights
+        a = data.attrs
+        gold_feat = gold_feature_ids(a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label)
+        entries = np.diff(a.tok_ptr)
+        per_sentence = np.add.reduceat(entries, a.sent_ptr[:-1]) if len(entries) else np.zeros(1, np.int64)
+        per_sentence[np.diff(a.sent_ptr) == 0] = 0
+        return {"w": np.zeros(n), "u": np.zeros(n if self.averaged else 1), "step": 0,
+                "gold_feat": gold_feat, "max_entries": int(per_sentence.max()) if len(per_sentence) else 0}
+
+    def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
+        a = data.attrs
+        C = np.inf if self.C is None else float(self.C)
+        n_updates, n_errors, step, n_clipped = mira_epoch(
+            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
+            data.index.feat_label, state["w"], state["u"], state["step"], data.index.n_labels,
+            bool(self.averaged), int(self.n_best), C, self.loss == "sqrt-hamming", bool(self.sequential),
+            state["max_entries"])
+        state["step"] = step
+        return {"updates": int(n_updates), "errors": int(n_errors), "clipped": int(n_clipped)}
+
+    def _current_weights(self, state: dict) -> np.ndarray:
+        if not self.averaged or state["step"] == 0:
+            return state["w"].copy()
+        k = float(state["step"])
+        return (k * state["w"] - state["u"]) / k
+
+
+@register
+class NBestMIRA(MIRA):
+    """N-best MIRA: :class:`MIRA` with ``n_best=5`` by default (McDonald et al. 2005)."""
+
+    algorithm = "nbest-mira"
+
+    def __init__(self, *, features="pos", columns=None, n_best=5, C=1.0, averaged=True, loss="hamming",
+                 sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
+                 progress=None):
+        super().__init__(features=features, columns=columns, n_best=n_best, C=C, averaged=averaged, loss=loss,
+                         sequential=sequential, epochs=epochs, cc=cc, feature_space=feature_space,
+                         shuffle=shuffle, random_state=random_state, progress=progress)
