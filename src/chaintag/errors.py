@@ -37,3 +37,7 @@ class InputError(ChaintagError, ValueError):
 
 class ModelFormatError(ChaintagError, ValueError):
     """A model file is truncated, corrupt, foreign or of an unsupported version."""
+
+
+class TrainingError(ChaintagError, ValueError):
+    """Training cannot produce a usable model (e.g. no features survive the cut-off)."""

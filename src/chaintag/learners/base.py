@@ -439,12 +439,20 @@ class SequenceTagger:
         ------
         RuntimeError
             If the model is not fitted.
-        ValueError
+        chaintag.errors.TrainingError
             If it has no features (nothing was learned).
+
+        Notes
+        -----
+        Wall-clock fields (``seconds``, ``cpu_seconds``) are left out of the
+        history stored in the file, so that the same data, settings and seed
+        give byte-identical model files; ``history_`` in memory keeps them.
         """
+        from ..errors import TrainingError
         self._check_fitted()
         if self.feature_index_.n_features == 0:
-            raise ValueError("refusing to save a model with no features")
+            raise TrainingError("refusing to save a model with no features (did the count cut-off "
+                                "remove every attribute-label pair?)")
         ex_meta, ex_arrays = self.extractor_.state()
         params = {k: v for k, v in self.get_params().items()}
         meta = {
@@ -453,7 +461,8 @@ class SequenceTagger:
             "labels": self.labels_,
             "columns": list(self.columns_),
             "extractor": ex_meta,
-            "history": self.history_,
+            "history": [{k: v for k, v in rec.items() if k not in ("seconds", "cpu_seconds")}
+                        for rec in self.history_],
             "best_epoch": self.best_epoch_,
             "n_attributes": self.extractor_.n_attributes,
             "n_features": self.feature_index_.n_features,
