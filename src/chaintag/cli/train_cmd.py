@@ -48,8 +48,9 @@ def add_parser(sub) -> None:
     g.add_argument("--beam-width", type=int, default=50, metavar="B", help="beam width (default: 50)")
     g.add_argument("--learning-rate", type=float, default=0.1, metavar="G",
                    help="learning rate gamma_0 of sapo and crf (default: 0.1)")
-    g.add_argument("--lr-schedule", choices=["decay", "fixed"], default="decay",
-                   help="gamma_t = gamma_0 / (1 + t/|S|) (default) or fixed")
+    g.add_argument("--lr-schedule", choices=["decay", "fixed", "bottou"], default=None,
+                   help="decay: gamma_0 / (1 + t/|S|) (sapo's default); bottou: gamma_0 / (1 + "
+                        "gamma_0 lambda t/|S|) (crf's default); fixed")
     g.add_argument("--l2", type=float, default=1.0, metavar="LAMBDA",
                    help="L2 strength lambda of sapo and the CRFs (default: 1; the SAPO paper used "
                         "2 POS, 5 NER, 1 chunking)")
@@ -97,6 +98,8 @@ def run(args) -> int:
                   learning_rate=args.learning_rate, lr_schedule=args.lr_schedule, l2=args.l2,
                   l2_per_pass=args.l2_per_pass, stop_ratio=args.stop_ratio,
                   C=None if args.no_clip else args.C, loss=args.mira_loss, sequential=args.sequential)
+    if args.lr_schedule is None:
+        params.pop("lr_schedule")  # each learner keeps its own default
     if args.n_best is None:
         params.pop("n_best")  # each learner keeps its own default (sapo, nbest-mira: 5; mira: 1)
     if args.shuffle is not None:

@@ -16,7 +16,8 @@ class CRF(SequenceTagger):
 
     Per sample: ``w += gamma_t (Phi(x, y*) - E_{P(y|x)}[Phi(x, y)])``, then
     ``w *= 1 - gamma_t lambda / |S|`` (an O(1) step through a global scale),
-    with ``gamma_t = gamma_0 / (1 + t / |S|)`` (``t`` = samples seen).
+    with Bottou's ``gamma_t = gamma_0 / (1 + gamma_0 lambda t / |S|)``
+    (``t`` = samples seen) by default.
 
     Parameters
     ----------
@@ -25,7 +26,9 @@ class CRF(SequenceTagger):
         (``shuffle`` defaults to True: SGD visits samples in random order).
     learning_rate : float, default 0.1
         ``gamma_0``.
-    lr_schedule : {"decay", "fixed"}, default "decay"
+    lr_schedule : {"bottou", "decay", "fixed"}, default "bottou"
+        ``gamma_0 / (1 + gamma_0 lambda t / |S|)`` (Bottou 2012, the rate for an
+        L2-regularized objective), ``gamma_0 / (1 + t / |S|)``, or fixed.
     l2 : float, default 1.0
         ``lambda`` of the objective ``sum log P(y*|x) - lambda ||w||^2 / 2``.
 
@@ -39,7 +42,7 @@ class CRF(SequenceTagger):
 
     algorithm = "crf"
 
-    def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="decay", l2=1.0,
+    def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="bottou", l2=1.0,
                  epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
         self.features = features
         self.columns = columns
@@ -55,8 +58,8 @@ class CRF(SequenceTagger):
 
     def _begin(self, data: TrainData) -> dict:
         n_train = data.attrs.n_sentences
-        if self.lr_schedule not in ("decay", "fixed"):
-            raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {self.lr_schedule!r}")
+        if self.lr_schedule not in ("bottou", "decay", "fixed"):
+            raise ValueError(f"lr_schedule must be 'bottou', 'decay' or 'fixed', not {self.lr_schedule!r}")
         if self.learning_rate <= 0 or self.l2 < 0:
             raise ValueError("learning_rate must be > 0 and l2 >= 0")
         if self.learning_rate * self.l2 / n_train >= 1:
@@ -68,11 +71,14 @@ class CRF(SequenceTagger):
         sigma, step, loss = crf_sgd_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
             state["v"], state["sigma"], state["step"], data.index.n_labels, float(self.learning_rate),
-            self.lr_schedule == "decay", float(self.l2), state["n_train"])
+            self._decay(), float(self.l2), state["n_train"])
         if sigma != 1.0:
             sigma = fold_scale(state["v"], sigma)
         state["sigma"], state["step"] = sigma, step
         return {"updates": int(len(order)), "loss": float(loss)}
+
+    def _decay(self) -> float:
+        return {"fixed": 0.0, "decay": 1.0, "bottou": float(self.learning_rate) * float(self.l2)}[self.lr_schedule]
 
     def _current_weights(self, state: dict) -> np.ndarray:
         return state["sigma"] * state["v"]

@@ -129,8 +129,11 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
     step : int
         Samples processed before this pass.
     lr0 : float
-        Learning rate ``gamma_0``; ``gamma_t = gamma_0 / (1 + t / |S|)`` when
-        ``lr_decay``.
+        Learning rate ``gamma_0``.
+    lr_decay : float
+        ``gamma_t = gamma_0 / (1 + lr_decay * t / |S|)``: 0 = fixed, 1 = the
+        ``1 / (1 + epochs)`` decay, ``gamma_0 * lambda`` = Bottou's schedule
+        ``gamma_0 / (1 + gamma_0 lambda t / |S|)``.
     l2 : float
         ``lambda``: the objective is ``sum log P(y*|x) - lambda ||w||^2 / 2``.
     n_train : int
@@ -146,7 +149,7 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
     for s in order:
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
-        gamma = lr0 / (1.0 + step / n_train) if lr_decay else lr0
+        gamma = lr0 / (1.0 + lr_decay * step / n_train)
         if t1 > t0:
             log_z = sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, v, sigma, n_labels, ws)
             loss += log_z - gold_score(t0, t1, gold, ws)

@@ -145,10 +145,14 @@ class SecondOrderPerceptron(SequenceTagger):
     progress : bool or None, default None
     tag_dict : bool, default True
         Restrict frequent words to their training labels.
-    tag_dict_min : int, default 1
-        Number of training occurrences from which a word is restricted
-        (chosen on ptb_sample's dev split: 1 and 2 were equal, 5 lower;
-        see the module's measurements in the project notes).
+    tag_dict_min : int, default 100
+        Number of training occurrences from which a word is restricted.
+        Chosen on ptb_sample's dev split (82k training tokens, 20 epochs):
+        token accuracy 96.27 (10), 96.32 (20), 96.33 (50), 96.46 (100),
+        96.40 (200), against 96.33 for the first-order perceptron. A low
+        threshold restricts nearly every training token, so the training
+        search rarely meets the unrestricted case that unknown words bring
+        at tagging time (``tag_dict_min=1``: 90.5 at 10 epochs).
 
     Attributes
     ----------
@@ -182,7 +186,7 @@ class SecondOrderPerceptron(SequenceTagger):
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, progress=None,
-                 tag_dict=True, tag_dict_min=1):
+                 tag_dict=True, tag_dict_min=100):
         self.features = features
         self.columns = columns
         self.averaged = averaged
