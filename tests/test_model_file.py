@@ -101,10 +101,14 @@ def test_failed_save_leaves_previous_file(model, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]
 
 
-def test_no_features_is_refused_at_save_time(tmp_path):
+def test_no_features_is_refused(tmp_path):
     from chaintag.errors import TrainingError
     m = StructuredPerceptron(features=["w[0]"], columns=("word", "pos"), cc=50, epochs=1, progress=False)
+    with pytest.raises(TrainingError, match="no features"):
+        m.fit(SENTS, LABELS)
+    m = StructuredPerceptron(features=["w[0]"], columns=("word", "pos"), epochs=1, progress=False)
     m.fit(SENTS, LABELS)
+    m.feature_index_.feat_label = m.feature_index_.feat_label[:0]  # as if nothing was learned
     with pytest.raises(TrainingError, match="no features"):
         m.save(tmp_path / "empty.npz")
     assert not (tmp_path / "empty.npz").exists()

@@ -18,14 +18,16 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("input data")
     g.add_argument("--data-dir", metavar="DIR",
                    help="data directory for dataset references such as conll2000:train "
-                        "(default: $CHAINTAG_DATA, else ../shared/data if it exists)")
+                        "(default: $CHAINTAG_DATA, else ../shared/data if it exists, else "
+                        "~/.local/share/chaintag/data)")
     g.add_argument("--columns", metavar="SPEC",
                    help="column roles, e.g. word,pos,label ('label' = the label column, "
                         "'_' = ignored); default: the last column is the label")
     g.add_argument("--label-field", choices=["xpos", "upos"], default="xpos",
                    help="label column of CoNLL-U files (default: xpos)")
-    g.add_argument("--sep", metavar="SEP", default=None,
-                   help="column separator: 'tab' or 'space' (default: detected per file)")
+    g.add_argument("--sep", choices=["tab", "space"], default=None,
+                   help="column separator: tab, or space (runs of whitespace); default: "
+                        "detected from the first line (a tab there means tab-separated)")
     g.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
 
 
@@ -57,9 +59,27 @@ def print_json(obj) -> None:
 
 
 def figures(result, n_sentences: int, seconds: float) -> dict:
-    """The JSON figures of an evaluation (f1, precision, recall, accuracy, per_type, ...)."""
+    """The JSON figures of an evaluation (f1, precision, recall, accuracy, per_type, ...).
+
+    For labels that are not chunk labels (POS tags, ...) the chunk figures
+    mean nothing: ``f1``, ``precision`` and ``recall`` are then None and
+    ``per_type`` is empty; ``accuracy`` is the figure to read.
+    """
     d = result.to_dict()
     d["n_sentences"] = n_sentences
     d["seconds"] = seconds
-    d["is_chunking"] = bool(getattr(result, "is_chunking", True))
+    chunking = bool(getattr(result, "is_chunking", True))
+    d["is_chunking"] = chunking
+    if not chunking:
+        d.update(f1=None, precision=None, recall=None, per_type={})
     return d
+
+
+def report(result) -> str:
+    """conlleval's report for chunk labels; token accuracy alone for other labels."""
+    from ..evaluation import conlleval_report
+    if getattr(result, "is_chunking", True):
+        return conlleval_report(result)
+    return (f"processed {result.n_tokens} tokens in {result.n_sentences} sentences "
+            f"(labels are not chunk labels: token accuracy only)\n"
+            f"accuracy: {result.accuracy:6.2f}%\n")

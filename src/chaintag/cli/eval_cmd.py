@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .common import add_common, add_data_options, figures, load, print_json
+from .common import add_common, add_data_options, figures, load, print_json, report
 
 
 def add_parser(sub) -> None:
@@ -30,17 +30,28 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..evaluation import conlleval_report, evaluate
+    from ..evaluation import evaluate
     from ..learners import load as load_model
     from ..learners.base import looks_like_chunks
 
     t0 = time.perf_counter()
     if args.model:
-        source = args.test or args.file
-        if not source:
+        if args.file:
+            raise InputError("with --model, give the labelled data with --test; FILE is for "
+                             "files of gold and predicted label columns, without --model")
+        if not args.test:
             raise InputError("give the labelled data to score with --test")
         model = load_model(args.model)
-        test = load(source, args)
+        test = load(args.test, args)
+        missing = [c for c in model.columns_ if c not in test.columns]
+        if test.n_sentences and missing:
+            raise InputError(f"the model reads the column(s) {', '.join(model.columns_)}, but this file "
+                             f"has {', '.join(test.columns) or 'none'} besides the labels (set --columns)",
+                             test.source)
+        if test.n_sentences:
+            idx = [test.columns.index(c) for c in model.columns_]
+            if idx != list(range(len(test.columns))):
+                test.tokens = [[tuple(tok[i] for i in idx) for tok in s] for s in test.tokens]
         result = model.evaluate(test.tokens, test.labels)
         n_sentences = test.n_sentences
     else:
@@ -66,5 +77,5 @@ def run(args) -> int:
     if args.json:
         print_json(figures(result, n_sentences, seconds))
     else:
-        print(conlleval_report(result), end="")
+        print(report(result), end="")
     return 0

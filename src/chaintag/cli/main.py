@@ -36,16 +36,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (ChaintagError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+    except (ChaintagError, OSError) as exc:
         if getattr(args, "debug", False):
             raise
+        if isinstance(exc, BrokenPipeError):
+            return 0
         print(f"chaintag {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"chaintag {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

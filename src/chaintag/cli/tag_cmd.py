@@ -19,12 +19,15 @@ def add_parser(sub) -> None:
                     "through and not read.")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="model file from chaintag train")
     p.add_argument("input", nargs="?", default="-", metavar="INPUT",
-                   help="column file, CoNLL-U file, dataset reference, or - for stdin (default)")
+                   help="column file, CoNLL-U file, dataset reference, or - for stdin (default). "
+                     "For CoNLL-U input the output is a column file: FORM and the label")
     p.add_argument("--output", "-o", default="-", metavar="PATH",
                    help="output file, written atomically (default: stdout)")
     p.add_argument("--columns", metavar="SPEC",
                    help="column roles of the input, e.g. word,pos,_ (names must match the model's)")
-    p.add_argument("--sep", metavar="SEP", default=None, help="input separator: tab or space (default: detected)")
+    p.add_argument("--sep", choices=["tab", "space"], default=None,
+                   help="input separator (default: detected from the first line); the output "
+                        "uses the input's separator (tab for CoNLL-U input)")
     p.add_argument("--format", choices=["columns", "conllu"], default=None,
                    help="input format (default: from the reference or the .conllu extension)")
     p.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
@@ -56,9 +59,10 @@ def _sentences(args):
         found = resolve(args.input, args.data_dir)
         source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
         sep = sep_value(args.sep) if args.sep else (found.sep if is_dataset_ref(args.input) else None)
+    info = {"sep": "\t"} if fmt == "conllu" else {}
     if fmt == "conllu":
-        return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), sep, name
-    return iter_sentences(source, sep=sep, encoding=args.encoding, name=name), sep, name
+        return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), info, name
+    return iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info), info, name
 
 
 def _feature_picker(model, args, n_columns: int, name: str, line: int):
@@ -91,19 +95,21 @@ def run(args) -> int:
     if args.nbest < 0 or args.confidence < 0 or sum(map(bool, (args.nbest, args.confidence, args.marginals))) > 1:
         raise InputError("--nbest and --confidence take a positive K; use one of --nbest, "
                          "--confidence, --marginals")
+    if args.batch_size < 1:
+        raise InputError("--batch-size must be at least 1")
     model = load(args.model)
-    sentences, sep, name = _sentences(args)
+    sentences, info, name = _sentences(args)
     ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
            else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
     with ctx as out:
         batch = []
         picker = "unset"
-        out_sep = "\t" if sep == "\t" else None
+        out_sep = None
         for sent in sentences:
             if picker == "unset":
                 picker = _feature_picker(model, args, len(sent.tokens[0]), name, sent.line)
-                if out_sep is None:
-                    out_sep = "\t" if any(" " in f for tok in sent.tokens for f in tok) else " "
+                # the output keeps the input's separator (tab-separated tokens may hold spaces)
+                out_sep = info.get("sep", " ")
             batch.append(sent.tokens)
             if len(batch) >= args.batch_size:
                 _flush(model, batch, picker, out, out_sep, format_sentence, args)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
 
-from .common import add_common, add_data_options, figures, load, log, print_json
+from ..io.atomic import check_writable
+from .common import add_common, add_data_options, figures, load, log, print_json, report
 
 
 def add_parser(sub) -> None:
@@ -72,10 +74,34 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+def _validate(args) -> None:
+    from ..errors import InputError
+    if args.epochs < 1:
+        raise InputError(f"--epochs must be at least 1 (got {args.epochs})")
+    if args.cc < 0:
+        raise InputError(f"--cc must be 0 or more (got {args.cc})")
+    if args.dev_fraction and not 0 < args.dev_fraction < 1:
+        raise InputError(f"--dev-fraction must be between 0 and 1 (got {args.dev_fraction})")
+    if args.dev and args.dev_fraction:
+        raise InputError("give --dev or --dev-fraction, not both")
+    if args.n_best is not None and args.n_best < 1:
+        raise InputError("--n-best must be at least 1")
+    for opt in ("model", "history"):
+        path = getattr(args, opt)
+        if path:
+            check_writable(path)
+    for opt in ("train", "dev", "test"):
+        src = getattr(args, opt)
+        if src and src != "-" and os.path.exists(src) and os.path.exists(args.model) \
+                and os.path.samefile(src, args.model):
+            raise InputError(f"--model would overwrite the --{opt} file", args.model)
+
+
 def run(args) -> int:
     from ..errors import InputError
     from ..learners import make_learner
 
+    _validate(args)
     t0 = time.perf_counter()
     train = load(args.train, args)
     if train.n_sentences == 0:
@@ -85,12 +111,16 @@ def run(args) -> int:
     if args.dev:
         d = load(args.dev, args)
         dev = (d.tokens, d.labels)
+        log(args, f"dev: {d.n_sentences} sentences from {args.dev}")
     elif args.dev_fraction > 0:
-        if not 0 < args.dev_fraction < 1:
-            raise InputError("--dev-fraction must be between 0 and 1")
         cut = train.n_sentences - max(1, int(round(train.n_sentences * args.dev_fraction)))
+        if cut < 1:
+            raise InputError("--dev-fraction leaves no training sentences")
         dev = (train.tokens[cut:], train.labels[cut:])
         train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
+        log(args, f"dev: the last {len(dev[0])} sentences; training on the first {cut}")
+    # read the test data before training, so that a bad reference fails at once
+    test = load(args.test, args) if args.test else None
     params = dict(features=args.features, columns=train.columns, averaged=args.averaged,
                   epochs=args.epochs, cc=args.cc, feature_space=args.feature_space,
                   random_state=args.seed, progress=False if args.quiet else None,
@@ -105,11 +135,19 @@ def run(args) -> int:
     if args.shuffle is not None:
         params["shuffle"] = args.shuffle
     learner = make_learner(args.algorithm, **params)
-    learner.fit(train.tokens, train.labels, dev=dev)
+    try:
+        learner.fit(train.tokens, train.labels, dev=dev)
+    except ValueError as exc:  # bad hyper-parameter values
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(str(exc)) from None
     learner.save(args.model)
     train_seconds = time.perf_counter() - t0
     log(args, f"saved {args.model}: {learner.feature_index_.n_features} features, "
               f"{len(learner.labels_)} labels, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
+    if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
+        best = learner.history_[learner.best_epoch_ - 1]
+        log(args, f"dev score of the kept epoch ({learner.best_epoch_}): {best['dev_score']:.2f}")
     if args.history:
         from ..io.atomic import atomic_open
         with atomic_open(args.history) as f:
@@ -117,22 +155,21 @@ def run(args) -> int:
                 f.write(json.dumps(rec) + "\n")
     out = {"model": args.model, "algorithm": args.algorithm, "seconds": train_seconds,
            "best_epoch": learner.best_epoch_, "history": learner.history_,
-           "n_sentences": train.n_sentences, "n_tokens": train.n_tokens,
+           "train": {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))},
            "n_features": learner.feature_index_.n_features,
            "n_attributes": learner.extractor_.n_attributes,
            "extraction_seconds": learner.extraction_seconds_}
-    if args.test:
+    if test is not None:
         t1 = time.perf_counter()
-        test = load(args.test, args)
         result = learner.evaluate(test.tokens, test.labels)
         fig = figures(result, test.n_sentences, time.perf_counter() - t1)
         out["test"] = fig
-        for k in ("f1", "precision", "recall", "accuracy", "per_type", "n_tokens"):
+        # the top-level figures are the test figures (and their counts)
+        for k in ("f1", "precision", "recall", "accuracy", "per_type", "n_sentences", "n_tokens"):
             out[k] = fig[k]
         if not args.json:
-            from ..evaluation import conlleval_report
             print(f"test ({args.test}):")
-            print(conlleval_report(result), end="")
+            print(report(result), end="")
             key = "F1" if result.is_chunking else "accuracy"
             val = result.f1 if result.is_chunking else result.accuracy
             print(f"test {key}: {val:.2f}")

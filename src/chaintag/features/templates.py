@@ -262,31 +262,41 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> 
     """
     import os
 
-    specs: list[str]
+    specs: list[tuple[str, str | None, int | None]]  # (spec, file, line)
     if isinstance(features, str):
         if features in PRESETS:
-            specs = list(PRESETS[features])
+            specs = [(t, None, None) for t in PRESETS[features]]
             for opt in OPTIONAL.get(features, []):
                 t = parse_template(opt)
                 if all(a.column in columns for a in t.atoms):
-                    specs.append(opt)
+                    specs.append((opt, None, None))
         elif os.path.isfile(features):
+            specs = []
             with open(features, encoding="utf-8") as f:
-                specs = [ln.split("#", 1)[0].strip() for ln in f]
-            specs = [s for s in specs if s]
+                for lineno, ln in enumerate(f, 1):
+                    text = ln.split("#", 1)[0].strip()
+                    if text:
+                        specs.append((text, features, lineno))
+        elif "[" not in features and features.strip() != "bias":
+            raise InputError(f"unknown feature preset or template file {features!r}: choose a preset "
+                             f"({', '.join(PRESETS)}), a template file that exists, or template specs "
+                             "such as 'w[0];suf3(w[0])'")
         else:
-            specs = [s for s in features.split(";") if s.strip()]
+            specs = [(t, None, None) for t in features.split(";") if t.strip()]
     else:
-        specs = list(features)
+        specs = [(t, None, None) for t in features]
     out = [Template(())]
     seen = {"bias"}
-    for spec in specs:
-        t = parse_template(spec)
+    for spec, path, line in specs:
+        try:
+            t = parse_template(spec)
+        except InputError as exc:
+            raise InputError(exc.message, path, line) from None
         for a in t.atoms:
             if a.column not in columns:
                 raise InputError(
                     f"template {t.name!r} reads column {a.column!r}, but the data has columns "
-                    f"{', '.join(columns)} (set them with --columns)")
+                    f"{', '.join(columns)} (set them with --columns)", path, line)
         if t.name not in seen:
             seen.add(t.name)
             out.append(t)

@@ -123,13 +123,13 @@ def _check_encoding(encoding: str) -> str:
     try:
         info = codecs.lookup(encoding)
     except LookupError:
-        raise ValueError(f"unknown encoding {encoding!r}") from None
+        raise InputError(f"unknown encoding {encoding!r}") from None
     try:
         ascii_like = "\n\r#".encode(info.name) == b"\n\r#"
     except LookupError:  # a codec that is not a text encoding (rot13, ...)
         ascii_like = False
     if not ascii_like:
-        raise ValueError(f"encoding {encoding!r} is not supported: line-oriented files need "
+        raise InputError(f"encoding {encoding!r} is not supported: line-oriented files need "
                          "an ASCII-compatible encoding (UTF-8, Latin-1, cp1252, ...)")
     return info.name
 
@@ -249,7 +249,7 @@ def _make_splitter(sep: str | None, first_line: str):
 
 
 def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
-                   name: str | None = None) -> Iterator[Sentence]:
+                   name: str | None = None, info: dict | None = None) -> Iterator[Sentence]:
     """Read sentences from a CoNLL column file, lazily.
 
     Parameters
@@ -266,6 +266,9 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
         Encoding of the file (ASCII-compatible).
     name : str, optional
         Name of the input in error messages (default: the path, or ``"<stdin>"``).
+    info : dict, optional
+        Receives ``info["sep"]``, the separator in use (``"\t"`` or ``" "``),
+        once the first token line has been read.
 
     Yields
     ------
@@ -308,6 +311,8 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
             continue
         if split is None:
             split = _make_splitter(sep, line)
+            if info is not None:
+                info["sep"] = "\t" if (sep == "\t" or (sep is None and "\t" in line)) else (sep or " ")
             fields = split(line)
             n_columns, columns_line = len(fields), lineno
         else:
@@ -316,6 +321,9 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
                 raise InputError(
                     f"expected {n_columns} column{'s' if n_columns != 1 else ''} "
                     f"(as on line {columns_line}), found {len(fields)}", name, lineno)
+        if "" in fields:
+            raise InputError(f"column {fields.index('') + 1} is empty (two separators in a row?)",
+                             name, lineno)
         if not tokens:
             first = lineno
         tokens.append(tuple(fields))

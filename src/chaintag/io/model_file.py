@@ -90,8 +90,11 @@ def load_model(path) -> tuple[dict, dict[str, np.ndarray]]:
     except ModelFormatError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError, UnicodeDecodeError) as exc:
+        detail = str(exc)
+        if "pickle" in detail:  # never suggest loading pickles
+            detail = "it holds pickled (executable) data, which chaintag refuses to load"
         raise ModelFormatError(f"{path}: not a readable chaintag model file "
-                               f"(truncated or corrupt?): {exc}") from None
+                               f"(truncated or corrupt?): {detail}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise ModelFormatError(f"{path}: not a chaintag model file")
     version = meta.get("format_version")

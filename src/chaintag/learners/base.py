@@ -46,7 +46,12 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
         When a token has fewer than ``n_columns`` values.
     """
     out = []
+    if isinstance(sentences, str):
+        raise InputError("expected a list of sentences, got a string")
     for s, sent in enumerate(sentences):
+        if isinstance(sent, str):
+            raise InputError(f"sentence {s} is a string; a sentence is a list of tokens "
+                             "(split it into words first)")
         if len(sent) and type(sent[0]) is tuple and n_columns is None:
             out.append(sent)
             continue
@@ -145,7 +150,7 @@ class SequenceTagger:
         raise NotImplementedError
 
     # ------------------------------------------------------------------- fit
-    def fit(self, sentences, labels, dev=None) -> "SequenceTagger":
+    def fit(self, sentences, labels, dev=None) -> "SequenceTagger":  # noqa: C901
         """Train on labelled sentences.
 
         Parameters
@@ -168,6 +173,11 @@ class SequenceTagger:
         InputError
             On empty data, length mismatches, or templates reading missing columns.
         """
+        epochs = getattr(self, "epochs", 1)
+        if not isinstance(epochs, (int, np.integer)) or epochs < 1:
+            raise InputError(f"epochs must be a positive integer, not {epochs!r}")
+        if getattr(self, "cc", 0) < 0:
+            raise InputError(f"cc must be 0 or more, not {self.cc!r}")
         rows = as_rows(sentences)
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
@@ -191,6 +201,10 @@ class SequenceTagger:
         index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
                                           cc=self.cc, space=self.feature_space, pairs=pairs)
         attrs = remap_attributes(attrs, extractor.prune(keep))
+        if index.n_features == 0:
+            from ..errors import TrainingError
+            raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "
+                                f"cc={self.cc} times")
         self.extractor_ = extractor
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
