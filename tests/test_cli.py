@@ -213,3 +213,68 @@ def test_crf_training_and_marginals(tmp_path, capsys, algorithm):
     assert main(["tag", "-m", str(model), str(test), "--marginals", "-o", str(out), "--quiet"]) == 0
     rows = [ln.split() for ln in out.read_text().split("\n") if ln]
     assert len(rows) == 6 and all(0.0 < float(r[-1]) <= 1.0 for r in rows)
+
+
+def test_tab_separated_input_keeps_tabs_and_spaces_in_tokens(tmp_path, capsys):
+    _, model, _ = train(tmp_path, capsys)
+    src = write(tmp_path, "t.tsv", "The\tDT\nParis\tNNP\n\nNew York\tNNP\nruns\tVBZ\n")
+    out = tmp_path / "o.tsv"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    rows = [ln.split("\t") for ln in out.read_text().split("\n") if ln]
+    assert [r[:2] for r in rows] == [["The", "DT"], ["Paris", "NNP"], ["New York", "NNP"], ["runs", "VBZ"]]
+    assert all(len(r) == 3 for r in rows)
+
+
+def test_output_through_a_symlink_keeps_the_link_and_the_mode(tmp_path, capsys):
+    import os
+    _, model, _ = train(tmp_path, capsys)
+    test = write(tmp_path, "test.txt", TEST)
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    os.chmod(real, 0o644)
+    link = tmp_path / "out.lnk"
+    link.symlink_to(real)
+    assert main(["tag", "-m", str(model), str(test), "-o", str(link), "--quiet"]) == 0
+    assert link.is_symlink() and real.read_text().startswith("Bob NNP")
+    assert oct(real.stat().st_mode & 0o777) == "0o644"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--epochs", "0"], "--epochs"), (["--cc", "-1"], "--cc"), (["--dev-fraction", "1.5"], "--dev-fraction"),
+    (["--features", "chunk"], "unknown feature preset"), (["--encoding", "nosuch"], "unknown encoding"),
+    (["--test", "conll2000:tset"], "tset"),
+])
+def test_bad_options_fail_before_training_with_exit_2(tmp_path, capsys, args, message):
+    code, model, cap = train(tmp_path, capsys, *args)
+    assert code == 2 and message in cap.err and "Traceback" not in cap.err
+    assert not model.exists()
+
+
+def test_model_path_in_a_missing_folder_fails_at_once(tmp_path, capsys):
+    tr = write(tmp_path, "train.txt", TRAIN)
+    code = main(["train", "--train", str(tr), "--model", str(tmp_path / "nope" / "m.npz"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "nope" in err and ".tmp" not in err
+
+
+def test_template_file_errors_name_file_and_line(tmp_path, capsys):
+    feats = write(tmp_path, "feats.txt", "# my templates\nw[0]\nbogus\n")
+    code, model, cap = train(tmp_path, capsys, "--features", str(feats))
+    assert code == 2 and "feats.txt:3" in cap.err
+
+
+def test_pos_labels_report_accuracy_only(tmp_path, capsys):
+    text = "The DT\ndog NN\n( -LRB-\n) -RRB-\n\nA DT\ncat NN\n"
+    tr = write(tmp_path, "pos.txt", text)
+    model = tmp_path / "pos.npz"
+    assert main(["train", "--train", str(tr), "--model", str(model), "--features", "w[0]", "--quiet"]) == 0
+    assert main(["eval", "-m", str(model), "--test", str(tr), "--json", "--quiet"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert fig["is_chunking"] is False and fig["f1"] is None and fig["accuracy"] == 100.0
+    assert main(["eval", "-m", str(model), "--test", str(tr), "--quiet"]) == 0
+    assert "accuracy only" in capsys.readouterr().out
+
+
+def test_empty_tab_field_is_an_error(tmp_path, capsys):
+    code, model, cap = train(tmp_path, capsys, train_text="The\t\tB-NP\n")
+    assert code == 2 and "train.txt:1" in cap.err and "empty" in cap.err
