@@ -64,7 +64,7 @@ def sentence_grad(w, attrs, s, gold, index, ent_lo, ent_n):
 @pytest.mark.parametrize("l2", [0.0, 1.0, 30.0])
 def test_lazy_l2_sgd_equals_dense_steps(l2):
     # l2=30 with lr=0.1 over 4 sentences shrinks by 0.25 per step: the scale is folded often
-    model = CRF(features=FEATURES, columns=COLS, learning_rate=0.1, lr_schedule="fixed", l2=l2,
+    model = CRF(features=FEATURES, columns=COLS, learning_rate=0.1, lr_schedule="fixed", l2=l2, averaged=False,
                 shuffle=False, epochs=3, progress=False).fit(SENTS, LABELS)
     attrs, gold, index, ent_lo, ent_n = corpus()
     w = np.zeros(index.n_weights)
@@ -97,3 +97,18 @@ def test_marginals_sum_to_one_and_match_prediction():
     for m, labels in zip(marg, LABELS):
         np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-12)
         assert [model.labels_[j] for j in m.argmax(axis=1)] == labels
+
+
+def test_averaged_sgd_equals_the_mean_of_the_iterates():
+    kw = dict(features=FEATURES, columns=COLS, learning_rate=0.1, lr_schedule="fixed", l2=30.0,
+              shuffle=False, epochs=2, progress=False)
+    model = CRF(averaged=True, **kw).fit(SENTS, LABELS)
+    attrs, gold, index, ent_lo, ent_n = corpus()
+    w = np.zeros(index.n_weights)
+    iterates = []
+    for _ in range(2):
+        for s in range(attrs.n_sentences):
+            w = w - 0.1 * sentence_grad(w, attrs, s, gold, index, ent_lo, ent_n)
+            w = w * (1 - 0.1 * 30.0 / attrs.n_sentences)
+            iterates.append(w)
+    np.testing.assert_allclose(model.weights_, np.mean(iterates, axis=0), rtol=1e-9, atol=1e-12)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .base import SequenceTagger, TrainData, register
 from .crf_kernels import crf_objective, crf_sgd_epoch, fold_scale
+from .sapo_kernels import fold_average
 
 
 @register
@@ -31,6 +32,10 @@ class CRF(SequenceTagger):
         L2-regularized objective), ``gamma_0 / (1 + t / |S|)``, or fixed.
     l2 : float, default 1.0
         ``lambda`` of the objective ``sum log P(y*|x) - lambda ||w||^2 / 2``.
+    averaged : bool, default True
+        Averaged SGD: tag with the average of the weights after every step
+        (Polyak & Juditsky 1992; computed lazily and exactly). It smooths the
+        noise of the last SGD iterates.
 
     References
     ----------
@@ -43,12 +48,14 @@ class CRF(SequenceTagger):
     algorithm = "crf"
 
     def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="bottou", l2=1.0,
-                 epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
+                 averaged=True, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0,
+                 progress=None):
         self.features = features
         self.columns = columns
         self.learning_rate = learning_rate
         self.lr_schedule = lr_schedule
         self.l2 = l2
+        self.averaged = averaged
         self.epochs = epochs
         self.cc = cc
         self.feature_space = feature_space
@@ -64,23 +71,33 @@ class CRF(SequenceTagger):
             raise ValueError("learning_rate must be > 0 and l2 >= 0")
         if self.learning_rate * self.l2 / n_train >= 1:
             raise ValueError("learning_rate * l2 / |S| must be below 1")
-        return {"v": np.zeros(data.index.n_weights), "sigma": 1.0, "step": 0, "n_train": n_train}
+        n = data.index.n_weights
+        avg = bool(self.averaged)
+        return {"v": np.zeros(n), "sigma": 1.0, "step": 0, "n_train": n_train,
+                "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
-        sigma, step, loss = crf_sgd_epoch(
+        avg = bool(self.averaged)
+        sigma, step, loss, sigma_sum = crf_sgd_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
             state["v"], state["sigma"], state["step"], data.index.n_labels, float(self.learning_rate),
-            self._decay(), float(self.l2), state["n_train"])
+            self._decay(), float(self.l2), state["n_train"], avg, state["u"], state["acc"],
+            state["sigma_sum"])
+        if avg:
+            fold_average(state["v"], state["u"], state["acc"], sigma_sum)
+            sigma_sum = 0.0
         if sigma != 1.0:
             sigma = fold_scale(state["v"], sigma)
-        state["sigma"], state["step"] = sigma, step
+        state["sigma"], state["step"], state["sigma_sum"] = sigma, step, sigma_sum
         return {"updates": int(len(order)), "loss": float(loss)}
 
     def _decay(self) -> float:
         return {"fixed": 0.0, "decay": 1.0, "bottou": float(self.learning_rate) * float(self.l2)}[self.lr_schedule]
 
     def _current_weights(self, state: dict) -> np.ndarray:
+        if self.averaged and state["step"] > 0:
+            return state["acc"] / state["step"]
         return state["sigma"] * state["v"]
 
 

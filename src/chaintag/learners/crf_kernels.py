@@ -17,6 +17,7 @@ from numba import njit
 
 from ..decoding.forward_backward import forward_backward_kernel
 from ..decoding.scoring import emission_scores, max_sentence_length
+from .sapo_kernels import fold_average
 
 FOLD_BELOW = 1e-6
 
@@ -77,9 +78,21 @@ def gold_score(t0, t1, gold, ws):
     return s
 
 
+@njit(cache=True, inline="always")
+def _put(target, u, f, delta, averaged, sigma_sum):
+    target[f] += delta
+    if averaged:
+        u[f] += delta * sigma_sum
+
+
 @njit(cache=True)
-def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, target, scale):
-    """``target += scale * (Phi(x, y*) - E[Phi(x, y)])`` for the sentence ``t0:t1``."""
+def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, target, scale,
+                 u, averaged, sigma_sum):
+    """``target += scale * (Phi(x, y*) - E[Phi(x, y)])`` for the sentence ``t0:t1``.
+
+    With ``averaged``, also ``u += sigma_sum * (the same change)`` (lazy
+    averaging under the scale trick, see :mod:`chaintag.learners.sapo_kernels`).
+    """
     E, pe, pt, alpha, beta, sc, marg, pair, trans, start, end = ws
     n_features = feat_label.shape[0]
     t_off = n_features
@@ -96,16 +109,16 @@ def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws,
                 g = -marg[i, lab]
                 if lab == y:
                     g += 1.0
-                target[f] += scale * g
+                _put(target, u, f, scale * g, averaged, sigma_sum)
     for a in range(n_labels):
-        target[s_off + a] -= scale * marg[0, a]
-        target[e_off + a] -= scale * marg[T - 1, a]
+        _put(target, u, s_off + a, -scale * marg[0, a], averaged, sigma_sum)
+        _put(target, u, e_off + a, -scale * marg[T - 1, a], averaged, sigma_sum)
         for b in range(n_labels):
-            target[t_off + a * n_labels + b] -= scale * pair[a, b]
-    target[s_off + gold[t0]] += scale
-    target[e_off + gold[t1 - 1]] += scale
+            _put(target, u, t_off + a * n_labels + b, -scale * pair[a, b], averaged, sigma_sum)
+    _put(target, u, s_off + gold[t0], scale, averaged, sigma_sum)
+    _put(target, u, e_off + gold[t1 - 1], scale, averaged, sigma_sum)
     for i in range(1, T):
-        target[t_off + gold[t0 + i - 1] * n_labels + gold[t0 + i]] += scale
+        _put(target, u, t_off + gold[t0 + i - 1] * n_labels + gold[t0 + i], scale, averaged, sigma_sum)
 
 
 @njit(cache=True)
@@ -118,7 +131,7 @@ def fold_scale(v, sigma):
 
 @njit(cache=True)
 def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sigma, step,
-                  n_labels, lr0, lr_decay, l2, n_train):
+                  n_labels, lr0, lr_decay, l2, n_train, averaged, u, acc, sigma_sum):
     """One SGD pass of the L2-regularized CRF over the sentences in ``order``.
 
     Parameters
@@ -137,10 +150,13 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
     l2 : float
         ``lambda``: the objective is ``sum log P(y*|x) - lambda ||w||^2 / 2``.
     n_train : int
+    averaged : bool
+        Keep the sums of averaged SGD (Polyak-Ruppert averaging of every
+        step's weights) in ``u``, ``acc``, ``sigma_sum``, as for SAPO.
 
     Returns
     -------
-    sigma, step, loss
+    sigma, step, loss, sigma_sum
         ``loss`` is the sum of ``-log P(y* | x)`` over the pass (before each update).
     """
     m = max(max_sentence_length(sent_ptr), 1)
@@ -153,13 +169,19 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
         if t1 > t0:
             log_z = sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, v, sigma, n_labels, ws)
             loss += log_z - gold_score(t0, t1, gold, ws)
-            add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, v, gamma / sigma)
+            add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, v, gamma / sigma,
+                         u, averaged, sigma_sum)
         if l2 > 0.0:
             sigma *= 1.0 - gamma * l2 / n_train
-            if sigma < FOLD_BELOW:
-                sigma = fold_scale(v, sigma)
+        if averaged:
+            sigma_sum += sigma
+        if sigma < FOLD_BELOW:
+            if averaged:
+                fold_average(v, u, acc, sigma_sum)
+                sigma_sum = 0.0
+            sigma = fold_scale(v, sigma)
         step += 1
-    return sigma, step, loss
+    return sigma, step, loss, sigma_sum
 
 
 @njit(cache=True)
@@ -181,7 +203,8 @@ def crf_objective(w, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, n_label
         if t1 > t0:
             log_z = sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, 1.0, n_labels, ws)
             value += log_z - gold_score(t0, t1, gold, ws)
-            add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, grad, -1.0)
+            add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, grad, -1.0,
+                         grad, False, 0.0)
     return value
 
 
