@@ -68,6 +68,11 @@ def add_parser(sub) -> None:
     g.add_argument("--sequential", action="store_true",
                    help="N-best MIRA: one-constraint steps per candidate in turn (variant)")
     p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
+    p.add_argument("--checkpoint-dir", metavar="DIR",
+                   help="save the training state after every epoch in DIR/checkpoint.npz")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the checkpoint in --checkpoint-dir (same data and settings; "
+                        "the result equals an uninterrupted run)")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
     add_data_options(p)
     add_common(p)
@@ -86,6 +91,8 @@ def _validate(args) -> None:
         raise InputError("give --dev or --dev-fraction, not both")
     if args.n_best is not None and args.n_best < 1:
         raise InputError("--n-best must be at least 1")
+    if args.resume and not args.checkpoint_dir:
+        raise InputError("--resume needs --checkpoint-dir")
     for opt in ("model", "history"):
         path = getattr(args, opt)
         if path:
@@ -136,7 +143,8 @@ def run(args) -> int:
         params["shuffle"] = args.shuffle
     learner = make_learner(args.algorithm, **params)
     try:
-        learner.fit(train.tokens, train.labels, dev=dev)
+        learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
+                    resume=args.resume)
     except ValueError as exc:  # bad hyper-parameter values
         if isinstance(exc, InputError):
             raise

@@ -150,7 +150,7 @@ class SequenceTagger:
         raise NotImplementedError
 
     # ------------------------------------------------------------------- fit
-    def fit(self, sentences, labels, dev=None) -> "SequenceTagger":  # noqa: C901
+    def fit(self, sentences, labels, dev=None, *, checkpoint_dir=None, resume=False) -> "SequenceTagger":
         """Train on labelled sentences.
 
         Parameters
@@ -163,6 +163,12 @@ class SequenceTagger:
         dev : tuple (sentences, labels), optional
             Held-out data scored after every epoch; the weights of the best
             epoch are kept (Collins 2002, s. 4: passes tuned on held-out data).
+        checkpoint_dir : str or os.PathLike, optional
+            Save the training state there after every epoch
+            (``checkpoint.npz``, written atomically).
+        resume : bool, default False
+            Continue from the checkpoint in ``checkpoint_dir`` if there is
+            one; the result equals an uninterrupted run with the same seed.
 
         Returns
         -------
@@ -216,7 +222,7 @@ class SequenceTagger:
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
-        self._train(data, dev_pack)
+        self._train(data, dev_pack, checkpoint_dir, resume)
         return self
 
     @staticmethod
@@ -229,7 +235,9 @@ class SequenceTagger:
         if not any(len(r) for r in rows):
             raise InputError(f"{what} data: no sentences")
 
-    def _train(self, data: TrainData, dev_pack) -> None:
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
+        from . import checkpoint as ckpt
+
         rng = np.random.default_rng(self.random_state)
         state = self._begin(data)
         n_sent = data.attrs.n_sentences
@@ -237,8 +245,19 @@ class SequenceTagger:
         best_score = -np.inf
         best_weights = None
         best_epoch = 0
+        done = 0
+        print_ = ckpt.fingerprint(self, data) if checkpoint_dir else ""
+        if checkpoint_dir and resume:
+            restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
+            if restored is not None:
+                done, history, (best_score, best_weights, best_epoch) = restored
+                for _ in range(done):  # replay the sample orders of the epochs done
+                    if self.shuffle:
+                        rng.permutation(n_sent)
         bar = self._progress_bar()
-        for epoch in range(1, self.epochs + 1):
+        if bar is not None and done:
+            bar.update(done)
+        for epoch in range(done + 1, self.epochs + 1):
             order = rng.permutation(n_sent).astype(np.int64) if self.shuffle else np.arange(n_sent, dtype=np.int64)
             t0, c0 = time.perf_counter(), time.process_time()
             stats = self._run_epoch(state, data, order)
@@ -255,6 +274,9 @@ class SequenceTagger:
                 if score > best_score:
                     best_score, best_weights, best_epoch = score, weights.copy(), epoch
             history.append(record)
+            if checkpoint_dir:
+                ckpt.save_checkpoint(checkpoint_dir, epoch, state, history,
+                                     (best_score, best_weights, best_epoch), print_)
             if bar is not None:
                 bar.update(1)
                 post = {"errors": stats.get("errors", 0)}

@@ -122,14 +122,14 @@ class SAPO(SequenceTagger):
         n = data.index.n_weights
         avg = bool(self.averaged)
         return {"v": np.zeros(n), "sigma": 1.0, "step": 0, "n_train": n_train,
-                "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0,
-                "seed": np.random.SeedSequence(self.random_state)}
+                "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
         stop_gap = math.log(self.stop_ratio) if self.stop_ratio else np.inf
         step_before = state["step"]
-        seed = int(state["seed"].spawn(1)[0].generate_state(1)[0])
+        # the cutting seed depends on the seed and the pass only (resumable)
+        seed = int(np.random.SeedSequence([int(self.random_state), int(state["step"])]).generate_state(1)[0])
         sigma, step, n_updates, n_errors, loss, sigma_sum = sapo_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
             state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),

@@ -1,0 +1,80 @@
+"""Training checkpoints: the state after each epoch, to resume an interrupted run.
+
+A checkpoint is a model-format file (npz arrays + JSON, written atomically)
+holding the learner's float arrays and numeric scalars, the history so far,
+the best epoch's weights, and a fingerprint of the training data and
+hyper-parameters. Derived arrays (integer lookups rebuilt from the data) are
+not stored: they are rebuilt by ``_begin`` before the saved values are put
+back. A resumed run replays the random draws of the epochs already done, so
+it ends with the same weights as an uninterrupted run with the same seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.model_file import load_model, save_model
+
+FILE_NAME = "checkpoint.npz"
+
+
+def fingerprint(model, data) -> str:
+    """sha256 over the hyper-parameters (except epochs and progress), labels and attribute table."""
+    h = hashlib.sha256()
+    params = {k: v for k, v in model.get_params().items() if k not in ("epochs", "progress")}
+    h.update(json.dumps([model.algorithm, params, model.labels_], sort_keys=True, default=str).encode())
+    h.update(np.ascontiguousarray(model.extractor_.attr_keys).tobytes())
+    h.update(np.ascontiguousarray(data.gold).tobytes())
+    h.update(np.ascontiguousarray(data.index.feat_label).tobytes())
+    return h.hexdigest()
+
+
+def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple, print_: str) -> None:
+    """Write the state after ``epoch`` to ``folder/checkpoint.npz`` (atomically)."""
+    arrays, scalars = {}, {}
+    for key, value in state.items():
+        if isinstance(value, np.ndarray) and value.dtype == np.float64:
+            arrays["state." + key] = value
+        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            scalars[key] = value.item() if isinstance(value, np.generic) else value
+    best_score, best_weights, best_epoch = best
+    if best_weights is not None:
+        arrays["best_weights"] = best_weights
+    meta = {"algorithm": "checkpoint", "epoch": epoch, "scalars": scalars, "history": history,
+            "best_score": None if not np.isfinite(best_score) else best_score, "best_epoch": best_epoch,
+            "fingerprint": print_}
+    os.makedirs(folder, exist_ok=True)
+    save_model(os.path.join(folder, FILE_NAME), meta, arrays)
+
+
+def load_checkpoint(folder, state: dict, print_: str):
+    """Put a saved state back into ``state``; returns (epoch, history, best) or None if there is none.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When the checkpoint was made with other data or settings.
+    """
+    path = os.path.join(folder, FILE_NAME)
+    if not os.path.exists(path):
+        return None
+    meta, arrays = load_model(path)
+    if meta.get("fingerprint") != print_:
+        raise InputError("this checkpoint was made with other training data or settings; "
+                         "remove it or use another --checkpoint-dir", path)
+    for key, value in arrays.items():
+        if key.startswith("state."):
+            name = key[len("state."):]
+            if name not in state or np.shape(state[name]) != value.shape:
+                raise InputError(f"checkpoint array {name!r} does not fit this learner", path)
+            state[name] = np.array(value, dtype=np.float64)
+    for key, value in meta["scalars"].items():
+        state[key] = value
+    best_score = meta["best_score"] if meta["best_score"] is not None else -np.inf
+    best = (best_score, arrays.get("best_weights"), meta["best_epoch"])
+    return meta["epoch"], meta["history"], best
