@@ -222,7 +222,10 @@ class SequenceTagger:
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
-        self._train(data, dev_pack, checkpoint_dir, resume)
+        if checkpoint_dir:
+            self._train(data, dev_pack, checkpoint_dir, resume)
+        else:
+            self._train(data, dev_pack)
         return self
 
     @staticmethod

@@ -146,8 +146,13 @@ class CRFLBFGS(SequenceTagger):
 
     shuffle = False  # the driver asks; batch training has no sample order
 
-    def _train(self, data: TrainData, dev_pack) -> None:
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
         from scipy.optimize import minimize
+
+        if checkpoint_dir:
+            from ..errors import InputError
+            raise InputError("crf-lbfgs keeps no checkpoints (L-BFGS state is not saved); "
+                             "use crf (SGD) for resumable training")
 
         a = data.attrs
         grad = np.zeros(data.index.n_weights)
