@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
     p.add_argument("--no-average", dest="averaged", action="store_false",
                    help="naive perceptron: keep the last weights instead of the average")
     p.add_argument("--cc", type=int, default=0, help="count cut-off on (attribute, label) pairs")
+    p.add_argument("--hash-bits", type=int, default=None, metavar="B",
+                   help="feature hashing: 2^B attribute buckets (bounded memory for huge "
+                        "vocabularies); default: exact attributes")
     p.add_argument("--feature-space", choices=["gold", "all"], default="gold",
                    help="features: pairs seen in gold training data (default) or all pairs")
     p.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
@@ -131,6 +134,7 @@ def run(args) -> int:
     params = dict(features=args.features, columns=train.columns, averaged=args.averaged,
                   epochs=args.epochs, cc=args.cc, feature_space=args.feature_space,
                   random_state=args.seed, progress=False if args.quiet else None,
+                  hash_bits=args.hash_bits,
                   n_best=args.n_best, search=args.search, beam_width=args.beam_width,
                   learning_rate=args.learning_rate, lr_schedule=args.lr_schedule, l2=args.l2,
                   l2_per_pass=args.l2_per_pass, stop_ratio=args.stop_ratio,

@@ -201,7 +201,16 @@ class SequenceTagger:
         label_id = {lab: k for k, lab in enumerate(self.labels_)}
         n_labels = len(self.labels_)
         t_start = time.perf_counter()
-        extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
+        templates = resolve_templates(self.features, columns)
+        hash_bits = getattr(self, "hash_bits", None)
+        if hash_bits:
+            from ..features.hashed import HashedAttributeExtractor
+            try:
+                extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits)
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+        else:
+            extractor = AttributeExtractor(templates, columns)
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
         index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
@@ -519,7 +528,11 @@ class SequenceTagger:
         model = cls(**params)
         model.labels_ = list(meta["labels"])
         model.columns_ = tuple(meta["columns"])
-        model.extractor_ = AttributeExtractor.from_state(meta["extractor"], arrays)
+        if meta["extractor"].get("hash_bits"):
+            from ..features.hashed import HashedAttributeExtractor
+            model.extractor_ = HashedAttributeExtractor.from_state(meta["extractor"], arrays)
+        else:
+            model.extractor_ = AttributeExtractor.from_state(meta["extractor"], arrays)
         model.feature_index_ = FeatureIndex(np.asarray(arrays["feat_ptr"], dtype=np.int64),
                                             np.asarray(arrays["feat_label"], dtype=np.int32),
                                             len(model.labels_))

@@ -49,7 +49,7 @@ class CRF(SequenceTagger):
 
     def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="bottou", l2=1.0,
                  averaged=True, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0,
-                 progress=None):
+                 hash_bits=None, progress=None):
         self.features = features
         self.columns = columns
         self.learning_rate = learning_rate
@@ -61,6 +61,7 @@ class CRF(SequenceTagger):
         self.feature_space = feature_space
         self.shuffle = shuffle
         self.random_state = random_state
+        self.hash_bits = hash_bits
         self.progress = progress
 
     def _begin(self, data: TrainData) -> dict:
@@ -132,7 +133,7 @@ class CRFLBFGS(SequenceTagger):
     algorithm = "crf-lbfgs"
 
     def __init__(self, *, features="pos", columns=None, l2=1.0, epochs=100, tol=1e-5, memory=6, cc=0,
-                 feature_space="gold", random_state=0, progress=None):
+                 feature_space="gold", random_state=0, hash_bits=None, progress=None):
         self.features = features
         self.columns = columns
         self.l2 = l2
@@ -142,6 +143,7 @@ class CRFLBFGS(SequenceTagger):
         self.cc = cc
         self.feature_space = feature_space
         self.random_state = random_state
+        self.hash_bits = hash_bits
         self.progress = progress
 
     shuffle = False  # the driver asks; batch training has no sample order

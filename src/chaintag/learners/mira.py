@@ -47,7 +47,7 @@ class MIRA(SequenceTagger):
 
     def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",
                  sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
-                 progress=None):
+                 hash_bits=None, progress=None):
         self.features = features
         self.columns = columns
         self.n_best = n_best
@@ -60,6 +60,7 @@ class MIRA(SequenceTagger):
         self.feature_space = feature_space
         self.shuffle = shuffle
         self.random_state = random_state
+        self.hash_bits = hash_bits
         self.progress = progress
 
     def _begin(self, data: TrainData) -> dict:
@@ -102,7 +103,8 @@ class NBestMIRA(MIRA):
 
     def __init__(self, *, features="pos", columns=None, n_best=5, C=1.0, averaged=True, loss="hamming",
                  sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
-                 progress=None):
+                 hash_bits=None, progress=None):
         super().__init__(features=features, columns=columns, n_best=n_best, C=C, averaged=averaged, loss=loss,
                          sequential=sequential, epochs=epochs, cc=cc, feature_space=feature_space,
-                         shuffle=shuffle, random_state=random_state, progress=progress)
+                         shuffle=shuffle, random_state=random_state, hash_bits=hash_bits,
+                         progress=progress)

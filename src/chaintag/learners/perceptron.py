@@ -37,6 +37,10 @@ class StructuredPerceptron(SequenceTagger):
         Visit sentences in a new random order each epoch.
     random_state : int, default 0
         Seed for shuffling.
+    hash_bits : int or None, default None
+        Feature hashing: attributes become ``2^hash_bits`` hash buckets, which
+        bounds the attribute vocabulary's memory whatever the corpus
+        (:mod:`chaintag.features.hashed`); None keeps exact attributes.
     progress : bool or None, default None
         Show a progress bar (None: only when stderr is a terminal).
 
@@ -56,7 +60,7 @@ class StructuredPerceptron(SequenceTagger):
     algorithm = "perceptron"
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
-                 feature_space="gold", shuffle=False, random_state=0, progress=None):
+                 feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None):
         self.features = features
         self.columns = columns
         self.averaged = averaged
@@ -65,6 +69,7 @@ class StructuredPerceptron(SequenceTagger):
         self.feature_space = feature_space
         self.shuffle = shuffle
         self.random_state = random_state
+        self.hash_bits = hash_bits
         self.progress = progress
 
     def _begin(self, data: TrainData) -> dict:

@@ -80,7 +80,8 @@ class SAPO(SequenceTagger):
 
     def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
                  learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
-                 averaged=False, structure_reg=0.0, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0, progress=None):
+                 averaged=False, structure_reg=0.0, epochs=10, cc=0, feature_space="gold", shuffle=True,
+                 random_state=0, hash_bits=None, progress=None):
         self.features = features
         self.columns = columns
         self.n_best = n_best
@@ -98,6 +99,7 @@ class SAPO(SequenceTagger):
         self.feature_space = feature_space
         self.shuffle = shuffle
         self.random_state = random_state
+        self.hash_bits = hash_bits
         self.progress = progress
 
     def _check(self, n_train: int) -> None:
