@@ -308,6 +308,8 @@ def test_estimator_contract():
     assert {"tag_dict", "tag_dict_min", "averaged", "cc", "feature_space"} <= set(model.get_params())
     with pytest.raises(NotImplementedError, match="n-best"):
         model.predict_nbest([SENTS[0]])
+    with pytest.raises(NotImplementedError, match="marginals"):
+        model.predict_marginals([SENTS[0]])
     with pytest.raises(ValueError, match="tag_dict_min"):
         SecondOrderPerceptron(tag_dict_min=0).fit(SENTS, LABELS)
     with pytest.raises(RuntimeError, match="not fitted"):

@@ -163,8 +163,9 @@ class SecondOrderPerceptron(SequenceTagger):
 
     Notes
     -----
-    :meth:`predict_nbest` and :meth:`predict_confidence` are not available
-    (there is no second-order top-n search). Updates and lazy averaging are
+    :meth:`predict_nbest`, :meth:`predict_confidence` and
+    :meth:`predict_marginals` are not available (there is no second-order
+    top-n search or forward-backward). Updates and lazy averaging are
     those of the first-order perceptron, with the trigram weights added to
     ``Phi``.
 
@@ -316,6 +317,18 @@ class SecondOrderPerceptron(SequenceTagger):
         """
         raise NotImplementedError(f"{type(self).__name__} has no n-best search (second-order "
                                   "top-n is not implemented); use predict()")
+
+    def predict_marginals(self, sentences):
+        """Not available for the second-order model.
+
+        Raises
+        ------
+        NotImplementedError
+            Always: the first-order forward-backward would ignore the trigram
+            weights and the tag dictionary.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no marginals (second-order "
+                                  "forward-backward is not implemented); use predict()")
 
     def _evaluate_attrs(self, weights, attrs, gold_labels, word_ids=None):
         from ..evaluation import evaluate
