@@ -278,3 +278,14 @@ def test_pos_labels_report_accuracy_only(tmp_path, capsys):
 def test_empty_tab_field_is_an_error(tmp_path, capsys):
     code, model, cap = train(tmp_path, capsys, train_text="The\t\tB-NP\n")
     assert code == 2 and "train.txt:1" in cap.err and "empty" in cap.err
+
+
+def test_second_order_from_the_cli(tmp_path, capsys):
+    code, model, _ = train(tmp_path, capsys, "--order", "2", "--no-tag-dict")
+    assert code == 0
+    test = write(tmp_path, "test.txt", TEST)
+    assert main(["tag", "-m", str(model), str(test), "--quiet"]) == 0
+    assert len([ln for ln in capsys.readouterr().out.split("\n") if ln]) == 6
+    assert main(["tag", "-m", str(model), str(test), "--nbest", "2", "--quiet"]) == 2
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo")
+    assert code == 2 and "--order 2" in cap.err

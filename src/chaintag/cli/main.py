@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (ChaintagError, OSError) as exc:
+    except (ChaintagError, OSError, NotImplementedError) as exc:
         if getattr(args, "debug", False):
             raise
         if isinstance(exc, BrokenPipeError):

@@ -33,6 +33,14 @@ def add_parser(sub) -> None:
     p.add_argument("--features", "-f", default="pos",
                    help="preset (chunking, pos, ner), template file, or specs separated by ';'")
     p.add_argument("--epochs", "-e", type=int, default=10, help="training passes (default: 10)")
+    p.add_argument("--order", type=int, choices=[1, 2], default=1,
+                   help="model order of the perceptron: 2 adds label-trigram weights (Collins's "
+                        "POS tagger; search over label pairs)")
+    p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=True,
+                   help="second order: restrict each frequent word to the labels it was seen with "
+                        "(default: on)")
+    p.add_argument("--tag-dict-min", type=int, default=100, metavar="N",
+                   help="second order: words seen at least N times are restricted (default: 100)")
     p.add_argument("--no-average", dest="averaged", action="store_false",
                    help="naive perceptron: keep the last weights instead of the average")
     p.add_argument("--cc", type=int, default=0, help="count cut-off on (attribute, label) pairs")
@@ -145,10 +153,21 @@ def run(args) -> int:
         params.pop("n_best")  # each learner keeps its own default (sapo, nbest-mira: 5; mira: 1)
     if args.shuffle is not None:
         params["shuffle"] = args.shuffle
-    learner = make_learner(args.algorithm, **params)
+    name = args.algorithm
+    if args.order == 2:
+        if name != "perceptron":
+            raise InputError("--order 2 is offered for the perceptron (--algorithm perceptron)")
+        name = "perceptron2"
+        params.update(tag_dict=args.tag_dict, tag_dict_min=args.tag_dict_min)
+    learner = make_learner(name, **params)
     try:
-        learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
-                    resume=args.resume)
+        if args.checkpoint_dir:
+            if name in ("perceptron2", "maxent", "crf-lbfgs"):
+                raise InputError(f"--checkpoint-dir is not offered for {name}")
+            learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
+                        resume=args.resume)
+        else:
+            learner.fit(train.tokens, train.labels, dev=dev)
     except ValueError as exc:  # bad hyper-parameter values
         if isinstance(exc, InputError):
             raise
@@ -165,7 +184,7 @@ def run(args) -> int:
         with atomic_open(args.history) as f:
             for rec in learner.history_:
                 f.write(json.dumps(rec) + "\n")
-    out = {"model": args.model, "algorithm": args.algorithm, "seconds": train_seconds,
+    out = {"model": args.model, "algorithm": name, "seconds": train_seconds,
            "best_epoch": learner.best_epoch_, "history": learner.history_,
            "train": {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))},
            "n_features": learner.feature_index_.n_features,

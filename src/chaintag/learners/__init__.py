@@ -5,9 +5,10 @@ from .perceptron import StructuredPerceptron
 from .sapo import SAPO
 from .crf import CRF, CRFLBFGS
 from .mira import MIRA, NBestMIRA
+from .second_order import SecondOrderPerceptron
 
 LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-lbfgs": CRFLBFGS,
-            "mira": MIRA, "nbest-mira": NBestMIRA}
+            "mira": MIRA, "nbest-mira": NBestMIRA, "perceptron2": SecondOrderPerceptron}
 
 
 def make_learner(name: str, **params) -> SequenceTagger:
@@ -26,4 +27,5 @@ def make_learner(name: str, **params) -> SequenceTagger:
     return cls(**{k: v for k, v in params.items() if k in accepted})
 
 
-__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA", "load", "register", "make_learner", "LEARNERS"]
+__all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
+           "SecondOrderPerceptron", "load", "register", "make_learner", "LEARNERS"]
