@@ -289,3 +289,18 @@ def test_second_order_from_the_cli(tmp_path, capsys):
     assert main(["tag", "-m", str(model), str(test), "--nbest", "2", "--quiet"]) == 2
     code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo")
     assert code == 2 and "--order 2" in cap.err
+
+
+def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkeypatch):
+    code, model, _ = train(tmp_path, capsys)
+    before = model.read_bytes()
+    from chaintag.learners.perceptron import StructuredPerceptron
+
+    def interrupt(self, state, data, order):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(StructuredPerceptron, "_run_epoch", interrupt)
+    code, _, cap = train(tmp_path, capsys)
+    assert code == 130 and "interrupted" in cap.err
+    assert model.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "train.txt"]
