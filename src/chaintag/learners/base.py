@@ -24,6 +24,8 @@ from ..features.templates import resolve_templates
 from ..io.model_file import load_model, save_model
 
 CHUNK_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
+#: More labels than this is refused: first-order models keep L*L transition weights.
+MAX_LABELS = 4096
 
 
 def looks_like_chunks(labels: Sequence[str]) -> bool:
@@ -200,6 +202,11 @@ class SequenceTagger:
         self.labels_ = sorted(label_set)
         label_id = {lab: k for k, lab in enumerate(self.labels_)}
         n_labels = len(self.labels_)
+        if n_labels > MAX_LABELS:
+            from ..errors import TrainingError
+            raise TrainingError(f"{n_labels} distinct labels (transition weights alone would take "
+                                f"{n_labels * n_labels * 8 / 2**30:.1f} GiB): is the label column right? "
+                                "(see --columns)")
         t_start = time.perf_counter()
         templates = resolve_templates(self.features, columns)
         hash_bits = getattr(self, "hash_bits", None)
