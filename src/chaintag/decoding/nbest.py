@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .scoring import emission_scores, max_sentence_length
+from .scoring import emission_scores, max_sentence_length, weight_views
 
 # --------------------------------------------------------------------- heap
 
@@ -535,13 +535,7 @@ def nbest_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, k, o
     out_found : int32 array, shape (n_sentences,)
         Sequences found per sentence, ``min(k, L^T)``.
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
-    trans = w[t_off:s_off].reshape((n_labels, n_labels))
-    start = w[s_off:e_off]
-    end = w[e_off:e_off + n_labels]
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     paths = np.zeros((k, m), dtype=np.int32)

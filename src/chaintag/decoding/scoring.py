@@ -100,6 +100,19 @@ def find_feature(feat_label, lo, n, label):
 
 
 @njit(cache=True)
+def weight_views(w, n_features, n_labels):
+    """Views of the flat weight vector: ``(transitions [prev, cur], start, end)``.
+
+    The layout is features ``w[0:F]``, transitions ``L*L``, start ``L``, end
+    ``L`` (see :mod:`chaintag.features.space`); the views share ``w``'s memory.
+    """
+    t_off = n_features
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    return w[t_off:s_off].reshape((n_labels, n_labels)), w[s_off:e_off], w[e_off:e_off + n_labels]
+
+
+@njit(cache=True)
 def max_sentence_length(sent_ptr):
     """Length of the longest sentence (0 for an empty corpus)."""
     best = 0
@@ -116,13 +129,7 @@ def tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
 
     Returns the total score of the decoded paths.
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
-    trans = w[t_off:s_off].reshape((n_labels, n_labels))
-    start = w[s_off:e_off]
-    end = w[e_off:e_off + n_labels]
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     delta = np.zeros((m, n_labels))

@@ -7,8 +7,8 @@ import time
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
-from .crf_kernels import crf_objective, crf_sgd_epoch, fold_scale
-from .sapo_kernels import fold_average
+from .crf_kernels import crf_objective, crf_sgd_epoch
+from .scale_kernels import fold_average, fold_scale
 
 
 @register

@@ -17,10 +17,7 @@ from numba import njit
 
 from ..decoding.forward_backward import forward_backward_kernel
 from ..decoding.scoring import emission_scores, max_sentence_length
-from .sapo_kernels import fold_average
-
-FOLD_BELOW = 1e-6
-
+from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
 
 @njit(cache=True)
 def sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, sigma, n_labels, ws):
@@ -119,14 +116,6 @@ def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws,
     _put(target, u, e_off + gold[t1 - 1], scale, averaged, sigma_sum)
     for i in range(1, T):
         _put(target, u, t_off + gold[t0 + i - 1] * n_labels + gold[t0 + i], scale, averaged, sigma_sum)
-
-
-@njit(cache=True)
-def fold_scale(v, sigma):
-    """Multiply ``v`` by ``sigma`` in place; returns 1.0."""
-    for f in range(v.shape[0]):
-        v[f] *= sigma
-    return 1.0
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
+from ..decoding.scoring import emission_scores, find_feature, max_sentence_length, weight_views
 from ..decoding.viterbi import viterbi_kernel
 
 
@@ -116,13 +116,7 @@ def perceptron_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, f
     step : int
         Steps completed after this pass.
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
-    trans = w[t_off:s_off].reshape((n_labels, n_labels))
-    start = w[s_off:e_off]
-    end = w[e_off:e_off + n_labels]
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     delta = np.zeros((m, n_labels))

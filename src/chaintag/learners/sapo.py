@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
-from .sapo_kernels import fold_average, fold_scale, sapo_epoch
+from .sapo_kernels import sapo_epoch
+from .scale_kernels import fold_average, fold_scale
 
 
 @register

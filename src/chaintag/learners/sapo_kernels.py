@@ -14,11 +14,8 @@ The update is accumulated exactly: at a position where a candidate agrees
 with the gold label nothing is added, so with ``n = 1``, ``gamma = 1`` and no
 regularization the update is exactly the perceptron's.
 
-Averaging (an option, as in the authors' code) is lazy too. With
-``S_t = sigma_1 + ... + sigma_t``, an update ``delta`` to ``v`` at step ``t``
-adds ``delta * S_{t-1}`` to ``u``; the sum of the weight vectors after
-every step is then ``acc + S v - u``, where ``acc`` collects that sum at every
-fold of ``sigma`` (when ``v``, ``u`` and ``S`` restart).
+Averaging (an option, as in the authors' code) is lazy too; see
+:mod:`chaintag.learners.scale_kernels`.
 """
 
 from __future__ import annotations
@@ -28,25 +25,7 @@ from numba import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
-
-FOLD_BELOW = 1e-6
-
-
-@njit(cache=True)
-def fold_scale(v, sigma):
-    """Multiply ``v`` by ``sigma`` in place; returns the new scale, 1.0."""
-    for f in range(v.shape[0]):
-        v[f] *= sigma
-    return 1.0
-
-
-@njit(cache=True)
-def fold_average(v, u, acc, sigma_sum):
-    """Move the running average sums into ``acc`` (``acc += S v - u``; ``u = 0``)."""
-    for f in range(v.shape[0]):
-        acc[f] += sigma_sum * v[f] - u[f]
-        u[f] = 0.0
-
+from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
 
 @njit(cache=True)
 def _add(v, u, f, delta, averaged, sigma_sum):

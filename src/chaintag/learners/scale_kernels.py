@@ -1,0 +1,35 @@
+"""The global scale of lazily regularized weights, shared by SAPO and CRF-SGD.
+
+Weights are stored as ``w = sigma * v`` (Bottou's trick): an L2 step
+``w *= rho`` multiplies the scalar ``sigma`` only, and an update ``delta`` to
+``w`` adds ``delta / sigma`` to ``v``. When ``sigma`` gets small it is folded
+back into ``v``.
+
+Lazy averaging under the scale: with ``S_t = sigma_1 + ... + sigma_t``, an
+update ``delta`` to ``v`` at step ``t`` adds ``delta * S_{t-1}`` to ``u``; the
+sum of the weight vectors after every step is ``acc + S v - u``, where
+``acc`` collects that sum at every fold (when ``v``, ``u`` and ``S`` restart).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+#: Fold ``sigma`` into ``v`` when it falls below this.
+FOLD_BELOW = 1e-6
+
+
+@njit(cache=True)
+def fold_scale(v, sigma):
+    """Multiply ``v`` by ``sigma`` in place; returns the new scale, 1.0."""
+    for f in range(v.shape[0]):
+        v[f] *= sigma
+    return 1.0
+
+
+@njit(cache=True)
+def fold_average(v, u, acc, sigma_sum):
+    """Move the running average sums into ``acc`` (``acc += S v - u``; ``u = 0``)."""
+    for f in range(v.shape[0]):
+        acc[f] += sigma_sum * v[f] - u[f]
+        u[f] = 0.0
