@@ -18,11 +18,12 @@ def add_parser(sub) -> None:
                        description="Train a tagger and save it. Sources are files or dataset "
                                    "references such as conll2000:train.")
     p.add_argument("--algorithm", "-a", default="perceptron",
-                   choices=["perceptron", "sapo", "crf", "crf-lbfgs", "mira", "nbest-mira"],
+                   choices=["perceptron", "sapo", "crf", "crf-lbfgs", "mira", "nbest-mira", "maxent"],
                    help="learner: perceptron (Collins's averaged structured perceptron, the "
                         "default), sapo (search-based probabilistic online learning), crf "
                         "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
-                        "nbest-mira (MIRA with the top --n-best candidates)")
+                        "nbest-mira (MIRA with the top --n-best candidates), maxent (Ratnaparkhi's "
+                        "locally normalized tagger, scikit-learn; --maxent-c)")
     p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
@@ -71,6 +72,11 @@ def add_parser(sub) -> None:
                    help="one L2 step per pass instead of one per sample (variant)")
     g.add_argument("--stop-ratio", type=float, default=None, metavar="R",
                    help="stop the top-n search once exp(s_1 - s_k) >= R (variant; off by default)")
+    g = p.add_argument_group("maximum entropy")
+    g.add_argument("--maxent-c", dest="maxent_C", type=float, default=1.0, metavar="C",
+                   help="inverse L2 strength of the maxent tagger (default: 1)")
+    g.add_argument("--maxent-solver", choices=["saga", "lbfgs"], default="saga",
+                   help="scikit-learn solver of the maxent tagger (default: saga)")
     g = p.add_argument_group("MIRA")
     g.add_argument("--C", dest="C", type=float, default=1.0, help="clip of MIRA step sizes (default: 1)")
     g.add_argument("--no-clip", action="store_true", help="MIRA without the C clip (variant)")
@@ -154,6 +160,8 @@ def run(args) -> int:
     if args.shuffle is not None:
         params["shuffle"] = args.shuffle
     name = args.algorithm
+    if name == "maxent":
+        params.update(C=args.maxent_C, solver=args.maxent_solver)
     if args.order == 2:
         if name != "perceptron":
             raise InputError("--order 2 is offered for the perceptron (--algorithm perceptron)")

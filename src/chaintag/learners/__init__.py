@@ -6,9 +6,11 @@ from .sapo import SAPO
 from .crf import CRF, CRFLBFGS
 from .mira import MIRA, NBestMIRA
 from .second_order import SecondOrderPerceptron
+from .maxent import MaxEnt
 
 LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-lbfgs": CRFLBFGS,
-            "mira": MIRA, "nbest-mira": NBestMIRA, "perceptron2": SecondOrderPerceptron}
+            "mira": MIRA, "nbest-mira": NBestMIRA, "perceptron2": SecondOrderPerceptron,
+            "maxent": MaxEnt}
 
 
 def make_learner(name: str, **params) -> SequenceTagger:
@@ -28,4 +30,4 @@ def make_learner(name: str, **params) -> SequenceTagger:
 
 
 __all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
-           "SecondOrderPerceptron", "load", "register", "make_learner", "LEARNERS"]
+           "SecondOrderPerceptron", "MaxEnt", "load", "register", "make_learner", "LEARNERS"]
