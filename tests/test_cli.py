@@ -304,3 +304,14 @@ def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkey
     assert code == 130 and "interrupted" in cap.err
     assert model.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "train.txt"]
+
+
+def test_tag_copies_document_markers(tmp_path, capsys):
+    _, model, _ = train(tmp_path, capsys)
+    src = write(tmp_path, "doc.txt", "-DOCSTART- -X- O\n\nBob NNP\nruns VBZ\n\n-DOCSTART- -X- O\n\nAnn NNP\n")
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    lines = out.read_text().split("\n")
+    assert lines[0] == "-DOCSTART- -X- O" and lines[1] == ""
+    assert lines[2].startswith("Bob NNP ") and lines[5] == "-DOCSTART- -X- O"
+    assert len([ln for ln in lines if ln]) == 5

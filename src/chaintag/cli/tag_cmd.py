@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
                     "line per input token, the same sentence breaks. Input is read and tagged in "
                     "batches, so memory stays flat on large files. Input columns: the model's "
                     "feature columns come first; extra columns (e.g. a gold label) are copied "
-                    "through and not read.")
+                    "through and not read. Document markers (-DOCSTART-, ###MEDLINE:) are copied "
+                    "through, each followed by a blank line.")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="model file from chaintag train")
     p.add_argument("input", nargs="?", default="-", metavar="INPUT",
                    help="column file, CoNLL-U file, dataset reference, or - for stdin (default). "
@@ -62,7 +63,8 @@ def _sentences(args):
     info = {"sep": "\t"} if fmt == "conllu" else {}
     if fmt == "conllu":
         return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), info, name
-    return iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info), info, name
+    return (iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info, markers=True),
+            info, name)
 
 
 def _feature_picker(model, args, n_columns: int, name: str, line: int):
@@ -106,6 +108,14 @@ def run(args) -> int:
         picker = "unset"
         out_sep = None
         for sent in sentences:
+            if sent.marker is not None:
+                # document markers are copied through, each followed by a blank line
+                if batch:
+                    _flush(model, batch, picker, out, out_sep, format_sentence, args)
+                    batch = []
+                if not args.nbest:
+                    out.write(sent.marker + "\n\n")
+                continue
             if picker == "unset":
                 picker = _feature_picker(model, args, len(sent.tokens[0]), name, sent.line)
                 # the output keeps the input's separator (tab-separated tokens may hold spaces)

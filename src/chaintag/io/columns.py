@@ -56,10 +56,14 @@ class Sentence(NamedTuple):
         One tuple of column values per token, all of the same length.
     line : int
         1-based line number of the sentence's first token.
+    marker : str or None
+        With ``iter_sentences(..., markers=True)``: a document-marker line
+        (``-DOCSTART- ...``, ``###MEDLINE:...``) as read, with no tokens.
     """
 
     tokens: list[tuple[str, ...]]
     line: int
+    marker: str | None = None
 
 
 def source_name(source, name: str | None = None) -> str:
@@ -249,7 +253,8 @@ def _make_splitter(sep: str | None, first_line: str):
 
 
 def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
-                   name: str | None = None, info: dict | None = None) -> Iterator[Sentence]:
+                   name: str | None = None, info: dict | None = None,
+                   markers: bool = False) -> Iterator[Sentence]:
     """Read sentences from a CoNLL column file, lazily.
 
     Parameters
@@ -269,6 +274,9 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
     info : dict, optional
         Receives ``info["sep"]``, the separator in use (``"\t"`` or ``" "``),
         once the first token line has been read.
+    markers : bool, default False
+        Also yield each document-marker line, in order, as a
+        ``Sentence([], line, marker=text)`` (for writers that keep them).
 
     Yields
     ------
@@ -308,6 +316,8 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
             if tokens:
                 yield Sentence(tokens, first)
                 tokens = []
+            if markers and line.startswith(DOCUMENT_MARKERS):
+                yield Sentence([], lineno, line.rstrip())
             continue
         if split is None:
             split = _make_splitter(sep, line)
