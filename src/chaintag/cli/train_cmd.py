@@ -108,6 +108,14 @@ def _validate(args) -> None:
         raise InputError("give --dev or --dev-fraction, not both")
     if args.n_best is not None and args.n_best < 1:
         raise InputError("--n-best must be at least 1")
+    if args.hash_bits is not None and not 1 <= args.hash_bits <= 30:
+        raise InputError(f"--hash-bits must be between 1 and 30 (got {args.hash_bits})")
+    if args.beam_width < 1:
+        raise InputError("--beam-width must be at least 1")
+    if args.l2 < 0:
+        raise InputError("--l2 must be 0 or more")
+    if args.learning_rate <= 0:
+        raise InputError("--learning-rate must be positive")
     if args.resume and not args.checkpoint_dir:
         raise InputError("--resume needs --checkpoint-dir")
     for opt in ("model", "history"):
