@@ -22,56 +22,8 @@ from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
 from ..features.templates import resolve_templates
 from ..io.model_file import load_model, save_model
-
-CHUNK_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
-#: More labels than this is refused: first-order models keep L*L transition weights.
-MAX_LABELS = 4096
-
-
-def looks_like_chunks(labels: Sequence[str]) -> bool:
-    """True when every label is ``O`` or has a chunk prefix (``B-``, ``I-``, ...)."""
-    labels = list(labels)
-    return bool(labels) and any(lab != "O" for lab in labels) and all(
-        lab == "O" or lab[:2] in CHUNK_PREFIXES for lab in labels)
-
-
-def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...]]]:
-    """Sentences as lists of token tuples (a bare string is a one-column token).
-
-    Sentences whose tokens are already tuples are used as they are (not
-    copied, never modified); only the first token of each is inspected for
-    speed, except when ``n_columns`` is given, which checks every token.
-
-    Raises
-    ------
-    InputError
-        When a token has fewer than ``n_columns`` values.
-    """
-    out = []
-    if isinstance(sentences, str):
-        raise InputError("expected a list of sentences, got a string")
-    for s, sent in enumerate(sentences):
-        if isinstance(sent, str):
-            raise InputError(f"sentence {s} is a string; a sentence is a list of tokens "
-                             "(split it into words first)")
-        if len(sent) and type(sent[0]) is tuple and n_columns is None:
-            out.append(sent)
-            continue
-        rows = [(tok,) if isinstance(tok, str) else tuple(tok) for tok in sent]
-        if n_columns is not None:
-            for row in rows:
-                if len(row) < n_columns:
-                    raise InputError(f"sentence {s}: token {row!r} has {len(row)} columns, expected {n_columns}")
-        out.append(rows)
-    return out
-
-
-def default_columns(n: int) -> tuple[str, ...]:
-    """Default names of ``n`` feature columns: word, pos, c2, c3, ..."""
-    names = ["word", "pos"][:n]
-    names += [f"c{k}" for k in range(2, n)]
-    return tuple(names)
-
+from .inference import InferenceMixin
+from .tokens import MAX_LABELS, as_rows, default_columns, looks_like_chunks  # noqa: F401 (re-exported)
 
 @dataclass
 class TrainData:
@@ -101,7 +53,7 @@ class TrainData:
             self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
 
-class SequenceTagger:
+class SequenceTagger(InferenceMixin):
     """Base class of chaintag's linear-chain learners (scikit-learn conventions).
 
     ``__init__`` of a subclass only stores its hyper-parameters. ``fit``
@@ -356,108 +308,6 @@ class SequenceTagger:
         rows = as_rows(sentences, len(self.columns_))
         attrs = self.extractor_.transform(rows)
         return self._split(self._tag_ids(attrs), attrs.sent_ptr)
-
-    def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
-        """The ``k`` best label sequences of each sentence, with scores and top-k probabilities.
-
-        Parameters
-        ----------
-        sentences : sequence of sequences of tokens
-        k : int, default 5
-
-        Returns
-        -------
-        list (one per sentence) of lists of ``(labels, score, probability)``
-            Best first (exact A* search). ``probability`` is
-            ``exp(score) / sum of exp(score)`` over the returned top-k: a
-            distribution over these k sequences only, not a CRF posterior;
-            it is meaningful for probabilistically trained models (SAPO) and
-            only a relative confidence for the perceptron.
-
-        Raises
-        ------
-        ValueError
-            If ``k < 1``.
-        """
-        from ..decoding.nbest import nbest_corpus
-
-        self._check_fitted()
-        if k < 1:
-            raise ValueError("k must be at least 1")
-        rows = as_rows(sentences, len(self.columns_))
-        attrs = self.extractor_.transform(rows)
-        n_sent = attrs.n_sentences
-        paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
-        scores = np.zeros((n_sent, k))
-        found = np.zeros(n_sent, dtype=np.int32)
-        if attrs.n_tokens:
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
-            nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                         self.weights_, len(self.labels_), k, paths, scores, found)
-        labs = self.labels_
-        bounds = attrs.sent_ptr.tolist()
-        out = []
-        for s in range(n_sent):
-            t0, t1 = bounds[s], bounds[s + 1]
-            if t1 == t0:
-                out.append([([], 0.0, 1.0)])
-                continue
-            sc = scores[s, :found[s]]
-            p = np.exp(sc - sc.max())
-            p /= p.sum()
-            out.append([([labs[j] for j in paths[r, t0:t1].tolist()], float(sc[r]), float(p[r]))
-                        for r in range(found[s])])
-        return out
-
-    def predict_marginals(self, sentences) -> list[np.ndarray]:
-        """Token marginals ``P(y_i = l | x)`` by forward-backward over the model's scores.
-
-        For CRF-trained models (``crf``, ``crf-lbfgs``) these are the model's
-        own posterior marginals. For other learners they are the marginals of
-        ``exp(score)``, which those learners were not trained to calibrate.
-
-        Returns
-        -------
-        list of float64 arrays, shape (n_tokens, n_labels)
-            One per sentence; columns follow ``labels_``; rows sum to 1.
-        """
-        from .crf_kernels import marginals_corpus
-
-        self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
-        attrs = self.extractor_.transform(rows)
-        L = len(self.labels_)
-        out = np.zeros((attrs.n_tokens, L))
-        if attrs.n_tokens:
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
-            marginals_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                             self.weights_, L, out)
-        bounds = attrs.sent_ptr.tolist()
-        return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
-
-    def predict_confidence(self, sentences, k: int = 5) -> tuple[list[list[str]], list[list[float]]]:
-        """Best labels and, per token, the probability of its label estimated from the top-k.
-
-        The confidence of a token is the summed top-k probability (see
-        :meth:`predict_nbest`) of the sequences that give it the same label as
-        the best sequence: 1.0 when all k agree. Not a CRF marginal.
-
-        Returns
-        -------
-        labels : list of list of str
-        confidence : list of list of float, each in (0, 1]
-        """
-        labels, conf = [], []
-        for cands in self.predict_nbest(sentences, k):
-            best = cands[0][0]
-            c = [0.0] * len(best)
-            for labs, _, p in cands:
-                for i, lab in enumerate(labs):
-                    if lab == best[i]:
-                        c[i] += p
-            labels.append(best)
-            conf.append([min(1.0, x) for x in c])
-        return labels, conf
 
     def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels):
         from ..evaluation import evaluate
