@@ -103,11 +103,17 @@ def run(args) -> int:
     sentences, info, name = _sentences(args)
     ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
            else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm.auto import tqdm
+        bar = tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
     with ctx as out:
         batch = []
         picker = "unset"
         out_sep = None
         for sent in sentences:
+            if bar is not None:
+                bar.update(1)
             if sent.marker is not None:
                 # document markers are copied through, each followed by a blank line
                 if batch:
@@ -126,6 +132,8 @@ def run(args) -> int:
                 batch = []
         if batch:
             _flush(model, batch, picker, out, out_sep, format_sentence, args)
+    if bar is not None:
+        bar.close()
     return 0
 
 
