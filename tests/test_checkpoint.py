@@ -57,3 +57,13 @@ def test_cli_resume(tmp_path, capsys):
     assert main(["train", "--train", str(train), "--features", "w[0];pos[0]", "--quiet", "--shuffle",
                  "--epochs", "4", "--model", str(tmp_path / "c.npz")]) == 0
     assert (tmp_path / "b.npz").read_bytes() == (tmp_path / "c.npz").read_bytes()
+
+
+def test_resume_refuses_changed_dev_and_fewer_epochs(tmp_path):
+    m = chaintag.StructuredPerceptron(epochs=3, **BASE)
+    m.fit(SENTS, LABELS, dev=(SENTS[:2], LABELS[:2]), checkpoint_dir=tmp_path)
+    with pytest.raises(InputError, match="other training data or settings"):
+        chaintag.StructuredPerceptron(epochs=5, **BASE).fit(SENTS, LABELS, checkpoint_dir=tmp_path, resume=True)
+    with pytest.raises(InputError, match="already holds 3 epochs"):
+        chaintag.StructuredPerceptron(epochs=2, **BASE).fit(SENTS, LABELS, dev=(SENTS[:2], LABELS[:2]),
+                                                            checkpoint_dir=tmp_path, resume=True)

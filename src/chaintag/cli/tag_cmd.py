@@ -8,6 +8,9 @@ import sys
 
 from .common import add_common, sep_value
 
+#: Largest K of --nbest / --confidence (the search keeps K paths per sentence).
+MAX_K = 10000
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -33,11 +36,11 @@ def add_parser(sub) -> None:
                    help="input format (default: from the reference or the .conllu extension)")
     p.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
-    p.add_argument("--nbest", type=int, default=0, metavar="K",
+    p.add_argument("--nbest", type=int, default=None, metavar="K",
                    help="write the K best label sequences of each sentence as JSON lines: "
                         "{tokens, nbest: [{labels, score, probability}]} where probability is "
                         "over the top-K only (not a CRF marginal)")
-    p.add_argument("--confidence", nargs="?", type=int, const=5, default=0, metavar="K",
+    p.add_argument("--confidence", nargs="?", type=int, const=5, default=None, metavar="K",
                    help="add a column with each token's label probability estimated from the "
                         "top-K sequences (default K: 5)")
     p.add_argument("--marginals", action="store_true",
@@ -94,9 +97,17 @@ def run(args) -> int:
     from ..learners import load
 
     from ..errors import InputError
-    if args.nbest < 0 or args.confidence < 0 or sum(map(bool, (args.nbest, args.confidence, args.marginals))) > 1:
-        raise InputError("--nbest and --confidence take a positive K; use one of --nbest, "
-                         "--confidence, --marginals")
+    chosen = [opt for opt, v in (("--nbest", args.nbest), ("--confidence", args.confidence),
+                                 ("--marginals", args.marginals or None)) if v is not None]
+    if len(chosen) > 1:
+        raise InputError(f"use one of {', '.join(chosen)}, not several")
+    for opt, k in (("--nbest", args.nbest), ("--confidence", args.confidence)):
+        if k is not None and not 1 <= k <= MAX_K:
+            raise InputError(f"{opt} takes K between 1 and {MAX_K} (got {k})")
+    for path in (args.model, None if args.input == "-" else args.input):
+        if path and args.output != "-" and os.path.exists(path) and os.path.exists(args.output) \
+                and os.path.samefile(path, args.output):
+            raise InputError("--output would overwrite an input file", args.output)
     if args.batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     model = load(args.model)

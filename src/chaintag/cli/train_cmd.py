@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="where to save the model (.npz)")
     p.add_argument("--features", "-f", default="pos",
                    help="preset (chunking, pos, ner), template file, or specs separated by ';'")
-    p.add_argument("--epochs", "-e", type=int, default=10, help="training passes (default: 10)")
+    p.add_argument("--epochs", "-e", type=int, default=None,
+                   help="training passes (default: 10; crf-lbfgs: at most 100 iterations)")
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
                    help="model order of the perceptron: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs)")
@@ -42,8 +43,10 @@ def add_parser(sub) -> None:
                         "(default: on)")
     p.add_argument("--tag-dict-min", type=int, default=100, metavar="N",
                    help="second order: words seen at least N times are restricted (default: 100)")
-    p.add_argument("--no-average", dest="averaged", action="store_false",
-                   help="naive perceptron: keep the last weights instead of the average")
+    p.add_argument("--average", dest="averaged", action=argparse.BooleanOptionalAction, default=None,
+                   help="averaged weights (default: on for perceptron, MIRA and CRF SGD; off for "
+                        "SAPO, where averaging is the authors' code's variant); --no-average: the "
+                        "last weights")
     p.add_argument("--cc", type=int, default=0, help="count cut-off on (attribute, label) pairs")
     p.add_argument("--hash-bits", type=int, default=None, metavar="B",
                    help="feature hashing: 2^B attribute buckets (bounded memory for huge "
@@ -98,8 +101,17 @@ def add_parser(sub) -> None:
 
 def _validate(args) -> None:
     from ..errors import InputError
-    if args.epochs < 1:
+    if args.epochs is not None and args.epochs < 1:
         raise InputError(f"--epochs must be at least 1 (got {args.epochs})")
+    import math
+    for opt in ("learning_rate", "l2", "C", "stop_ratio", "maxent_C"):
+        value = getattr(args, opt)
+        if value is not None and not math.isfinite(value):
+            raise InputError(f"--{opt.replace('_', '-')} must be a finite number (got {value})")
+    if args.stop_ratio is not None and args.stop_ratio <= 1:
+        raise InputError("--stop-ratio must be above 1 (a candidate that much less probable than the best)")
+    if args.C <= 0 or args.maxent_C <= 0:
+        raise InputError("--C and --maxent-c must be positive")
     if args.cc < 0:
         raise InputError(f"--cc must be 0 or more (got {args.cc})")
     if args.dev_fraction and not 0 < args.dev_fraction < 1:
@@ -122,11 +134,20 @@ def _validate(args) -> None:
         path = getattr(args, opt)
         if path:
             check_writable(path)
+    if args.history and os.path.abspath(args.history) == os.path.abspath(args.model):
+        raise InputError("--history and --model name the same file", args.history)
+    if args.checkpoint_dir:
+        if os.path.exists(args.checkpoint_dir) and not os.path.isdir(args.checkpoint_dir):
+            raise InputError("--checkpoint-dir is a file, not a folder", args.checkpoint_dir)
+        check_writable(os.path.join(args.checkpoint_dir, "checkpoint.npz")) \
+            if os.path.isdir(args.checkpoint_dir) else check_writable(args.checkpoint_dir)
     for opt in ("train", "dev", "test"):
         src = getattr(args, opt)
-        if src and src != "-" and os.path.exists(src) and os.path.exists(args.model) \
-                and os.path.samefile(src, args.model):
-            raise InputError(f"--model would overwrite the --{opt} file", args.model)
+        for out in ("model", "history"):
+            dest = getattr(args, out)
+            if src and dest and src != "-" and os.path.exists(src) and os.path.exists(dest) \
+                    and os.path.samefile(src, dest):
+                raise InputError(f"--{out} would overwrite the --{opt} file", dest)
 
 
 def run(args) -> int:
@@ -153,8 +174,7 @@ def run(args) -> int:
         log(args, f"dev: the last {len(dev[0])} sentences; training on the first {cut}")
     # read the test data before training, so that a bad reference fails at once
     test = load(args.test, args) if args.test else None
-    params = dict(features=args.features, columns=train.columns, averaged=args.averaged,
-                  epochs=args.epochs, cc=args.cc, feature_space=args.feature_space,
+    params = dict(features=args.features, columns=train.columns, cc=args.cc, feature_space=args.feature_space,
                   random_state=args.seed, progress=False if args.quiet else None,
                   hash_bits=args.hash_bits,
                   n_best=args.n_best, search=args.search, beam_width=args.beam_width,
@@ -163,6 +183,10 @@ def run(args) -> int:
                   C=None if args.no_clip else args.C, loss=args.mira_loss, sequential=args.sequential)
     if args.lr_schedule is None:
         params.pop("lr_schedule")  # each learner keeps its own default
+    if args.epochs is not None:
+        params["epochs"] = args.epochs
+    if args.averaged is not None:
+        params["averaged"] = args.averaged
     if args.n_best is None:
         params.pop("n_best")  # each learner keeps its own default (sapo, nbest-mira: 5; mira: 1)
     if args.shuffle is not None:
@@ -175,11 +199,12 @@ def run(args) -> int:
             raise InputError("--order 2 is offered for the perceptron (--algorithm perceptron)")
         name = "perceptron2"
         params.update(tag_dict=args.tag_dict, tag_dict_min=args.tag_dict_min)
-    learner = make_learner(name, **params)
+    learner = make_learner(name, strict=False, **params)
     try:
         if args.checkpoint_dir:
             if name in ("perceptron2", "maxent", "crf-lbfgs"):
-                raise InputError(f"--checkpoint-dir is not offered for {name}")
+                shown = "--order 2" if name == "perceptron2" else name
+                raise InputError(f"--checkpoint-dir is not offered for {shown}")
             learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
                         resume=args.resume)
         else:
@@ -190,6 +215,9 @@ def run(args) -> int:
         raise InputError(str(exc)) from None
     learner.save(args.model)
     train_seconds = time.perf_counter() - t0
+    message = getattr(learner, "optimizer_message_", None)
+    if message and "CONVERGENCE" not in message:
+        log(args, f"warning: L-BFGS stopped before converging ({message}); raise --epochs")
     log(args, f"saved {args.model}: {learner.feature_index_.n_features} features, "
               f"{len(learner.labels_)} labels, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
     if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:

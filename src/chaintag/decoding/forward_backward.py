@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, beta, scale, marginals,
                             pair_sum):
     """Marginals of one sentence; returns ``log Z``.

@@ -51,7 +51,7 @@ def feature_entries(attr_ids, feat_ptr, n_labels: int | None = None):
     return ent_lo, ent_n
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
     """Fill ``out[:t1-t0]`` with ``E[i, l] = sum_{a in a(x,i)} W[a, l]``.
 

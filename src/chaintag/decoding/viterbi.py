@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def viterbi_kernel(emissions, transitions, start, end, path, delta, back):
     """Best path of one sentence, written into ``path``; returns its score.
 

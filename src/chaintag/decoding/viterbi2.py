@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def viterbi2_kernel(emissions, transitions, transitions2, start, end, cand, n_cand, path, delta, back):
     """Best second-order path of one sentence, written into ``path``; returns its score.
 

@@ -1,10 +1,11 @@
 """Feature hashing: attributes as buckets of a fixed-size table (``--hash-bits``).
 
 With ``hash_bits = b`` an attribute is ``hash(template, key) mod 2^b``: no
-key table is kept, so the memory of the attribute vocabulary is bounded by
-``2^b`` whatever the corpus; distinct attributes that fall in one bucket
-share its weights (Weinberger et al. 2009). Buckets without any feature after
-the cut-off are dropped through ``bucket_map`` (bucket -> attribute id or -1).
+per-template key tables are kept, and the attribute vocabulary holds at most
+``2^b`` buckets whatever the corpus; distinct attributes that fall in one
+bucket share its weights (Weinberger et al. 2009). Only the buckets seen in
+training (and keeping a feature after the cut-off) are stored, as the sorted
+array ``bucket_keys``; attribute ``a`` is bucket ``bucket_keys[a]``.
 """
 
 from __future__ import annotations
@@ -49,11 +50,11 @@ class HashedAttributeExtractor(AttributeExtractor):
             raise ValueError(f"hash_bits must be between 1 and 30, not {hash_bits}")
         super().__init__(templates, columns, sentinels)
         self.hash_bits = int(hash_bits)
-        self.bucket_map = np.arange(1 << self.hash_bits, dtype=np.int32)
+        self.bucket_keys = np.zeros(0, dtype=np.int64)
 
     @property
     def n_attributes(self) -> int:
-        return int((self.bucket_map >= 0).sum())
+        return len(self.bucket_keys)
 
     def _bucket_table(self, sent_ptr, derived) -> np.ndarray:
         mask = (1 << self.hash_bits) - 1
@@ -62,12 +63,25 @@ class HashedAttributeExtractor(AttributeExtractor):
             hash_buckets(self._keys(sent_ptr, derived, t), t, mask, table[t])
         return table
 
+    def _ids(self, table: np.ndarray) -> np.ndarray:
+        """Replace buckets by attribute ids (-1 for buckets not in ``bucket_keys``)."""
+        valid = table >= 0
+        if len(self.bucket_keys) == 0:
+            table[valid] = -1
+            return table
+        buckets = table[valid].astype(np.int64)
+        pos = np.minimum(np.searchsorted(self.bucket_keys, buckets), len(self.bucket_keys) - 1)
+        found = self.bucket_keys[pos] == buckets
+        table[valid] = np.where(found, pos, -1).astype(np.int32)
+        return table
+
     def fit_transform_counts(self, tokens, labels=None, n_labels: int = 0):
         sent_ptr, derived = self._derive(tokens, grow=True)
         self.radix = [np.asarray([self._derived[r].size for r in rows], dtype=np.int64) for rows in self._atom_rows]
         self.hashed = [True] * len(self.templates)  # keys combined by hashing, whatever their radix
-        self.bucket_map = np.arange(1 << self.hash_bits, dtype=np.int32)
-        tok_ptr, attr_ids = table_to_csr(self._bucket_table(sent_ptr, derived))
+        table = self._bucket_table(sent_ptr, derived)
+        self.bucket_keys = np.unique(table[table >= 0]).astype(np.int64)
+        tok_ptr, attr_ids = table_to_csr(self._ids(table))
         attrs = Attributes(sent_ptr, tok_ptr, attr_ids)
         pairs = None
         if labels is not None:
@@ -77,30 +91,23 @@ class HashedAttributeExtractor(AttributeExtractor):
         return attrs, pairs
 
     def _csr(self, sent_ptr, derived) -> Attributes:
-        table = self._bucket_table(sent_ptr, derived)
-        valid = table >= 0
-        table[valid] = self.bucket_map[table[valid]]
-        tok_ptr, attr_ids = table_to_csr(table)
+        tok_ptr, attr_ids = table_to_csr(self._ids(self._bucket_table(sent_ptr, derived)))
         return Attributes(sent_ptr, tok_ptr, attr_ids)
 
     def prune(self, keep: np.ndarray) -> np.ndarray:
         keep = np.asarray(keep, dtype=bool)
         remap = np.full(len(keep), -1, dtype=np.int32)
         remap[keep] = np.arange(int(keep.sum()), dtype=np.int32)
-        live = self.bucket_map >= 0
-        new_map = np.full(len(self.bucket_map), -1, dtype=np.int32)
-        new_map[live] = remap[self.bucket_map[live]]
-        self.bucket_map = new_map
+        self.bucket_keys = self.bucket_keys[keep]
         return remap
 
     def attribute_name(self, attr: int) -> str:
-        buckets = np.flatnonzero(self.bucket_map == attr)
-        return "#" + ",".join(str(b) for b in buckets)
+        return f"#{int(self.bucket_keys[attr])}"
 
     def state(self):
         meta, _ = super().state()
         meta["hash_bits"] = self.hash_bits
-        arrays = {"bucket_map": self.bucket_map}
+        arrays = {"bucket_keys": self.bucket_keys}
         for t, r in enumerate(self.radix):
             arrays[f"radix_{t}"] = r
         return meta, arrays
@@ -112,5 +119,5 @@ class HashedAttributeExtractor(AttributeExtractor):
         ex = cls(base.templates, base.columns, base.sentinels, meta["hash_bits"])
         ex._derived = base._derived
         ex.radix, ex.hashed = base.radix, base.hashed
-        ex.bucket_map = np.asarray(arrays["bucket_map"], dtype=np.int32)
+        ex.bucket_keys = np.asarray(arrays["bucket_keys"], dtype=np.int64)
         return ex

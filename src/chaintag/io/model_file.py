@@ -81,6 +81,11 @@ def load_model(path) -> tuple[dict, dict[str, np.ndarray]]:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such model file")
+    if os.path.isdir(path):
+        raise ModelFormatError(f"{path}: is a folder, not a model file")
+    if not zipfile.is_zipfile(path):
+        raise ModelFormatError(f"{path}: not a chaintag model file (not an npz archive; "
+                               "truncated, or some other kind of file)")
     try:
         with np.load(path, allow_pickle=False) as data:
             if "__meta__" not in data.files:

@@ -13,19 +13,35 @@ LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-l
             "maxent": MaxEnt}
 
 
-def make_learner(name: str, **params) -> SequenceTagger:
-    """Build a learner by its CLI name, passing only the parameters it accepts.
+def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
+    """Build a learner by its name (as ``chaintag train --algorithm``).
+
+    Parameters
+    ----------
+    name : str
+        A key of ``LEARNERS``.
+    strict : bool, default True
+        Refuse parameters the learner does not take (a misspelled name would
+        otherwise be ignored). The CLI passes ``strict=False`` with its
+        options for every learner.
+    **params
+        Hyper-parameters.
 
     Raises
     ------
     ValueError
         For an unknown name.
+    TypeError
+        For a parameter the learner does not take (with ``strict``).
     """
     try:
         cls = LEARNERS[name]
     except KeyError:
         raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(LEARNERS)}") from None
     accepted = set(cls._param_names())
+    unknown = sorted(set(params) - accepted)
+    if strict and unknown:
+        raise TypeError(f"{name} takes no parameter {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
     return cls(**{k: v for k, v in params.items() if k in accepted})
 
 

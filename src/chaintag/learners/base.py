@@ -162,7 +162,7 @@ class SequenceTagger(InferenceMixin):
         t_start = time.perf_counter()
         templates = resolve_templates(self.features, columns)
         hash_bits = getattr(self, "hash_bits", None)
-        if hash_bits:
+        if hash_bits is not None:
             from ..features.hashed import HashedAttributeExtractor
             try:
                 extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits)
@@ -217,11 +217,14 @@ class SequenceTagger(InferenceMixin):
         best_weights = None
         best_epoch = 0
         done = 0
-        print_ = ckpt.fingerprint(self, data) if checkpoint_dir else ""
+        print_ = ckpt.fingerprint(self, data, dev_pack) if checkpoint_dir else ""
         if checkpoint_dir and resume:
             restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
             if restored is not None:
                 done, history, (best_score, best_weights, best_epoch) = restored
+                if done > self.epochs:
+                    raise InputError(f"the checkpoint already holds {done} epochs, more than the "
+                                     f"{self.epochs} asked for; ask for at least {done}")
                 for _ in range(done):  # replay the sample orders of the epochs done
                     if self.shuffle:
                         rng.permutation(n_sent)
@@ -420,6 +423,9 @@ def load(path) -> SequenceTagger:
     """
     from ..errors import ModelFormatError
     meta, arrays = load_model(path)
+    if meta.get("algorithm") == "checkpoint":
+        raise ModelFormatError(f"{path}: is a training checkpoint, not a model; continue the training "
+                               "with --checkpoint-dir and --resume")
     cls = _REGISTRY.get(meta.get("algorithm"))
     if cls is None:
         raise ModelFormatError(f"{path}: unknown algorithm {meta.get('algorithm')!r}")

@@ -23,14 +23,25 @@ from ..io.model_file import load_model, save_model
 FILE_NAME = "checkpoint.npz"
 
 
-def fingerprint(model, data) -> str:
-    """sha256 over the hyper-parameters (except epochs and progress), labels and attribute table."""
+def fingerprint(model, data, dev_pack=None) -> str:
+    """sha256 over the hyper-parameters (except epochs and progress), the labels, the
+    attribute table, the training labels and the dev data (its presence and content)."""
     h = hashlib.sha256()
     params = {k: v for k, v in model.get_params().items() if k not in ("epochs", "progress")}
     h.update(json.dumps([model.algorithm, params, model.labels_], sort_keys=True, default=str).encode())
     h.update(np.ascontiguousarray(model.extractor_.attr_keys).tobytes())
     h.update(np.ascontiguousarray(data.gold).tobytes())
     h.update(np.ascontiguousarray(data.index.feat_label).tobytes())
+    keys = getattr(model.extractor_, "bucket_keys", None)
+    if keys is not None:
+        h.update(np.ascontiguousarray(keys).tobytes())
+    if dev_pack is None:
+        h.update(b"no dev")
+    else:
+        attrs, labels = dev_pack[0], dev_pack[1]
+        h.update(np.ascontiguousarray(attrs.tok_ptr).tobytes())
+        h.update(np.ascontiguousarray(attrs.attr_ids).tobytes())
+        h.update(json.dumps(labels).encode())
     return h.hexdigest()
 
 

@@ -458,10 +458,11 @@ class MaxEnt(SequenceTagger):
     algorithm = "maxent"
 
     def __init__(self, *, features="pos", columns=None, C=1.0, max_iter=100, tol=1e-3, solver="saga",
-                 cc=0, feature_space="gold", random_state=0):
+                 cc=0, feature_space="gold", random_state=0, hash_bits=None):
         self.features = features
         self.columns = columns
         self.C = C
+        self.hash_bits = hash_bits
         self.max_iter = max_iter
         self.tol = tol
         self.solver = solver

@@ -187,7 +187,7 @@ class SecondOrderPerceptron(SequenceTagger):
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, progress=None,
-                 tag_dict=True, tag_dict_min=100):
+                 tag_dict=True, tag_dict_min=100, hash_bits=None):
         self.features = features
         self.columns = columns
         self.averaged = averaged
@@ -199,9 +199,10 @@ class SecondOrderPerceptron(SequenceTagger):
         self.progress = progress
         self.tag_dict = tag_dict
         self.tag_dict_min = tag_dict_min
+        self.hash_bits = hash_bits
 
     # ------------------------------------------------------------------- fit
-    def fit(self, sentences, labels, dev=None) -> "SecondOrderPerceptron":
+    def fit(self, sentences, labels, dev=None, *, checkpoint_dir=None, resume=False) -> "SecondOrderPerceptron":
         """Train on labelled sentences; see :meth:`SequenceTagger.fit`.
 
         The tag dictionary (when ``tag_dict``) is built first, from the first
@@ -214,6 +215,9 @@ class SecondOrderPerceptron(SequenceTagger):
         InputError
             As :meth:`SequenceTagger.fit`.
         """
+        if checkpoint_dir or resume:
+            from ..errors import InputError
+            raise InputError("the second-order perceptron keeps no checkpoints")
         if int(self.tag_dict_min) < 1:
             raise ValueError(f"tag_dict_min must be at least 1, got {self.tag_dict_min!r}")
         rows = as_rows(sentences)
