@@ -12,7 +12,7 @@ import inspect
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
