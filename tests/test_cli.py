@@ -205,8 +205,8 @@ def test_sapo_training_and_nbest_tagging(tmp_path, capsys):
 
 @pytest.mark.parametrize("algorithm", ["crf", "crf-lbfgs"])
 def test_crf_training_and_marginals(tmp_path, capsys, algorithm):
-    code, model, _ = train(tmp_path, capsys, "--algorithm", algorithm, "--l2", "0.1", "--learning-rate", "0.5",
-                           "--epochs", "20")
+    extra = ["--learning-rate", "0.5"] if algorithm == "crf" else []
+    code, model, _ = train(tmp_path, capsys, "--algorithm", algorithm, "--l2", "0.1", "--epochs", "20", *extra)
     assert code == 0
     test = write(tmp_path, "test.txt", TEST)
     out = tmp_path / "marg.txt"
@@ -315,3 +315,15 @@ def test_tag_copies_document_markers(tmp_path, capsys):
     assert lines[0] == "-DOCSTART- -X- O" and lines[1] == ""
     assert lines[2].startswith("Bob NNP ") and lines[5] == "-DOCSTART- -X- O"
     assert len([ln for ln in lines if ln]) == 5
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--n-best", "3"], "--n-best does not apply to perceptron"),
+    (["--algorithm", "crf-lbfgs", "--learning-rate", "0.5"], "--learning-rate does not apply to crf-lbfgs"),
+    (["--tag-dict-min", "3"], "--tag-dict-min does not apply to perceptron"),
+    (["--algorithm", "sapo", "--maxent-c", "2"], "apply to --algorithm maxent only"),
+    (["--algorithm", "maxent", "--C", "2"], "MIRA options"),
+])
+def test_options_that_do_not_apply_are_refused(tmp_path, capsys, args, message):
+    code, model, cap = train(tmp_path, capsys, *args)
+    assert code == 2 and message in cap.err and not model.exists()

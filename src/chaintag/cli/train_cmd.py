@@ -38,10 +38,10 @@ def add_parser(sub) -> None:
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
                    help="model order of the perceptron: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs)")
-    p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=True,
+    p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=None,
                    help="second order: restrict each frequent word to the labels it was seen with "
                         "(default: on)")
-    p.add_argument("--tag-dict-min", type=int, default=100, metavar="N",
+    p.add_argument("--tag-dict-min", type=int, default=None, metavar="N",
                    help="second order: words seen at least N times are restricted (default: 100)")
     p.add_argument("--average", dest="averaged", action=argparse.BooleanOptionalAction, default=None,
                    help="averaged weights (default: on for perceptron, MIRA and CRF SGD; off for "
@@ -60,32 +60,32 @@ def add_parser(sub) -> None:
     g = p.add_argument_group("SAPO and CRF")
     g.add_argument("--n-best", type=int, default=None, metavar="N",
                    help="size of the top-n of sapo and nbest-mira (default: 5)")
-    g.add_argument("--search", choices=["astar", "beam"], default="astar",
+    g.add_argument("--search", choices=["astar", "beam"], default=None,
                    help="top-n search: exact A* (default) or beam")
-    g.add_argument("--beam-width", type=int, default=50, metavar="B", help="beam width (default: 50)")
-    g.add_argument("--learning-rate", type=float, default=0.1, metavar="G",
+    g.add_argument("--beam-width", type=int, default=None, metavar="B", help="beam width (default: 50)")
+    g.add_argument("--learning-rate", type=float, default=None, metavar="G",
                    help="learning rate gamma_0 of sapo and crf (default: 0.1)")
     g.add_argument("--lr-schedule", choices=["decay", "fixed", "bottou"], default=None,
                    help="decay: gamma_0 / (1 + t/|S|) (sapo's default); bottou: gamma_0 / (1 + "
                         "gamma_0 lambda t/|S|) (crf's default); fixed")
-    g.add_argument("--l2", type=float, default=1.0, metavar="LAMBDA",
+    g.add_argument("--l2", type=float, default=None, metavar="LAMBDA",
                    help="L2 strength lambda of sapo and the CRFs (default: 1; the SAPO paper used "
                         "2 POS, 5 NER, 1 chunking)")
-    g.add_argument("--l2-per-pass", action="store_true",
+    g.add_argument("--l2-per-pass", action="store_true", default=None,
                    help="one L2 step per pass instead of one per sample (variant)")
     g.add_argument("--stop-ratio", type=float, default=None, metavar="R",
                    help="stop the top-n search once exp(s_1 - s_k) >= R (variant; off by default)")
     g = p.add_argument_group("maximum entropy")
-    g.add_argument("--maxent-c", dest="maxent_C", type=float, default=1.0, metavar="C",
+    g.add_argument("--maxent-c", dest="maxent_C", type=float, default=None, metavar="C",
                    help="inverse L2 strength of the maxent tagger (default: 1)")
-    g.add_argument("--maxent-solver", choices=["saga", "lbfgs"], default="saga",
+    g.add_argument("--maxent-solver", choices=["saga", "lbfgs"], default=None,
                    help="scikit-learn solver of the maxent tagger (default: saga)")
     g = p.add_argument_group("MIRA")
-    g.add_argument("--C", dest="C", type=float, default=1.0, help="clip of MIRA step sizes (default: 1)")
-    g.add_argument("--no-clip", action="store_true", help="MIRA without the C clip (variant)")
-    g.add_argument("--mira-loss", choices=["hamming", "sqrt-hamming"], default="hamming",
+    g.add_argument("--C", dest="C", type=float, default=None, help="clip of MIRA step sizes (default: 1)")
+    g.add_argument("--no-clip", action="store_true", default=None, help="MIRA without the C clip (variant)")
+    g.add_argument("--mira-loss", choices=["hamming", "sqrt-hamming"], default=None,
                    help="MIRA loss (default: hamming)")
-    g.add_argument("--sequential", action="store_true",
+    g.add_argument("--sequential", action="store_true", default=None,
                    help="N-best MIRA: one-constraint steps per candidate in turn (variant)")
     p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
     p.add_argument("--checkpoint-dir", metavar="DIR",
@@ -110,7 +110,7 @@ def _validate(args) -> None:
             raise InputError(f"--{opt.replace('_', '-')} must be a finite number (got {value})")
     if args.stop_ratio is not None and args.stop_ratio <= 1:
         raise InputError("--stop-ratio must be above 1 (a candidate that much less probable than the best)")
-    if args.C <= 0 or args.maxent_C <= 0:
+    if (args.C is not None and args.C <= 0) or (args.maxent_C is not None and args.maxent_C <= 0):
         raise InputError("--C and --maxent-c must be positive")
     if args.cc < 0:
         raise InputError(f"--cc must be 0 or more (got {args.cc})")
@@ -122,11 +122,11 @@ def _validate(args) -> None:
         raise InputError("--n-best must be at least 1")
     if args.hash_bits is not None and not 1 <= args.hash_bits <= 30:
         raise InputError(f"--hash-bits must be between 1 and 30 (got {args.hash_bits})")
-    if args.beam_width < 1:
+    if args.beam_width is not None and args.beam_width < 1:
         raise InputError("--beam-width must be at least 1")
-    if args.l2 < 0:
+    if args.l2 is not None and args.l2 < 0:
         raise InputError("--l2 must be 0 or more")
-    if args.learning_rate <= 0:
+    if args.learning_rate is not None and args.learning_rate <= 0:
         raise InputError("--learning-rate must be positive")
     if args.resume and not args.checkpoint_dir:
         raise InputError("--resume needs --checkpoint-dir")
@@ -174,31 +174,46 @@ def run(args) -> int:
         log(args, f"dev: the last {len(dev[0])} sentences; training on the first {cut}")
     # read the test data before training, so that a bad reference fails at once
     test = load(args.test, args) if args.test else None
-    params = dict(features=args.features, columns=train.columns, cc=args.cc, feature_space=args.feature_space,
-                  random_state=args.seed, progress=False if args.quiet else None,
-                  hash_bits=args.hash_bits,
-                  n_best=args.n_best, search=args.search, beam_width=args.beam_width,
-                  learning_rate=args.learning_rate, lr_schedule=args.lr_schedule, l2=args.l2,
-                  l2_per_pass=args.l2_per_pass, stop_ratio=args.stop_ratio,
-                  C=None if args.no_clip else args.C, loss=args.mira_loss, sequential=args.sequential)
-    if args.lr_schedule is None:
-        params.pop("lr_schedule")  # each learner keeps its own default
-    if args.epochs is not None:
-        params["epochs"] = args.epochs
-    if args.averaged is not None:
-        params["averaged"] = args.averaged
-    if args.n_best is None:
-        params.pop("n_best")  # each learner keeps its own default (sapo, nbest-mira: 5; mira: 1)
-    if args.shuffle is not None:
-        params["shuffle"] = args.shuffle
     name = args.algorithm
-    if name == "maxent":
-        params.update(C=args.maxent_C, solver=args.maxent_solver)
     if args.order == 2:
         if name != "perceptron":
             raise InputError("--order 2 is offered for the perceptron (--algorithm perceptron)")
         name = "perceptron2"
-        params.update(tag_dict=args.tag_dict, tag_dict_min=args.tag_dict_min)
+    params = dict(features=args.features, columns=train.columns, cc=args.cc,
+                  feature_space=args.feature_space, random_state=args.seed,
+                  progress=False if args.quiet else None)
+    # options left unset keep each learner's own default; a set option must apply
+    chosen = {"epochs": ("--epochs", args.epochs), "averaged": ("--average/--no-average", args.averaged),
+              "shuffle": ("--shuffle/--no-shuffle", args.shuffle), "hash_bits": ("--hash-bits", args.hash_bits),
+              "n_best": ("--n-best", args.n_best), "search": ("--search", args.search),
+              "beam_width": ("--beam-width", args.beam_width),
+              "learning_rate": ("--learning-rate", args.learning_rate),
+              "lr_schedule": ("--lr-schedule", args.lr_schedule), "l2": ("--l2", args.l2),
+              "l2_per_pass": ("--l2-per-pass", args.l2_per_pass), "stop_ratio": ("--stop-ratio", args.stop_ratio),
+              "loss": ("--mira-loss", args.mira_loss), "sequential": ("--sequential", args.sequential),
+              "tag_dict": ("--tag-dict/--no-tag-dict", args.tag_dict),
+              "tag_dict_min": ("--tag-dict-min", args.tag_dict_min)}
+    if name == "maxent":
+        chosen.update(C=("--maxent-c", args.maxent_C), solver=("--maxent-solver", args.maxent_solver))
+        if args.C is not None or args.no_clip:
+            raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
+    else:
+        chosen.update(C=("--no-clip" if args.no_clip else "--C", None if args.no_clip else args.C))
+        if args.maxent_C is not None or args.maxent_solver is not None:
+            raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
+    from ..learners import LEARNERS
+    accepted = set(LEARNERS[name]._param_names())
+    shown = "--order 2" if name == "perceptron2" else name
+    for param, (option, value) in chosen.items():
+        if value is None:
+            continue
+        if param not in accepted:
+            raise InputError(f"{option} does not apply to {shown}")
+        params[param] = value
+    if args.no_clip:
+        if "C" not in accepted:
+            raise InputError(f"--no-clip does not apply to {shown}")
+        params["C"] = None
     learner = make_learner(name, strict=False, **params)
     try:
         if args.checkpoint_dir:
