@@ -1,0 +1,73 @@
+"""``chaintag reproduce``: rerun a paper's experiments and write a report (Markdown, CSV, PNG)."""
+
+from __future__ import annotations
+
+import time
+
+from .common import add_common
+
+PAPERS = ("collins2002", "sapo")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "reproduce", help="reproduce a paper's experiments (collins2002, sapo) into a report folder",
+        description="Train every run of a paper's experiments, scoring the test set after every epoch, and "
+                    "write a Markdown report with tables (ours next to the published figures), CSV files "
+                    "and PNG plots. Finished runs are cached under OUT/runs and reused, so an interrupted "
+                    "reproduction continues where it stopped.")
+    p.add_argument("paper", choices=PAPERS,
+                   help="collins2002: perceptron vs maximum entropy (POS, base NP); sapo: SAPO against "
+                        "CRF, perceptron and MIRA (chunking, POS) with an n sweep")
+    p.add_argument("--out", metavar="DIR", help="report folder (default: results/PAPER)")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny subsets (300 training sentences, 3 epochs, fewer runs): a smoke test in about "
+                        "a minute")
+    p.add_argument("--epochs", type=int, metavar="N", help="epochs of every run (default: the paper module's)")
+    p.add_argument("--tasks", nargs="+", metavar="TASK",
+                   help="sapo only: tasks to run (chunking, pos, np, ner; default: chunking pos)")
+    p.add_argument("--no-sweep", action="store_true", help="sapo only: leave out the sweep of n")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="data directory for the datasets (default: $CHAINTAG_DATA, else ../shared/data if it "
+                        "exists, else ~/.local/share/chaintag/data)")
+    add_common(p)
+    p.set_defaults(run=run)
+
+
+def _command_line(args, out: str) -> str:
+    parts = ["chaintag", "reproduce", args.paper]
+    if args.quick:
+        parts.append("--quick")
+    if args.epochs:
+        parts += ["--epochs", str(args.epochs)]
+    if args.tasks:
+        parts += ["--tasks", *args.tasks]
+    if args.no_sweep:
+        parts.append("--no-sweep")
+    parts += ["--out", out]
+    return " ".join(parts)
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    if args.epochs is not None and args.epochs < 1:
+        raise InputError("--epochs must be at least 1")
+    if args.paper != "sapo" and (args.tasks or args.no_sweep):
+        raise InputError("--tasks and --no-sweep apply to the sapo reproduction only")
+    out = args.out or f"results/{args.paper}"
+    command = _command_line(args, out)
+    t0 = time.perf_counter()
+    if args.paper == "collins2002":
+        from ..experiments import collins2002
+        path = collins2002.reproduce(out, quick=args.quick, data_dir=args.data_dir, progress=not args.quiet,
+                                     epochs=args.epochs, command=command)
+    else:
+        from ..experiments import sapo
+        try:
+            path = sapo.reproduce(out, quick=args.quick, data_dir=args.data_dir, progress=not args.quiet,
+                                  epochs=args.epochs, tasks=args.tasks, sweep=not args.no_sweep, command=command)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    if not args.quiet:
+        print(f"report: {path} ({time.perf_counter() - t0:.0f} s)")
+    return 0

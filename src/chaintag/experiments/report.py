@@ -1,0 +1,196 @@
+"""Report helpers: Markdown tables, CSV files, matplotlib figures, machine details.
+
+Figures are drawn with matplotlib's non-interactive Agg backend, so reports
+can be made on machines without a display.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+
+def fmt(value, digits: int = 2, none: str = "-") -> str:
+    """A number for a table: fixed ``digits`` decimals; ``none`` for None or NaN."""
+    if value is None:
+        return none
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if v != v:
+        return none
+    return f"{v:.{digits}f}"
+
+
+def fmt_p(p) -> str:
+    """A p-value for a table: ``<0.001`` below 0.001, else three decimals."""
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def p_text(p) -> str:
+    """A p-value in a sentence: ``p < 0.001`` or ``p = 0.020``."""
+    if p is None:
+        return "p = -"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence], align: str | None = None) -> str:
+    """A Markdown table; ``align`` has one character per column (``l`` or ``r``; default: first left)."""
+    header = list(header)
+    align = align or "l" + "r" * (len(header) - 1)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    for row in rows:
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(path, header: Sequence[str], rows: Iterable[Sequence]) -> None:
+    """Write a CSV file (UTF-8, ``\\n`` line ends); None becomes an empty field."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow(["" if v is None else (f"{v:.6g}" if isinstance(v, float) else v) for v in row])
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols: int | None = None) -> None:
+    """Save one figure of line-plot panels as PNG.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    panels : sequence of dict
+        Each with ``series`` (list of ``(label, xs, ys)``), ``title``,
+        ``xlabel``, ``ylabel`` and optionally ``logy`` (bool), ``hlines``
+        (list of ``(label, y)`` drawn dashed), ``marker`` (str).
+    suptitle : str, optional
+    ncols : int, optional
+        Panels per row (default: all in one row, at most 3).
+    """
+    plt = _pyplot()
+    n = len(panels)
+    ncols = ncols or min(n, 3)
+    nrows = (n + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        for label, xs, ys in panel["series"]:
+            ax.plot(xs, ys, label=label, marker=panel.get("marker", None), markersize=3, linewidth=1.4)
+        for k, (label, y) in enumerate(panel.get("hlines", [])):
+            ax.axhline(y, linestyle="--", linewidth=1.0, color=f"C{(len(panel['series']) + k) % 10}", label=label)
+        if panel.get("logy"):
+            ax.set_yscale("log")
+        if panel.get("integer_x", True):
+            from matplotlib.ticker import MaxNLocator
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if panel.get("logx"):
+            ax.set_xscale("log")
+        if panel.get("xticks"):
+            ax.set_xticks(panel["xticks"])
+            ax.set_xticklabels([str(x) for x in panel["xticks"]])
+            ax.minorticks_off()
+        if panel.get("ylim"):
+            ax.set_ylim(*panel["ylim"])
+        ax.set_title(panel.get("title", ""), fontsize=10)
+        ax.set_xlabel(panel.get("xlabel", ""))
+        ax.set_ylabel(panel.get("ylabel", ""))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc=panel.get("legend_loc", "best"))
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=11)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def focus_ylim(values: Iterable[float], top_share: float = 0.75, pad: float = 0.15) -> tuple[float, float] | None:
+    """Y limits that show the upper part of the curves (early low points are cut off).
+
+    The lower limit is the ``1 - top_share`` quantile of ``values``, so the
+    curves' interesting range is not squashed by the first epochs.
+    """
+    import numpy as np
+    vals = np.asarray([v for v in values if v is not None], dtype=float)
+    if not len(vals):
+        return None
+    lo, hi = float(np.quantile(vals, 1.0 - top_share)), float(vals.max())
+    span = max(hi - lo, 1e-6)
+    return lo - pad * span, hi + pad * span
+
+
+def record_invocation(out_dir, *, command: str, wall: float, trained: int, before: dict, after: dict) -> list[dict]:
+    """Append this invocation to ``out_dir/invocations.jsonl`` and return every invocation recorded there.
+
+    A report rewritten from cached runs thus keeps the wall time of the
+    invocation that trained them.
+    """
+    import json
+    from datetime import datetime, timezone
+    path = Path(out_dir) / "invocations.jsonl"
+    entry = {"finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": command,
+             "wall_seconds": round(wall, 1), "passes_trained": trained, "cpus": before.get("cpus"),
+             "load_average_start": before.get("load_average"), "load_average_end": after.get("load_average")}
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+    entries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entries.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return entries
+
+
+def invocations_table(entries: list[dict]) -> str:
+    """Markdown table of the recorded invocations (see :func:`record_invocation`)."""
+    rows = [[e["finished"], f"`{e['command']}`", f"{e['wall_seconds']:.0f}", e["passes_trained"],
+             ", ".join(str(x) for x in e.get("load_average_start") or []) or "-",
+             ", ".join(str(x) for x in e.get("load_average_end") or []) or "-"] for e in entries]
+    return md_table(["finished (UTC)", "command", "wall time (s)", "passes trained", "load average at start "
+                     "(1, 5, 15 min)", "at end"], rows, align="llrrll")
+
+
+def machine_details() -> dict:
+    """CPU count, load average, Python and library versions, for the report."""
+    import numpy as np
+    from .. import __version__
+    details = {"python": sys.version.split()[0], "numpy": np.__version__, "chaintag": __version__,
+               "platform": platform.platform(), "cpus": os.cpu_count()}
+    try:
+        import numba
+        details["numba"] = numba.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        import sklearn
+        details["scikit-learn"] = sklearn.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        details["load_average"] = tuple(round(x, 2) for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        details["load_average"] = None
+    return details

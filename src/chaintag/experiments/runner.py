@@ -1,0 +1,371 @@
+"""Run experiment configurations with per-epoch dev and test scores, cached on disk.
+
+How the test set is scored after every epoch
+--------------------------------------------
+The learners' ``fit`` scores one held-out set (``dev``) per epoch and keeps
+the best epoch's weights; using the test set there would choose the epoch on
+test data. The runner therefore never passes ``dev`` to ``fit``. It trains
+*epoch by epoch* through the public checkpoint interface: for
+``k = 1 .. epochs`` it calls ``fit(train, epochs=k, checkpoint_dir=d,
+resume=True)``, which restores the state after epoch ``k - 1`` from ``d``,
+trains epoch ``k`` and leaves the weights of epoch ``k`` in ``weights_``
+(no ``dev``, so no selection). It then tags the dev and test sets with
+:meth:`predict` and records both scores. Checkpoints replay the random draws,
+so this equals one uninterrupted ``fit`` of ``epochs`` passes (the tests
+check it). The epoch is then chosen on dev alone, and the test score is read
+at that epoch.
+
+Learners whose ``fit`` keeps no checkpoints are retrained from scratch for
+every ``k`` (``O(epochs^2)`` passes, the same weights since training is
+seeded); learners without epochs (``maxent``) are trained once.
+
+Caching
+-------
+Each run gets a folder ``<out>/runs/<digest>/`` named by :meth:`Run.digest`
+(settings, data file checksums, and a checksum of the library code that
+trains and scores, :func:`~chaintag.experiments.config.code_digest`). Per epoch the runner appends
+one JSON line to ``epochs.jsonl`` and saves the test set's per-sentence
+counts (:func:`~chaintag.experiments.significance.sentence_stats`) as
+``test-<epoch>.npy``; ``summary.json`` is written last and marks the run as
+complete. A complete run is read back, not retrained; an interrupted one
+continues after its last recorded epoch (from its checkpoint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from .config import DataRef, Run, learner_class
+from .significance import CORRECT_CHUNKS, GOLD_CHUNKS, PRED_CHUNKS, corpus_score, sentence_stats
+
+
+@dataclass
+class RunResult:
+    """The recorded outcome of one run.
+
+    Attributes
+    ----------
+    run : Run
+    digest : str
+    folder : pathlib.Path
+    records : list of dict
+        One per epoch: the learner's history fields (``epoch``, ``seconds``,
+        ``cpu_seconds``, ``updates``, ``errors``, ``loss``,
+        ``weight_complexity``, ...) plus ``dev_score``, ``dev_accuracy``,
+        ``test_score``, ``test_accuracy`` (and ``dev_f1``, ``test_f1``,
+        ``test_precision``, ``test_recall`` for F1 tasks), ``fit_seconds``
+        (wall time of the ``fit`` call) and ``eval_seconds``.
+    summary : dict
+        See :func:`summarize`.
+    """
+
+    run: Run
+    digest: str
+    folder: Path
+    records: list
+    summary: dict
+
+    def curve(self, name: str) -> list:
+        """The value of field ``name`` at every epoch (None where missing)."""
+        return [rec.get(name) for rec in self.records]
+
+    def test_stats(self, epoch: int | None = None) -> np.ndarray:
+        """Per-sentence test counts (shape ``(n_sentences, 5)``) at ``epoch`` (default: the last)."""
+        epoch = len(self.records) if epoch is None else epoch
+        return np.load(self.folder / f"test-{epoch:03d}.npy")
+
+
+def summarize(run: Run, records: list[dict]) -> dict:
+    """Headline figures of a run's epoch records.
+
+    Returns
+    -------
+    dict
+        ``best_epoch`` (highest dev score, first on ties; None without dev),
+        ``dev_best``, ``test_at_best``, ``test_last``, ``test_max`` and
+        ``test_max_epoch`` (the best test epoch, for curves only: choosing
+        it would be selection on test data), ``seconds_per_epoch`` and
+        ``cpu_seconds_per_epoch`` (means of the learner's own per-epoch
+        timings, training only), ``weight_complexity_last``,
+        ``train_seconds`` (summed epoch times) and ``wall_seconds``
+        (summed fit and evaluation wall times).
+    """
+    tests = [rec["test_score"] for rec in records]
+    devs = [rec.get("dev_score") for rec in records]
+    out = {"epochs_done": len(records), "test_last": tests[-1],
+           "test_max": max(tests), "test_max_epoch": int(np.argmax(tests)) + 1,
+           "best_epoch": None, "dev_best": None, "test_at_best": None}
+    if run.dev is not None:
+        best = int(np.argmax(devs))
+        out.update(best_epoch=best + 1, dev_best=devs[best], test_at_best=tests[best])
+    seconds = [rec.get("seconds", 0.0) for rec in records]
+    cpu = [rec.get("cpu_seconds", 0.0) for rec in records]
+    out.update(seconds_per_epoch=float(np.mean(seconds)), cpu_seconds_per_epoch=float(np.mean(cpu)),
+               train_seconds=float(np.sum(seconds)),
+               wall_seconds=float(sum(rec.get("fit_seconds", 0.0) + rec.get("eval_seconds", 0.0)
+                                      for rec in records)),
+               weight_complexity_last=records[-1].get("weight_complexity"))
+    for extra in ("n_iter", "converged"):
+        if extra in records[-1]:
+            out[extra] = records[-1][extra]
+    return out
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _save_npy_atomic(path: Path, array: np.ndarray) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, array)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+class Runner:
+    """Train and score :class:`Run` objects, caching each one's results under ``out_dir/runs``.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        Output folder of the experiment; results go to ``out_dir/runs``.
+    data_dir : str or os.PathLike, optional
+        Data directory for dataset references (see :func:`chaintag.load_corpus`).
+    progress : bool, default True
+        Show a tqdm progress bar over all epochs of all runs (on stderr).
+
+    Attributes
+    ----------
+    epochs_trained : int
+        Epochs actually trained by this runner (0 when every run was cached).
+    """
+
+    def __init__(self, out_dir, *, data_dir=None, progress: bool = True):
+        self.out_dir = Path(out_dir)
+        self.runs_dir = self.out_dir / "runs"
+        self.data_dir = data_dir
+        self.progress = progress
+        self.epochs_trained = 0
+        self._corpora: dict[tuple, tuple[list, list]] = {}
+        self._file_digests: dict[str, str] = {}
+        self._sizes: dict[DataRef, tuple[int, int]] = {}
+
+    # ------------------------------------------------------------------ data
+    def _file_digest(self, ref: str) -> str:
+        from ..data.datasets import resolve
+        if ref not in self._file_digests:
+            path = resolve(ref, self.data_dir).path
+            h = hashlib.sha256()
+            with open(path, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+            self._file_digests[ref] = h.hexdigest()
+        return self._file_digests[ref]
+
+    def load(self, data: DataRef) -> tuple[list, list]:
+        """Sentences and labels of ``data`` (each file is read once per runner)."""
+        from ..data.datasets import load_corpus
+        if data.ref not in self._corpora:
+            corpus = load_corpus(data.ref, data_dir=self.data_dir)
+            self._corpora[data.ref] = (corpus.tokens, corpus.labels)
+        tokens, labels = self._corpora[data.ref]
+        lo, hi = data.bounds(len(tokens))
+        part = (tokens[lo:hi], labels[lo:hi])
+        self._sizes[data] = (len(part[0]), sum(len(s) for s in part[0]))
+        return part
+
+    def size(self, data: DataRef) -> tuple[int, int]:
+        """``(n_sentences, n_tokens)`` of ``data``."""
+        if data not in self._sizes:
+            self.load(data)
+        return self._sizes[data]
+
+    def digest(self, run: Run) -> str:
+        """:meth:`Run.digest` with the checksums of the run's data files."""
+        refs = [run.train.ref, run.test.ref] + ([run.dev.ref] if run.dev else [])
+        return run.digest({ref: self._file_digest(ref) for ref in sorted(set(refs))})
+
+    # ------------------------------------------------------------------ runs
+    def run_all(self, runs: list[Run]) -> dict[str, RunResult]:
+        """Run (or read back) every run, in order; returns results by ``run.key``.
+
+        Raises
+        ------
+        ValueError
+            When two runs share a key.
+        """
+        keys = [r.key for r in runs]
+        if len(set(keys)) != len(keys):
+            raise ValueError("run keys must be unique")
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=sum(r.epochs for r in runs), unit="epoch", file=sys.stderr,
+                       desc="reproduce", dynamic_ncols=True)
+        try:
+            return {run.key: self.run_one(run, bar) for run in runs}
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def run_one(self, run: Run, bar=None) -> RunResult:
+        """Run one configuration, or read back its cached results.
+
+        Returns
+        -------
+        RunResult
+        """
+        digest = self.digest(run)
+        folder = self.runs_dir / digest[:16]
+        summary_path = folder / "summary.json"
+        if bar is not None:
+            bar.set_postfix_str(run.key)
+        if summary_path.exists():
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+            if summary.get("digest") == digest:
+                records = self._read_records(folder, run.epochs)
+                if len(records) == run.epochs:
+                    if bar is not None:
+                        bar.update(run.epochs)
+                    return RunResult(run, digest, folder, records, summary)
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(folder / "run.json", json.dumps({"key": run.key, "label": run.label, "task": run.task,
+                                                       "digest": digest, **run.config()}, indent=1))
+        records = self._read_records(folder, run.epochs)
+        if bar is not None:
+            bar.update(len(records))
+        train = self.load(run.train)
+        test = self.load(run.test)
+        dev = self.load(run.dev) if run.dev is not None else None
+        strategy = self.strategy(run)
+        started = time.perf_counter()
+        for epoch in range(len(records) + 1, run.epochs + 1):
+            record = self._train_epoch(run, strategy, epoch, train, folder / "checkpoint")
+            t0 = time.perf_counter()
+            model = record.pop("_model")
+            if dev is not None:
+                dev_stats = sentence_stats(dev[1], model.predict(dev[0]))
+                record.update(self._scores("dev", dev_stats, run.metric))
+            test_stats = sentence_stats(test[1], model.predict(test[0]))
+            record.update(self._scores("test", test_stats, run.metric))
+            record["eval_seconds"] = time.perf_counter() - t0
+            _save_npy_atomic(folder / f"test-{epoch:03d}.npy", test_stats)
+            with open(folder / "epochs.jsonl", "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, default=_json_default, sort_keys=True) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            records.append(record)
+            self.epochs_trained += 1
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(f"{run.key} test {record['test_score']:.2f}")
+        shutil.rmtree(folder / "checkpoint", ignore_errors=True)
+        n_train = self.size(run.train)
+        summary = {"key": run.key, "label": run.label, "task": run.task, "digest": digest,
+                   "strategy": strategy, **run.config(),
+                   "train_size": n_train, "test_size": self.size(run.test),
+                   "dev_size": self.size(run.dev) if run.dev is not None else None,
+                   **summarize(run, records),
+                   "session_seconds": time.perf_counter() - started,
+                   "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        text = json.dumps(summary, indent=1, default=_json_default)
+        _write_atomic(summary_path, text)
+        summary = json.loads(text)  # the same values as a cached read gives
+        return RunResult(run, digest, folder, records, summary)
+
+    @staticmethod
+    def strategy(run: Run) -> str:
+        """How the per-epoch weights are obtained: ``single``, ``stepwise`` or ``retrain``."""
+        cls = learner_class(run.learner)
+        if "epochs" not in inspect.signature(cls.__init__).parameters:
+            return "single"
+        if "checkpoint_dir" in inspect.signature(cls.fit).parameters:
+            return "stepwise"
+        return "retrain"
+
+    def _train_epoch(self, run: Run, strategy: str, epoch: int, train, checkpoint_dir: Path) -> dict:
+        """Train up to ``epoch`` and return its history record plus ``_model`` and ``fit_seconds``."""
+        cls = learner_class(run.learner)
+        params = dict(run.params, features=run.features)
+        accepted = set(inspect.signature(cls.__init__).parameters)
+        if "epochs" in accepted:
+            params["epochs"] = epoch
+        if "progress" in accepted:
+            params["progress"] = False
+        model = cls(**params)
+        t0 = time.perf_counter()
+        if strategy == "stepwise":
+            model.fit(train[0], train[1], checkpoint_dir=checkpoint_dir, resume=True)
+        else:
+            model.fit(train[0], train[1])
+        fit_seconds = time.perf_counter() - t0
+        history = getattr(model, "history_", None) or [{}]
+        record = {k: v for k, v in history[min(epoch, len(history)) - 1].items()
+                  if not k.startswith("dev_")}
+        record.update(epoch=epoch, fit_seconds=fit_seconds, _model=model)
+        return record
+
+    @staticmethod
+    def _scores(prefix: str, stats: np.ndarray, metric: str) -> dict:
+        out = {f"{prefix}_accuracy": corpus_score(stats, "accuracy")}
+        if metric == "f1":
+            totals = stats.sum(axis=0)
+            f1 = corpus_score(stats, "f1")
+            out[f"{prefix}_f1"] = f1
+            if prefix == "test":
+                out["test_precision"] = 100.0 * totals[CORRECT_CHUNKS] / totals[PRED_CHUNKS] if totals[PRED_CHUNKS] else 0.0
+                out["test_recall"] = 100.0 * totals[CORRECT_CHUNKS] / totals[GOLD_CHUNKS] if totals[GOLD_CHUNKS] else 0.0
+        out[f"{prefix}_score"] = out[f"{prefix}_{metric}"]
+        return out
+
+    @staticmethod
+    def _read_records(folder: Path, epochs: int) -> list[dict]:
+        """The consistent prefix of the recorded epochs (1, 2, ... with their test counts saved)."""
+        path = folder / "epochs.jsonl"
+        if not path.exists():
+            return []
+        records = []
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                break
+            if rec.get("epoch") != len(records) + 1 or len(records) >= epochs \
+                    or not (folder / f"test-{rec['epoch']:03d}.npy").exists():
+                break
+            records.append(rec)
+        if len(records) != len(lines):  # drop a torn or inconsistent tail
+            _write_atomic(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+        return records
