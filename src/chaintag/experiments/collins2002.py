@@ -354,7 +354,7 @@ def _task_section(out_dir: Path, results: dict, task: str, claims: list) -> list
              "xlabel": "training pass (epoch)", "ylabel": score_name, "ylim": ylim},
             {"series": series_wc, "title": f"{spec['title']}: weight complexity",
              "xlabel": "training pass (epoch)", "ylabel": "mean |weight| (tagging weights)", "logy": True},
-        ], suptitle=f"Collins (2002) reproduction, {spec['title']} ({_data_name(task)})")
+        ], suptitle=f"Collins (2002) reproduction, {spec['title']} ({_data_name(task)})", shared_legend=True)
         md.append(f"![{spec['title']} curves](curves_{task}.png)\n")
 
     # claims

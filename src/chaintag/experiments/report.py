@@ -74,7 +74,8 @@ def _pyplot():
     return plt
 
 
-def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols: int | None = None) -> None:
+def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols: int | None = None,
+               shared_legend: bool = False) -> None:
     """Save one figure of line-plot panels as PNG.
 
     Parameters
@@ -87,12 +88,15 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
     suptitle : str, optional
     ncols : int, optional
         Panels per row (default: all in one row, at most 3).
+    shared_legend : bool, default False
+        One legend under the panels (each label once) instead of one per panel.
     """
     plt = _pyplot()
     n = len(panels)
     ncols = ncols or min(n, 3)
     nrows = (n + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows + (0.6 if shared_legend else 0)),
+                             squeeze=False)
     for ax, panel in zip(axes.flat, panels):
         for label, xs, ys in panel["series"]:
             ax.plot(xs, ys, label=label, marker=panel.get("marker", None), markersize=3, linewidth=1.4)
@@ -115,12 +119,23 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
         ax.set_xlabel(panel.get("xlabel", ""))
         ax.set_ylabel(panel.get("ylabel", ""))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc=panel.get("legend_loc", "best"))
+        if not shared_legend:
+            ax.legend(fontsize=7, loc=panel.get("legend_loc", "best"))
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     if suptitle:
         fig.suptitle(suptitle, fontsize=11)
-    fig.tight_layout()
+    if shared_legend:  # one legend under the panels, each label once
+        seen: dict[str, object] = {}
+        for ax in axes.flat:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(label, handle)
+        ncol = min(len(seen), 5)
+        fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+        rows = (len(seen) + ncol - 1) // ncol
+        fig.tight_layout(rect=(0, 0.035 * rows + 0.02, 1, 1))
+    else:
+        fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

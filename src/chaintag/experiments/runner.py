@@ -15,9 +15,10 @@ so this equals one uninterrupted ``fit`` of ``epochs`` passes (the tests
 check it). The epoch is then chosen on dev alone, and the test score is read
 at that epoch.
 
-Learners whose ``fit`` keeps no checkpoints are retrained from scratch for
-every ``k`` (``O(epochs^2)`` passes, the same weights since training is
-seeded); learners without epochs (``maxent``) are trained once.
+Learners whose ``fit`` keeps no checkpoints (it refuses ``checkpoint_dir``)
+are retrained from scratch for every ``k`` (``O(epochs^2)`` passes, the same
+weights since training is seeded); learners without epochs (``maxent``) are
+trained once.
 
 Caching
 -------
@@ -47,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from .config import DataRef, Run, learner_class
 from .significance import CORRECT_CHUNKS, GOLD_CHUNKS, PRED_CHUNKS, corpus_score, sentence_stats
 
@@ -180,6 +182,7 @@ class Runner:
         self._corpora: dict[tuple, tuple[list, list]] = {}
         self._file_digests: dict[str, str] = {}
         self._sizes: dict[DataRef, tuple[int, int]] = {}
+        self._no_checkpoints: set[str] = set()
 
     # ------------------------------------------------------------------ data
     def _file_digest(self, ref: str) -> str:
@@ -272,6 +275,7 @@ class Runner:
         started = time.perf_counter()
         for epoch in range(len(records) + 1, run.epochs + 1):
             record = self._train_epoch(run, strategy, epoch, train, folder / "checkpoint")
+            strategy = record.pop("_strategy")
             t0 = time.perf_counter()
             model = record.pop("_model")
             if dev is not None:
@@ -304,13 +308,16 @@ class Runner:
         summary = json.loads(text)  # the same values as a cached read gives
         return RunResult(run, digest, folder, records, summary)
 
-    @staticmethod
-    def strategy(run: Run) -> str:
-        """How the per-epoch weights are obtained: ``single``, ``stepwise`` or ``retrain``."""
+    def strategy(self, run: Run) -> str:
+        """How the per-epoch weights are obtained: ``single``, ``stepwise`` or ``retrain``.
+
+        ``stepwise`` for learners whose ``fit`` takes ``checkpoint_dir``; a
+        learner that refuses it when called is switched to ``retrain``.
+        """
         cls = learner_class(run.learner)
         if "epochs" not in inspect.signature(cls.__init__).parameters:
             return "single"
-        if "checkpoint_dir" in inspect.signature(cls.fit).parameters:
+        if "checkpoint_dir" in inspect.signature(cls.fit).parameters and run.learner not in self._no_checkpoints:
             return "stepwise"
         return "retrain"
 
@@ -326,14 +333,22 @@ class Runner:
         model = cls(**params)
         t0 = time.perf_counter()
         if strategy == "stepwise":
-            model.fit(train[0], train[1], checkpoint_dir=checkpoint_dir, resume=True)
-        else:
+            try:
+                model.fit(train[0], train[1], checkpoint_dir=checkpoint_dir, resume=True)
+            except InputError as exc:
+                if "checkpoint" not in str(exc):
+                    raise
+                self._no_checkpoints.add(run.learner)
+                strategy = "retrain"
+                model = cls(**params)
+                t0 = time.perf_counter()
+        if strategy != "stepwise":
             model.fit(train[0], train[1])
         fit_seconds = time.perf_counter() - t0
         history = getattr(model, "history_", None) or [{}]
         record = {k: v for k, v in history[min(epoch, len(history)) - 1].items()
                   if not k.startswith("dev_")}
-        record.update(epoch=epoch, fit_seconds=fit_seconds, _model=model)
+        record.update(epoch=epoch, fit_seconds=fit_seconds, _model=model, _strategy=strategy)
         return record
 
     @staticmethod

@@ -336,7 +336,7 @@ def _task_section(out_dir: Path, results: dict, task: str, claims: dict) -> list
          "ylabel": "mean |weight| (log scale)", "logy": True},
         {"series": [(r.run.label, xs(r), r.curve("seconds")) for _, r in mine],
          "title": "training time per pass", "xlabel": "training pass (epoch)", "ylabel": "seconds per pass (wall)"},
-    ], suptitle=f"SAPO reproduction: {spec['title']}")
+    ], suptitle=f"SAPO reproduction: {spec['title']}", shared_legend=True)
     md.append(f"![{spec['title']}](curves_{task}.png)\n")
 
     # claims
