@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
                         "a minute")
     p.add_argument("--epochs", type=int, metavar="N", help="epochs of every run (default: the paper module's)")
     p.add_argument("--tasks", nargs="+", metavar="TASK",
-                   help="sapo only: tasks to run (chunking, pos, np, ner; default: chunking pos)")
+                   help="sapo only: tasks to run (chunking, pos, np, ner, ud; default: chunking pos)")
     p.add_argument("--no-sweep", action="store_true", help="sapo only: leave out the sweep of n")
     p.add_argument("--data-dir", metavar="DIR",
                    help="data directory for the datasets (default: $CHAINTAG_DATA, else ../shared/data if it "

@@ -46,6 +46,9 @@ TASKS = {
            "train": DataRef("conll2000_np:train"), "dev": None, "test": DataRef("conll2000_np:test")},
     "ner": {"title": "Bio-NER (JNLPBA)", "features": "ner", "metric": "f1", "l2": 5.0,
             "train": DataRef("jnlpba:train"), "dev": None, "test": DataRef("jnlpba:test")},
+    "ud": {"title": "POS tagging (UD English EWT, XPOS)", "features": "pos", "metric": "accuracy", "l2": 2.0,
+           "train": DataRef("ud_en_ewt:train"), "dev": DataRef("ud_en_ewt:dev"),
+           "test": DataRef("ud_en_ewt:test")},
 }
 #: Tasks run by default.
 DEFAULT_TASKS = ("chunking", "pos")
