@@ -82,7 +82,7 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in (
     DatasetInfo("ud_en_ewt", {"train": "en_ewt-ud-train.conllu", "dev": "en_ewt-ud-dev.conllu",
                               "test": "en_ewt-ud-test.conllu"},
                 "conllu", ("word", "label"), None,
-                "Universal Dependencies English EWT; XPOS labels (UPOS with label_field='upos')"),
+                "Universal Dependencies English EWT; XPOS labels (UPOS with --label-field upos)"),
     DatasetInfo("jnlpba", {"train": "train.reconstructed.iob2",
                            "train_gold": "train_gold_subset.iob2",
                            "test": "Genia4EReval2.iob2"},
