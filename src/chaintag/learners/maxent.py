@@ -38,7 +38,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from ..decoding.scoring import emission_scores, feature_entries, max_sentence_length
+from ..decoding.scoring import emission_scores, feature_entries, max_sentence_length, weight_views
 from ..features.extract import Attributes
 from ..features.space import FeatureIndex
 from .base import SequenceTagger, TrainData, register
@@ -146,11 +146,7 @@ def tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, 
     float
         Summed log-probability of the decoded paths.
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    trans = w[t_off:s_off].reshape((n_labels, n_labels))
-    start = w[s_off:s_off + n_labels]
+    trans, start, _ = weight_views(w, feat_label.shape[0], n_labels)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     delta = np.zeros((m, n_labels))
@@ -224,11 +220,7 @@ def marginals_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_la
 
     Same arrays as :func:`tag_corpus_local`.
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    trans = w[t_off:s_off].reshape((n_labels, n_labels))
-    start = w[s_off:s_off + n_labels]
+    trans, start, _ = weight_views(w, feat_label.shape[0], n_labels)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     for s in range(sent_ptr.shape[0] - 1):

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
-from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
+from ..decoding.scoring import emission_scores, find_feature, max_sentence_length, weight_views
 from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
 
 @njit(cache=True)
@@ -43,9 +43,7 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
     t_off = n_features
     s_off = t_off + n_labels * n_labels
     e_off = s_off + n_labels
-    trans = v[t_off:s_off].reshape((n_labels, n_labels))
-    start = v[s_off:e_off]
-    end = v[e_off:e_off + n_labels]
+    trans, start, end = weight_views(v, n_features, n_labels)
     T = t1 - t0
     # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
     # identically; the scores are scaled afterwards

@@ -19,9 +19,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..decoding.scoring import emission_scores, max_sentence_length
+from ..decoding.scoring import emission_scores, max_sentence_length, weight_views
 from ..decoding.viterbi2 import viterbi2_kernel
 from .perceptron_kernels import perceptron_update
+
+
+@njit(cache=True)
+def second_order_views(w, n_features, n_labels):
+    """Views of the second-order weight vector: the first-order layout
+    (:func:`chaintag.decoding.scoring.weight_views`) followed by ``V[prev2, prev, cur]``.
+
+    Returns
+    -------
+    (transitions, start, end, transitions2)
+    """
+    trans, start, end = weight_views(w, n_features, n_labels)
+    v_off = first_order_size(n_features, n_labels)
+    L = n_labels
+    return trans, start, end, w[v_off:v_off + L * L * L].reshape((L, L, L))
 
 
 @njit(cache=True)
@@ -121,14 +136,7 @@ def perceptron2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, 
         Steps completed after this pass.
     """
     L = n_labels
-    t_off = feat_label.shape[0]
-    s_off = t_off + L * L
-    e_off = s_off + L
-    v_off = e_off + L
-    trans = w[t_off:s_off].reshape((L, L))
-    start = w[s_off:e_off]
-    end = w[e_off:v_off]
-    trans2 = w[v_off:v_off + L * L * L].reshape((L, L, L))
+    trans, start, end, trans2 = second_order_views(w, feat_label.shape[0], L)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, L))
     delta = np.zeros((m, L, L))
@@ -167,14 +175,7 @@ def tag_corpus2(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels,
     decoded paths.
     """
     L = n_labels
-    t_off = feat_label.shape[0]
-    s_off = t_off + L * L
-    e_off = s_off + L
-    v_off = e_off + L
-    trans = w[t_off:s_off].reshape((L, L))
-    start = w[s_off:e_off]
-    end = w[e_off:v_off]
-    trans2 = w[v_off:v_off + L * L * L].reshape((L, L, L))
+    trans, start, end, trans2 = second_order_views(w, feat_label.shape[0], L)
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, L))
     delta = np.zeros((m, L, L))
