@@ -49,6 +49,22 @@ SOLVERS = ("saga", "lbfgs", "sag", "newton-cg")
 
 # ------------------------------------------------------------------ decoding
 @njit(cache=True)
+def _local_normalizer(emissions, transitions, i, k):
+    """``(m, z)`` with ``log sum_j exp(E[i, j] + U[k, j]) = m + log z`` (the local
+    log-normalizer of ``P(. | prev = k)`` at token ``i``, shifted by its maximum ``m``)."""
+    n_labels = emissions.shape[1]
+    m = -np.inf
+    for j in range(n_labels):
+        v = emissions[i, j] + transitions[k, j]
+        if v > m:
+            m = v
+    z = 0.0
+    for j in range(n_labels):
+        z += math.exp(emissions[i, j] + transitions[k, j] - m)
+    return m, z
+
+
+@njit(cache=True)
 def local_viterbi_kernel(emissions, transitions, start, path, delta, back):
     """Most probable label sequence of one sentence under a locally normalized model.
 
@@ -96,15 +112,7 @@ def local_viterbi_kernel(emissions, transitions, start, path, delta, back):
             delta[i, j] = -np.inf
             back[i, j] = 0
         for k in range(n_labels):
-            # log-normalizer of P(. | prev = k) at token i
-            m = -np.inf
-            for j in range(n_labels):
-                v = emissions[i, j] + transitions[k, j]
-                if v > m:
-                    m = v
-            z = 0.0
-            for j in range(n_labels):
-                z += math.exp(emissions[i, j] + transitions[k, j] - m)
+            m, z = _local_normalizer(emissions, transitions, i, k)
             base = delta[i - 1, k] - (m + math.log(z))
             for j in range(n_labels):
                 v = base + emissions[i, j] + transitions[k, j]
@@ -201,14 +209,7 @@ def local_marginals_kernel(emissions, transitions, start, out):
             p_prev = out[i - 1, k]
             if p_prev == 0.0:
                 continue
-            m = -np.inf
-            for j in range(n_labels):
-                v = emissions[i, j] + transitions[k, j]
-                if v > m:
-                    m = v
-            z = 0.0
-            for j in range(n_labels):
-                z += math.exp(emissions[i, j] + transitions[k, j] - m)
+            m, z = _local_normalizer(emissions, transitions, i, k)
             scale = p_prev / z
             for j in range(n_labels):
                 out[i, j] += scale * math.exp(emissions[i, j] + transitions[k, j] - m)
