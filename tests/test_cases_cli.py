@@ -113,11 +113,50 @@ def test_separator_characters_as_pos_file(tmp_path):
 def test_conllu_multiword_and_empty_nodes(tmp_path):
     src = CASES / "09_multiword_and_empty_nodes.conllu"
     model = tmp_path / "m.npz"
+    # last weights: the one sentence is learned exactly (averaged weights keep a trace of the first mistakes)
+    assert _train(src, model, "--features", "w[0]", "--no-average") == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet", "--output-format", "columns"]) == 0
+    rows = [ln.split("\t") for ln in out.read_text().split("\n") if ln]
+    assert [r[0] for r in rows] == ["I", "do", "n't", "know", "."]
+    assert [r[1] for r in rows] == ["PRP", "VBP", "RB", "VB", "."]  # learned from the same file
+    # default for CoNLL-U input: the file itself, predicted labels in XPOS, every other line kept
+    out = tmp_path / "o.conllu"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8") == src.read_text(encoding="utf-8")
+    # into UPOS instead: XPOS keeps the file's values, UPOS gets the model's (XPOS-trained) labels
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet", "--label-field", "upos"]) == 0
+    got = [ln.split("\t") for ln in out.read_text(encoding="utf-8").splitlines()]
+    src_lines = [ln.split("\t") for ln in src.read_text(encoding="utf-8").splitlines()]
+    assert len(got) == len(src_lines)
+    words = [i for i, r in enumerate(src_lines) if len(r) == 10 and r[0].isdigit()]
+    assert [got[i][3] for i in words] == ["PRP", "VBP", "RB", "VB", "."]
+    assert all(got[i] == src_lines[i] for i in range(len(got)) if i not in words)
+    assert all(got[i][:3] + got[i][4:] == src_lines[i][:3] + src_lines[i][4:] for i in words)
+
+
+def test_conllu_output_refusals(tmp_path, capsys):
+    src = CASES / "09_multiword_and_empty_nodes.conllu"
+    model = tmp_path / "m.npz"
     assert _train(src, model, "--features", "w[0]") == 0
     out = tmp_path / "o.txt"
-    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
-    words = [ln.split()[0] for ln in out.read_text().split("\n") if ln]
-    assert words == ["I", "do", "n't", "know", "."]
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet", "--confidence", "3"]) == 2
+    assert "--output-format columns" in capsys.readouterr().err
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet", "--confidence", "3",
+                 "--output-format", "columns"]) == 0
+    columns = tmp_path / "plain.txt"
+    columns.write_text("I\nknow\n", encoding="utf-8")
+    assert main(["tag", "-m", str(model), str(columns), "--output-format", "conllu", "--quiet"]) == 2
+    assert "needs CoNLL-U input" in capsys.readouterr().err
+    # a model reading two columns cannot tag CoNLL-U words (FORM only)
+    two = tmp_path / "two.txt"
+    two.write_text("I PRP B\nknow VB I\n", encoding="utf-8")
+    model2 = tmp_path / "m2.npz"
+    assert main(["train", "--train", str(two), "--columns", "word,pos,label", "--features", "w[0];pos[0]",
+                 "--model", str(model2), "--epochs", "1", "--quiet"]) == 0
+    out.unlink()
+    assert main(["tag", "-m", str(model2), str(src), "-o", str(out), "--quiet"]) == 2
+    assert "reads 2 column(s)" in capsys.readouterr().err and not out.exists()
 
 
 def test_missing_column(tmp_path, capsys):

@@ -145,3 +145,48 @@ def test_streams_lazily():
     assert next(it).tokens[3] == ("know0", "VB")
     assert next(it).tokens[3] == ("know1", "VB")
     it.close()
+
+
+# --- writing back: iter_conllu_blocks / format_conllu_block ---
+
+def test_blocks_write_back_unchanged_with_gold_labels():
+    """Writing each word's own XPOS back reproduces the file exactly."""
+    from chaintag.io.conllu_io import format_conllu_block, iter_conllu_blocks
+    text = SENTENCE + SECOND
+    blocks = list(iter_conllu_blocks(io.StringIO(text)))
+    assert [len(b.sentence.tokens) for b in blocks] == [5, 2]
+    gold = [[t[1] for t in s.tokens] for s in read_conllu(io.StringIO(text))]
+    assert "".join(format_conllu_block(b, g, "xpos") for b, g in zip(blocks, gold)) == text
+
+
+def test_labels_go_into_the_chosen_column_only():
+    from chaintag.io.conllu_io import format_conllu_block, iter_conllu_blocks
+    block = next(iter_conllu_blocks(io.StringIO(SENTENCE)))
+    assert block.sentence.tokens == [("I",), ("do",), ("n't",), ("know",), (".",)]
+    out = format_conllu_block(block, ["A", "B", "C", "D", "E"], "upos").splitlines()
+    assert out[:2] == SENTENCE.splitlines()[:2]        # comments kept
+    assert out[3] == SENTENCE.splitlines()[3]          # multiword range untouched
+    assert out[7] == SENTENCE.splitlines()[7]          # empty node untouched
+    words = [out[i].split("\t") for i in (2, 4, 5, 6, 8)]
+    assert [w[3] for w in words] == ["A", "B", "C", "D", "E"]
+    assert [w[4] for w in words] == ["PRP", "VBP", "RB", "VB", "."]  # XPOS kept
+    assert out[-1] == "" and len(out) == len(SENTENCE.splitlines())
+    with pytest.raises(ValueError, match="2 labels for 5 words"):
+        format_conllu_block(block, ["A", "B"], "xpos")
+    with pytest.raises(ValueError, match="field"):
+        format_conllu_block(block, list("ABCDE"), "lemma")
+
+
+def test_blocks_without_words_are_kept():
+    from chaintag.io.conllu_io import format_conllu_block, iter_conllu_blocks
+    only_range = "# only a range\n" + row("1-2", "xy", "_", "_", "_", "_", "_", "_", "_", "_") + "\n"
+    blocks = list(iter_conllu_blocks(io.StringIO(only_range + SECOND)))
+    assert [len(b.sentence.tokens) for b in blocks] == [0, 2]
+    assert format_conllu_block(blocks[0], [], "xpos") == only_range
+
+
+def test_blocks_crlf_and_double_space_columns():
+    from chaintag.io.conllu_io import format_conllu_block, iter_conllu_blocks
+    spaced = "1  a  a  X  Y  _  0  root  _  _\r\n\r\n"
+    block = next(iter_conllu_blocks(io.BytesIO(spaced.encode())))
+    assert format_conllu_block(block, ["Z"], "xpos") == "\t".join("1 a a X Z _ 0 root _ _".split()) + "\n\n"

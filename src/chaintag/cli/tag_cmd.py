@@ -23,8 +23,7 @@ def add_parser(sub) -> None:
                     "through, each followed by a blank line.")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="model file from chaintag train")
     p.add_argument("input", nargs="?", default="-", metavar="INPUT",
-                   help="column file, CoNLL-U file, dataset reference, or - for stdin (default). "
-                     "For CoNLL-U input the output is a column file: FORM and the label")
+                   help="column file, CoNLL-U file, dataset reference, or - for stdin (default)")
     p.add_argument("--output", "-o", default="-", metavar="PATH",
                    help="output file, written atomically (default: stdout)")
     p.add_argument("--columns", metavar="SPEC",
@@ -34,6 +33,13 @@ def add_parser(sub) -> None:
                         "uses the input's separator (tab for CoNLL-U input)")
     p.add_argument("--format", choices=["columns", "conllu"], default=None,
                    help="input format (default: from the reference or the .conllu extension)")
+    p.add_argument("--output-format", choices=["columns", "conllu"], default=None,
+                   help="output format. conllu (the default for CoNLL-U input): the input's lines "
+                        "(comments, multiword tokens, empty nodes, every column) with the predicted "
+                        "label written into the --label-field column. columns: one line per word, "
+                        "the input columns plus the label (FORM and the label for CoNLL-U input)")
+    p.add_argument("--label-field", choices=["xpos", "upos"], default="xpos",
+                   help="CoNLL-U column that receives the predicted labels (default: xpos)")
     p.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
     p.add_argument("--nbest", type=int, default=None, metavar="K",
@@ -63,8 +69,11 @@ def _sentences(args):
         found = resolve(args.input, args.data_dir)
         source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
         sep = sep_value(args.sep) if args.sep else (found.sep if is_dataset_ref(args.input) else None)
-    info = {"sep": "\t"} if fmt == "conllu" else {}
+    info = {"sep": "\t", "format": fmt} if fmt == "conllu" else {"format": fmt}
     if fmt == "conllu":
+        if (args.output_format or "conllu") == "conllu":
+            from ..io.conllu_io import iter_conllu_blocks
+            return iter_conllu_blocks(source, encoding=args.encoding, name=name), info, name
         return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), info, name
     return (iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info, markers=True),
             info, name)
@@ -112,6 +121,14 @@ def run(args) -> int:
         raise InputError("--batch-size must be at least 1")
     model = load(args.model)
     sentences, info, name = _sentences(args)
+    if args.output_format == "conllu" and info["format"] != "conllu":
+        raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")
+    if info["format"] == "conllu" and (args.output_format or "conllu") == "conllu":
+        if chosen and chosen[0] != "--nbest":
+            raise InputError(f"{chosen[0]} adds a column to a column file: add --output-format columns")
+        if not args.nbest:
+            return _tag_conllu(model, sentences, args, name)
+        sentences = (block.sentence for block in sentences if block.sentence.tokens)
     ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
            else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
     bar = None
@@ -143,6 +160,42 @@ def run(args) -> int:
                 batch = []
         if batch:
             _flush(model, batch, picker, out, out_sep, format_sentence, args)
+    if bar is not None:
+        bar.close()
+    return 0
+
+
+def _tag_conllu(model, blocks, args, name: str) -> int:
+    """Write CoNLL-U input back with the predicted labels in the --label-field column."""
+    from ..io.atomic import atomic_open
+    from ..io.conllu_io import format_conllu_block
+
+    # the words of CoNLL-U input have one column, FORM: the model must read one column
+    _feature_picker(model, args, 1, name, None)
+    ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
+           else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm.auto import tqdm
+        bar = tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
+
+    def flush(batch, out):
+        labels = iter(model.predict([b.sentence.tokens for b in batch if b.sentence.tokens]))
+        for block in batch:
+            out.write(format_conllu_block(block, next(labels) if block.sentence.tokens else [],
+                                          args.label_field))
+
+    with ctx as out:
+        batch = []
+        for block in blocks:
+            if bar is not None:
+                bar.update(1)
+            batch.append(block)
+            if len(batch) >= args.batch_size:
+                flush(batch, out)
+                batch = []
+        if batch:
+            flush(batch, out)
     if bar is not None:
         bar.close()
     return 0

@@ -1,8 +1,11 @@
-"""CoNLL-U files, read through the ``conllu`` package, as (form, label) tokens."""
+"""CoNLL-U files, read through the ``conllu`` package, as (form, label) tokens,
+and written back with predicted labels in the XPOS or UPOS column."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import conllu
 from conllu.exceptions import ParseException
@@ -10,10 +13,13 @@ from conllu.exceptions import ParseException
 from chaintag.errors import InputError
 from chaintag.io.columns import Sentence, iter_lines, source_name
 
-__all__ = ["iter_conllu", "read_conllu", "LABEL_FIELDS"]
+__all__ = ["iter_conllu", "read_conllu", "iter_conllu_blocks", "ConlluBlock", "format_conllu_block",
+           "LABEL_FIELDS"]
 
 #: Label fields that can be read, mapped to their name in messages.
 LABEL_FIELDS = {"xpos": "XPOS", "upos": "UPOS"}
+#: 0-based column of each label field in a CoNLL-U word line.
+_FIELD_COLUMN = {"upos": 3, "xpos": 4}
 
 
 def _raw(fields: list[str], i: int) -> str:
@@ -34,12 +40,15 @@ class _LineFeed:
     that became its tokens (words, ranges and empty nodes alike).
     """
 
-    def __init__(self, lines: Iterator[str]):
+    def __init__(self, lines: Iterator[str], keep_raw: bool = False):
         self._lines = lines
         self.current: list[int] = []
         self.start = 0        # first line of the block being read
         self.done: list[int] = []
         self.done_start = 0   # first line of the last complete block
+        self.keep_raw = keep_raw
+        self.raw: list[str] = []       # lines of the block being read (keep_raw)
+        self.done_raw: list[str] = []  # lines of the last complete block (keep_raw)
 
     def read(self, size: int = -1):  # pragma: no cover - parse_incr only checks it exists
         raise NotImplementedError
@@ -57,6 +66,8 @@ class _LineFeed:
                     self.start = lineno
                 if not stripped.startswith("#"):
                     self.current.append(lineno)
+                if self.keep_raw:
+                    self.raw.append(line)
             yield line + "\n"
         if self.start:
             self._finish()
@@ -64,6 +75,7 @@ class _LineFeed:
     def _finish(self):
         self.done, self.done_start = self.current, self.start
         self.current, self.start = [], 0
+        self.done_raw, self.raw = self.raw, []
 
 
 def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "utf-8",
@@ -113,8 +125,15 @@ def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "ut
         if label_field not in LABEL_FIELDS:
             raise ValueError(f"label_field must be one of {sorted(LABEL_FIELDS)} or None, "
                              f"not {label_field!r}")
+    for sentence, _ in _parse(source, label_field, encoding, name, keep_raw=False):
+        if sentence.tokens:
+            yield sentence
+
+
+def _parse(source, label_field, encoding, name, keep_raw):
+    """Each block of the file: its words as a Sentence, and the feed (for raw lines)."""
     name = source_name(source, name)
-    feed = _LineFeed(iter_lines(source, encoding=encoding, name=name))
+    feed = _LineFeed(iter_lines(source, encoding=encoding, name=name), keep_raw=keep_raw)
     parsed = iter(conllu.parse_incr(feed, field_parsers=_FIELD_PARSERS))
     while True:
         try:
@@ -128,9 +147,91 @@ def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "ut
         lines = feed.done
         if len(lines) != len(tokenlist):  # cannot happen with conllu 4-6; stay safe
             lines = [feed.done_start] * len(tokenlist)
-        sentence = _words(tokenlist, lines, label_field, name)
-        if sentence.tokens:
-            yield sentence
+        yield _words(tokenlist, lines, label_field, name), (feed, tokenlist, lines)
+
+
+class ConlluBlock(NamedTuple):
+    """One sentence block of a CoNLL-U file, kept as read.
+
+    Attributes
+    ----------
+    sentence : Sentence
+        The block's syntactic words as ``(form,)`` tuples (empty when the block
+        has none, e.g. comments only).
+    lines : list of str
+        Every line of the block as read (comments, words, multiword ranges and
+        empty nodes), without line ends.
+    word_lines : list of int
+        For each word of ``sentence``, the index of its line in ``lines``.
+    """
+
+    sentence: Sentence
+    lines: list[str]
+    word_lines: list[int]
+
+
+def iter_conllu_blocks(source, *, encoding: str = "utf-8", name: str | None = None) -> Iterator[ConlluBlock]:
+    """Read a CoNLL-U file block by block, keeping every line, for writing it back labelled.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+        As for :func:`iter_conllu`.
+    encoding : str
+        Encoding of the file.
+    name : str, optional
+        Name of the input in error messages.
+
+    Yields
+    ------
+    ConlluBlock
+        Every sentence block, including blocks without words.
+
+    Raises
+    ------
+    InputError
+        As for :func:`iter_conllu`.
+    """
+    for sentence, (feed, tokenlist, lines) in _parse(source, None, encoding, name, keep_raw=True):
+        start = feed.done_start
+        word_lines = [lineno - start for token, lineno in zip(tokenlist, lines)
+                      if not isinstance(token.get("id"), tuple)]
+        yield ConlluBlock(sentence, list(feed.done_raw), word_lines)
+
+
+def format_conllu_block(block: ConlluBlock, labels, field: str = "xpos") -> str:
+    """The block's lines with ``labels`` written into each word's ``field`` column.
+
+    Parameters
+    ----------
+    block : ConlluBlock
+    labels : sequence of str
+        One label per word of ``block.sentence``.
+    field : {"xpos", "upos"}
+        Column that receives the labels; every other column and line is kept.
+
+    Returns
+    -------
+    str
+        The block, ``\n``-terminated lines followed by one blank line.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``field``, or not one label per word.
+    """
+    if field not in _FIELD_COLUMN:
+        raise ValueError(f"field must be one of {sorted(_FIELD_COLUMN)}, not {field!r}")
+    if len(labels) != len(block.word_lines):
+        raise ValueError(f"{len(labels)} labels for {len(block.word_lines)} words")
+    col = _FIELD_COLUMN[field]
+    out = list(block.lines)
+    for i, label in zip(block.word_lines, labels):
+        # the reader (conllu) splits on a tab or on runs of two or more spaces
+        cells = out[i].split("\t") if "\t" in out[i] else re.split(" {2,}", out[i])
+        cells[col] = label
+        out[i] = "\t".join(cells)
+    return "".join(line + "\n" for line in out) + "\n"
 
 
 def _words(tokenlist, lines: list[int], label_field: str | None, name: str) -> Sentence:
