@@ -137,8 +137,12 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
     else:
         fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        from ..io.atomic import atomic_open
+        with atomic_open(path, "wb", encoding=None) as fh:  # no half-written PNG on a crash
+            fig.savefig(fh, format="png", dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def focus_ylim(values: Iterable[float], top_share: float = 0.75, pad: float = 0.15) -> tuple[float, float] | None:

@@ -1,0 +1,52 @@
+"""``chaintag plot``: training curves of one or more runs as a PNG."""
+
+from __future__ import annotations
+
+import os
+
+from .common import add_common, log
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "plot", help="plot training curves (dev score, weight complexity, errors, time per epoch)",
+        description="Draw the per-epoch curves of one or more training runs into one PNG, one panel per "
+                    "figure, one line per run: from history files (chaintag train --history PATH) or "
+                    "from model files, which keep their history.")
+    p.add_argument("inputs", nargs="+", metavar="HISTORY",
+                   help="history JSON-lines files or model files (model files keep no timings: for the "
+                        "seconds panels, use --history files)")
+    p.add_argument("--output", "-o", required=True, metavar="PNG", help="the PNG file (written atomically)")
+    p.add_argument("--labels", nargs="+", metavar="NAME",
+                   help="a legend name per input (default: the file names without extension)")
+    p.add_argument("--metrics", nargs="+", metavar="KEY",
+                   help="panels to draw: dev_score, dev_f1, dev_accuracy, weight_complexity, errors, updates, "
+                        "loss, seconds, cpu_seconds (default: dev_score weight_complexity errors seconds, "
+                        "those present)")
+    p.add_argument("--title", help="title over the panels")
+    add_common(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..experiments.curves import plot_histories
+    from ..io.history import read_history
+
+    if args.labels and len(args.labels) != len(args.inputs):
+        raise InputError(f"--labels names {len(args.labels)} run(s) for {len(args.inputs)} input(s)")
+    if any(os.path.exists(i) and os.path.exists(args.output) and os.path.samefile(i, args.output)
+           for i in args.inputs):
+        raise InputError("--output would overwrite an input file", args.output)
+    labels = args.labels or [os.path.splitext(os.path.basename(i))[0] for i in args.inputs]
+    if len(set(labels)) != len(labels):
+        labels = [os.fspath(i) for i in args.inputs]
+    histories = {label: read_history(path) for label, path in zip(labels, args.inputs)}
+    try:
+        drawn = plot_histories(histories, args.output, metrics=args.metrics, title=args.title)
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(str(exc)) from None
+    log(args, f"wrote {args.output}: {', '.join(drawn)} for {len(histories)} run(s)")
+    return 0

@@ -1,0 +1,70 @@
+"""Training histories: the per-epoch records of ``chaintag train --history`` or of a model file."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+
+from chaintag.errors import InputError
+
+__all__ = ["read_history"]
+
+
+def read_history(path) -> list[dict]:
+    """Read the per-epoch training records of a history file or a model file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A JSON-lines history (``chaintag train --history PATH``: one object per
+        epoch) or a model file (``.npz``), whose metadata keeps the history.
+
+    Returns
+    -------
+    list of dict
+        One record per epoch, in file order, each with at least ``epoch``
+        (int, from 1) and the learner's figures: ``seconds`` and
+        ``cpu_seconds`` (training time of the epoch, s), ``weight_complexity``
+        (mean absolute weight), ``errors`` / ``updates`` / ``loss`` where the
+        learner reports them, and ``dev_score`` / ``dev_f1`` /
+        ``dev_accuracy`` (%) when a development set was given.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, a line is not a JSON object with an integer
+        ``epoch`` (the message names the file and line), or the file holds no
+        record.
+    chaintag.errors.ModelFormatError
+        A model file that is not a valid chaintag model.
+    """
+    name = os.fspath(path)
+    if zipfile.is_zipfile(name):
+        from chaintag.io.model_file import load_model
+        meta, _ = load_model(name)
+        records = meta.get("history") or []
+        if not records:
+            raise InputError("the model file keeps no training history", name)
+        return [dict(r) for r in records]
+    records = []
+    try:
+        with open(name, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"not a JSON line: {exc.msg}", name, lineno) from None
+                if not isinstance(rec, dict) or not isinstance(rec.get("epoch"), int):
+                    raise InputError("not a history record (a JSON object with an integer 'epoch')",
+                                     name, lineno)
+                records.append(rec)
+    except UnicodeDecodeError:
+        raise InputError("not a history file (not UTF-8 text)", name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", name) from None
+    if not records:
+        raise InputError("no history records in the file", name)
+    return records

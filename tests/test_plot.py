@@ -1,0 +1,90 @@
+"""Tests of training-curve plots: the history reader, the panels drawn, and ``chaintag plot``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chaintag.cli.main import main
+from chaintag.errors import InputError
+from chaintag.experiments import curves
+from chaintag.io.history import read_history
+
+TRAIN = "The DT B-NP\ncat NN I-NP\nsat VBD B-VP\n. . O\n\nA DT B-NP\ndog NN I-NP\nran VBD B-VP\n. . O\n"
+
+
+def _write(path, records, extra=""):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + extra, encoding="utf-8")
+    return path
+
+
+def test_read_history_jsonl_and_errors(tmp_path):
+    recs = [{"epoch": 1, "errors": 5, "dev_score": 90.0}, {"epoch": 2, "errors": 2, "dev_score": 91.5}]
+    assert read_history(_write(tmp_path / "h.jsonl", recs, extra="\n")) == recs  # blank line ignored
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(recs[0]) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl:2: not a JSON line"):
+        read_history(bad)
+    bad.write_text('{"epoch": 1}\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl:2: not a history record"):
+        read_history(bad)
+    bad.write_text('{"epoch": "1"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl:1"):
+        read_history(bad)
+    bad.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(InputError, match="no history records"):
+        read_history(bad)
+    with pytest.raises(InputError, match="cannot read"):
+        read_history(tmp_path / "missing.jsonl")
+
+
+def test_panels_hold_the_histories_values(tmp_path, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(curves, "line_plots", lambda path, panels, **kw: seen.update(panels=panels, **kw))
+    a = [{"epoch": 1, "dev_score": 90.0, "dev_f1": 90.0, "weight_complexity": 0.5, "seconds": 1.0},
+         {"epoch": 2, "dev_score": 92.0, "dev_f1": 92.0, "weight_complexity": 0.7, "seconds": 1.1}]
+    b = [{"epoch": 1, "dev_score": 91.0, "dev_f1": 91.0, "weight_complexity": 0.1, "loss": 3.0}]
+    drawn = curves.plot_histories({"A": a, "B": b}, tmp_path / "x.png")
+    assert drawn == ["dev_score", "weight_complexity", "seconds"]  # no "errors" in either history
+    dev, wc, sec = seen["panels"]
+    assert dev["series"] == [("A", [1, 2], [90.0, 92.0]), ("B", [1], [91.0])]
+    assert dev["ylabel"] == "dev chunk F1 (%)" and wc["logy"] and not dev["logy"]
+    assert wc["series"] == [("A", [1, 2], [0.5, 0.7]), ("B", [1], [0.1])]
+    assert sec["series"] == [("A", [1, 2], [1.0, 1.1])]  # B has no timings
+    assert seen["shared_legend"] is True
+    curves.plot_histories({"B": b}, tmp_path / "x.png", metrics=["loss"])
+    assert seen["panels"][0]["series"] == [("B", [1], [3.0])]
+    # accuracy-scored dev data is named as such
+    acc = [{"epoch": 1, "dev_score": 95.0, "dev_f1": None, "dev_accuracy": 95.0}]
+    curves.plot_histories({"P": acc}, tmp_path / "x.png")
+    assert seen["panels"][0]["ylabel"] == "dev token accuracy (%)"
+    with pytest.raises(ValueError, match="unknown metric"):
+        curves.plot_histories({"A": a}, tmp_path / "x.png", metrics=["f2"])
+    with pytest.raises(ValueError, match="no history holds loss"):
+        curves.plot_histories({"A": a}, tmp_path / "x.png", metrics=["loss"])
+
+
+def test_cli_plot_from_history_and_model(tmp_path, capsys):
+    train = tmp_path / "train.txt"
+    train.write_text(TRAIN, encoding="utf-8")
+    hist, model = tmp_path / "h.jsonl", tmp_path / "m.npz"
+    assert main(["train", "--train", str(train), "--dev", str(train), "--features", "w[0];pos[0]",
+                 "--epochs", "3", "--model", str(model), "--history", str(hist), "--quiet"]) == 0
+    assert [r["epoch"] for r in read_history(hist)] == [1, 2, 3]
+    from_model = read_history(model)  # the model keeps its history, without timings
+    assert [r["dev_score"] for r in from_model] == [r["dev_score"] for r in read_history(hist)]
+    out = tmp_path / "curves.png"
+    assert main(["plot", str(hist), str(model), "-o", str(out), "--labels", "history", "model", "--quiet"]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # bad requests: exit 2, nothing written
+    out.unlink()
+    assert main(["plot", str(hist), "-o", str(out), "--metrics", "f2"]) == 2
+    assert "unknown metric" in capsys.readouterr().err and not out.exists()
+    assert main(["plot", str(hist), str(model), "-o", str(out), "--labels", "one"]) == 2
+    assert main(["plot", str(hist), "-o", str(hist)]) == 2
+    assert "overwrite an input" in capsys.readouterr().err
+    assert read_history(hist)  # still intact
+    assert main(["plot", str(train), "-o", str(out)]) == 2
+    assert "train.txt:1: not a JSON line" in capsys.readouterr().err
+    assert list(tmp_path.glob("*.png")) == [] and not list(tmp_path.glob(".*"))
