@@ -190,3 +190,12 @@ def test_blocks_crlf_and_double_space_columns():
     spaced = "1  a  a  X  Y  _  0  root  _  _\r\n\r\n"
     block = next(iter_conllu_blocks(io.BytesIO(spaced.encode())))
     assert format_conllu_block(block, ["Z"], "xpos") == "\t".join("1 a a X Z _ 0 root _ _".split()) + "\n\n"
+
+
+@pytest.mark.parametrize("n_fields", [4, 8, 11])
+def test_blocks_refuse_word_lines_without_ten_columns(n_fields):
+    from chaintag.io.conllu_io import iter_conllu_blocks
+    fields = ["1", "a", "a", "X", "Y", "_", "0", "root", "_", "_", "extra"]
+    text = "# c\n" + row(*fields[:10]) + row("2", *fields[1:n_fields]) + "\n"
+    with pytest.raises(InputError, match=rf"x.conllu:3: a CoNLL-U word line has 10 columns, this one has {n_fields}"):
+        list(iter_conllu_blocks(io.StringIO(text), name="x.conllu"))

@@ -190,13 +190,27 @@ def iter_conllu_blocks(source, *, encoding: str = "utf-8", name: str | None = No
     Raises
     ------
     InputError
-        As for :func:`iter_conllu`.
+        As for :func:`iter_conllu`; also a word line without exactly 10
+        columns (file and line named).
     """
+    name = source_name(source, name)
     for sentence, (feed, tokenlist, lines) in _parse(source, None, encoding, name, keep_raw=True):
         start = feed.done_start
+        raw = list(feed.done_raw)
         word_lines = [lineno - start for token, lineno in zip(tokenlist, lines)
                       if not isinstance(token.get("id"), tuple)]
-        yield ConlluBlock(sentence, list(feed.done_raw), word_lines)
+        for i in word_lines:  # the labels are written into column 4 or 5 of exactly 10
+            n = len(_cells(raw[i]))
+            if n != 10:
+                raise InputError(f"a CoNLL-U word line has 10 columns, this one has {n} (to write FORM "
+                                 "and the label only, use --output-format columns)", name, start + i)
+        yield ConlluBlock(sentence, raw, word_lines)
+
+
+def _cells(line: str) -> list[str]:
+    """The columns of a CoNLL-U line, split as the reader (``conllu``) splits them:
+    on tabs, or on runs of two or more spaces in a line without tabs."""
+    return line.split("\t") if "\t" in line else re.split(" {2,}", line)
 
 
 def format_conllu_block(block: ConlluBlock, labels, field: str = "xpos") -> str:
@@ -227,8 +241,7 @@ def format_conllu_block(block: ConlluBlock, labels, field: str = "xpos") -> str:
     col = _FIELD_COLUMN[field]
     out = list(block.lines)
     for i, label in zip(block.word_lines, labels):
-        # the reader (conllu) splits on a tab or on runs of two or more spaces
-        cells = out[i].split("\t") if "\t" in out[i] else re.split(" {2,}", out[i])
+        cells = _cells(out[i])
         cells[col] = label
         out[i] = "\t".join(cells)
     return "".join(line + "\n" for line in out) + "\n"
