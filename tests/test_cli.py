@@ -271,6 +271,7 @@ def test_pos_labels_report_accuracy_only(tmp_path, capsys):
     assert main(["eval", "-m", str(model), "--test", str(tr), "--json", "--quiet"]) == 0
     fig = json.loads(capsys.readouterr().out)
     assert fig["is_chunking"] is False and fig["f1"] is None and fig["accuracy"] == 100.0
+    assert fig["n_gold_chunks"] is fig["n_correct_chunks"] is fig["n_pred_chunks"] is None
     assert main(["eval", "-m", str(model), "--test", str(tr), "--quiet"]) == 0
     assert "accuracy only" in capsys.readouterr().out
 
@@ -327,3 +328,58 @@ def test_tag_copies_document_markers(tmp_path, capsys):
 def test_options_that_do_not_apply_are_refused(tmp_path, capsys, args, message):
     code, model, cap = train(tmp_path, capsys, *args)
     assert code == 2 and message in cap.err and not model.exists()
+
+
+CONLLU = (
+    "# sent_id = 1\n"
+    "1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
+    "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"
+    "3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n\n"
+    "1\tYou\tyou\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
+    "2\twalked\twalk\tVERB\tVBD\t_\t0\troot\t_\t_\n\n"
+)
+
+
+def test_model_remembers_its_conllu_label_field(tmp_path, capsys):
+    src = write(tmp_path, "t.conllu", CONLLU)
+    model = tmp_path / "upos.npz"
+    assert main(["train", "--train", str(src), "--label-field", "upos", "--features", "w[0]", "--epochs", "5",
+                 "--no-average", "--model", str(model), "--quiet"]) == 0
+    from chaintag.learners import load
+    assert load(model).label_field_ == "upos"
+    # eval reads UPOS by default for this model
+    assert main(["eval", "-m", str(model), "--test", str(src), "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["accuracy"] == 100.0
+    # tag writes into UPOS by default: the file comes back unchanged
+    out = tmp_path / "o.conllu"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8") == CONLLU
+    # asking for XPOS: labels that share nothing with the model's get a warning, not silence
+    assert main(["eval", "-m", str(model), "--test", str(src), "--label-field", "xpos", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["accuracy"] == 0.0 and "none of the 3 gold labels" in cap.err
+    # a model trained on a column file keeps no label field
+    cols = write(tmp_path, "c.txt", "I PRP\nran VBD\n")
+    model2 = tmp_path / "c.npz"
+    assert main(["train", "--train", str(cols), "--features", "w[0]", "--model", str(model2), "--quiet"]) == 0
+    assert load(model2).label_field_ is None
+
+
+def test_eval_file_mode_refuses_conllu(tmp_path, capsys):
+    src = write(tmp_path, "t.conllu", CONLLU)
+    assert main(["eval", str(src)]) == 2
+    assert "--model MODEL --test" in capsys.readouterr().err
+
+
+def test_tag_refuses_short_conllu_word_lines(tmp_path, capsys):
+    src = write(tmp_path, "t.conllu", CONLLU)
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(src), "--features", "w[0]", "--model", str(model), "--quiet"]) == 0
+    short = write(tmp_path, "short.conllu", "1\tA\ta\tDET\n2\tdog\tdog\tNOUN\n\n")
+    out = tmp_path / "o.conllu"
+    assert main(["tag", "-m", str(model), str(short), "-o", str(out), "--quiet"]) == 2
+    assert "short.conllu:1: a CoNLL-U word line has 10 columns, this one has 4" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["tag", "-m", str(model), str(short), "--output-format", "columns", "--quiet"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
+    assert [r[0] for r in rows] == ["A", "dog", ""] and all(len(r) == 2 for r in rows[:2])

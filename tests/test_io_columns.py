@@ -359,3 +359,14 @@ def test_property_round_trip(case):
         again = read_sentences(io.BytesIO(buf.getvalue().encode("utf-8")))
         assert token_lists(again) == sentences
         assert buf.getvalue() == "".join(format_sentence(s, sep) for s in sentences)
+
+
+def test_conllu_read_as_columns_gets_a_hint():
+    import io as _io
+    text = "# sent_id = 1\n1\tI\tI\tPRON\tPRP\t_\t0\troot\t_\t_\n\n"
+    with pytest.raises(InputError, match=r"<stdin>:2: expected 4 columns .*looks like CoNLL-U"):
+        list(iter_sentences(_io.StringIO(text), name="<stdin>"))
+    # a token "#" in a column file is not taken for a CoNLL-U comment
+    with pytest.raises(InputError) as err:
+        list(iter_sentences(_io.StringIO("# #\nword NN extra\n"), name="f"))
+    assert "CoNLL-U" not in str(err.value)

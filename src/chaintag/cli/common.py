@@ -23,8 +23,9 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--columns", metavar="SPEC",
                    help="column roles, e.g. word,pos,label ('label' = the label column, "
                         "'_' = ignored); default: the last column is the label")
-    g.add_argument("--label-field", choices=["xpos", "upos"], default="xpos",
-                   help="label column of CoNLL-U files (default: xpos)")
+    g.add_argument("--label-field", choices=["xpos", "upos"], default=None,
+                   help="label column of CoNLL-U files (default: the model's, for a model trained on "
+                        "CoNLL-U; else xpos)")
     g.add_argument("--sep", choices=["tab", "space"], default=None,
                    help="column separator: tab, or space (runs of whitespace); default: "
                         "detected from the first line (a tab there means tab-separated)")
@@ -42,7 +43,7 @@ def load(source: str, args, labelled: bool = True, columns=None):
     """Load a corpus with the input-data options of ``args``."""
     from ..data.datasets import load_corpus
     return load_corpus(source, columns=columns if columns is not None else args.columns,
-                       data_dir=args.data_dir, label_field=args.label_field,
+                       data_dir=args.data_dir, label_field=args.label_field or "xpos",
                        sep=sep_value(args.sep), encoding=args.encoding, labelled=labelled)
 
 
@@ -62,8 +63,8 @@ def figures(result, n_sentences: int, seconds: float) -> dict:
     """The JSON figures of an evaluation (f1, precision, recall, accuracy, per_type, ...).
 
     For labels that are not chunk labels (POS tags, ...) the chunk figures
-    mean nothing: ``f1``, ``precision`` and ``recall`` are then None and
-    ``per_type`` is empty; ``accuracy`` is the figure to read.
+    mean nothing: ``f1``, ``precision``, ``recall`` and the chunk counts are
+    then None and ``per_type`` is empty; ``accuracy`` is the figure to read.
     """
     d = result.to_dict()
     d["n_sentences"] = n_sentences
@@ -71,7 +72,8 @@ def figures(result, n_sentences: int, seconds: float) -> dict:
     chunking = bool(getattr(result, "is_chunking", True))
     d["is_chunking"] = chunking
     if not chunking:
-        d.update(f1=None, precision=None, recall=None, per_type={})
+        d.update(f1=None, precision=None, recall=None, per_type={}, n_gold_chunks=None, n_pred_chunks=None,
+                 n_correct_chunks=None)
     return d
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .common import add_common, add_data_options, figures, load, print_json, report
+from .common import add_common, add_data_options, figures, load, log, print_json, report
 
 
 def add_parser(sub) -> None:
@@ -42,7 +42,13 @@ def run(args) -> int:
         if not args.test:
             raise InputError("give the labelled data to score with --test")
         model = load_model(args.model)
+        if args.label_field is None:  # the CoNLL-U column the model was trained on
+            args.label_field = getattr(model, "label_field_", None)
         test = load(args.test, args)
+        gold_labels = {lab for sent in test.labels for lab in sent}
+        if gold_labels and not gold_labels & set(model.labels_):
+            log(args, f"warning: none of the {len(gold_labels)} gold labels of {test.source} is a label of "
+                      "the model (wrong --label-field or --columns?)")
         missing = [c for c in model.columns_ if c not in test.columns]
         if test.n_sentences and missing:
             raise InputError(f"the model reads the column(s) {', '.join(model.columns_)}, but this file "
@@ -61,6 +67,9 @@ def run(args) -> int:
         from ..io.columns import iter_sentences
         from .common import sep_value
         found = resolve(args.file, args.data_dir)
+        if found.format == "conllu":
+            raise InputError("FILE is a column file with gold and predicted label columns; to score a "
+                             "model on CoNLL-U data, use --model MODEL --test FILE", found.path)
         gold, pred = [], []
         for sent in iter_sentences(found.path, sep=sep_value(args.sep), encoding=args.encoding):
             n = len(sent.tokens[0])

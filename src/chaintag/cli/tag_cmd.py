@@ -38,8 +38,9 @@ def add_parser(sub) -> None:
                         "(comments, multiword tokens, empty nodes, every column) with the predicted "
                         "label written into the --label-field column. columns: one line per word, "
                         "the input columns plus the label (FORM and the label for CoNLL-U input)")
-    p.add_argument("--label-field", choices=["xpos", "upos"], default="xpos",
-                   help="CoNLL-U column that receives the predicted labels (default: xpos)")
+    p.add_argument("--label-field", choices=["xpos", "upos"], default=None,
+                   help="CoNLL-U column that receives the predicted labels (default: the column the "
+                        "model was trained on, else xpos)")
     p.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
     p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
     p.add_argument("--nbest", type=int, default=None, metavar="K",
@@ -120,6 +121,8 @@ def run(args) -> int:
     if args.batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     model = load(args.model)
+    if args.label_field is None:
+        args.label_field = getattr(model, "label_field_", None) or "xpos"
     sentences, info, name = _sentences(args)
     if args.output_format == "conllu" and info["format"] != "conllu":
         raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")

@@ -228,6 +228,7 @@ def run(args) -> int:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(exc)) from None
+    learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
     learner.save(args.model)
     train_seconds = time.perf_counter() - t0
     message = getattr(learner, "optimizer_message_", None)

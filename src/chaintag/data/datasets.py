@@ -135,6 +135,9 @@ class Corpus:
         The path or dataset reference it was read from (``"<stdin>"`` for stdin).
     lines : list of int
         1-based line of the first token of each sentence in the file.
+    label_field : {"xpos", "upos"} or None
+        The CoNLL-U column the labels were read from; None for column files
+        and unlabelled input.
     """
 
     columns: tuple[str, ...]
@@ -142,6 +145,7 @@ class Corpus:
     labels: list[list[str]] | None = None
     source: str = ""
     lines: list[int] = field(default_factory=list)
+    label_field: str | None = None
 
     @property
     def n_sentences(self) -> int:
@@ -439,7 +443,8 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
         sentences = iter_sentences(path, sep=sep if sep is not None else file_sep,
                                    encoding=encoding, name=name)
 
-    corpus = Corpus(columns=(), labels=[] if want_labels else None, source=source_str)
+    corpus = Corpus(columns=(), labels=[] if want_labels else None, source=source_str,
+                    label_field=label_field.lower() if fmt == "conllu" and want_labels else None)
     if spec is not None:
         corpus.columns = tuple(n for n in _spec_names(spec) if n not in (LABEL, IGNORE))
     feature_idx: list[int] = []

@@ -324,13 +324,15 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
             if info is not None:
                 info["sep"] = "\t" if (sep == "\t" or (sep is None and "\t" in line)) else (sep or " ")
             fields = split(line)
-            n_columns, columns_line = len(fields), lineno
+            n_columns, columns_line, first_line = len(fields), lineno, line
         else:
             fields = split(line)
             if len(fields) != n_columns:
+                hint = ("; this looks like CoNLL-U: read it as such (--format conllu, or a .conllu file name)"
+                        if _looks_like_conllu(first_line, line) else "")
                 raise InputError(
                     f"expected {n_columns} column{'s' if n_columns != 1 else ''} "
-                    f"(as on line {columns_line}), found {len(fields)}", name, lineno)
+                    f"(as on line {columns_line}), found {len(fields)}{hint}", name, lineno)
         if "" in fields:
             raise InputError(f"column {fields.index('') + 1} is empty (two separators in a row?)",
                              name, lineno)
@@ -339,6 +341,15 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
         tokens.append(tuple(fields))
     if tokens:
         yield Sentence(tokens, first)
+
+
+def _looks_like_conllu(first_line: str, line: str) -> bool:
+    """A CoNLL-U comment first (``# key = value``), or a tab-separated line of 10 columns
+    starting with a word ID."""
+    if first_line.startswith("#") and " = " in first_line:
+        return True
+    fields = line.split("\t")
+    return len(fields) == 10 and fields[0].split("-")[0].split(".")[0].isdigit()
 
 
 def read_sentences(source, **kwargs) -> list[Sentence]:

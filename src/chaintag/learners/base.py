@@ -66,6 +66,10 @@ class SequenceTagger(InferenceMixin):
       for tagging (features, transitions ``[prev, cur]``, start, end);
     - ``history_`` : list of dict, one per epoch;
     - ``best_epoch_`` : int, the epoch whose weights were kept.
+
+    ``label_field_`` (``"xpos"``, ``"upos"`` or None) may be set after
+    fitting to record the CoNLL-U column the labels came from; it is saved
+    with the model, and ``chaintag tag`` and ``eval`` use it by default.
     """
 
     algorithm = "base"
@@ -375,6 +379,8 @@ class SequenceTagger(InferenceMixin):
             "n_attributes": self.extractor_.n_attributes,
             "n_features": self.feature_index_.n_features,
         }
+        if getattr(self, "label_field_", None):
+            meta["label_field"] = self.label_field_
         arrays = dict(ex_arrays)
         arrays.update(weights=self.weights_, feat_ptr=self.feature_index_.feat_ptr,
                       feat_label=self.feature_index_.feat_label)
@@ -399,6 +405,7 @@ class SequenceTagger(InferenceMixin):
         model.weights_ = np.asarray(arrays["weights"], dtype=np.float64)
         model.history_ = list(meta.get("history", []))
         model.best_epoch_ = meta.get("best_epoch")
+        model.label_field_ = meta.get("label_field")
         if len(model.weights_) != model.feature_index_.n_weights:
             from ..errors import ModelFormatError
             raise ModelFormatError("model arrays are inconsistent (weights and features differ in size)")
