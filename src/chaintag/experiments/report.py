@@ -115,6 +115,11 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
             ax.minorticks_off()
         if panel.get("ylim"):
             ax.set_ylim(*panel["ylim"])
+            below = [y for _, _, ys in panel["series"] for y in ys if y is not None and y < panel["ylim"][0]]
+            if below:  # say what the focused axis leaves out
+                ax.text(0.99, 0.02, f"{len(below)} point{'s' if len(below) > 1 else ''} below the axis "
+                        f"(lowest {min(below):.1f})", transform=ax.transAxes, ha="right", va="bottom",
+                        fontsize=7, color="0.35")
         ax.set_title(panel.get("title", ""), fontsize=10)
         ax.set_xlabel(panel.get("xlabel", ""))
         ax.set_ylabel(panel.get("ylabel", ""))

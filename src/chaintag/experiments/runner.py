@@ -99,8 +99,9 @@ def summarize(run: Run, records: list[dict]) -> dict:
         ``dev_best``, ``test_at_best``, ``test_last``, ``test_max`` and
         ``test_max_epoch`` (the best test epoch, for curves only: choosing
         it would be selection on test data), ``seconds_per_epoch`` and
-        ``cpu_seconds_per_epoch`` (means of the learner's own per-epoch
-        timings, training only), ``weight_complexity_last``,
+        ``cpu_seconds_per_epoch`` (medians of the learner's own per-epoch
+        timings, training only: the median leaves out the first epoch's
+        one-off start-up cost and passes slowed by other work), ``weight_complexity_last``,
         ``train_seconds`` (summed epoch times) and ``wall_seconds``
         (summed fit and evaluation wall times).
     """
@@ -114,7 +115,7 @@ def summarize(run: Run, records: list[dict]) -> dict:
         out.update(best_epoch=best + 1, dev_best=devs[best], test_at_best=tests[best])
     seconds = [rec.get("seconds", 0.0) for rec in records]
     cpu = [rec.get("cpu_seconds", 0.0) for rec in records]
-    out.update(seconds_per_epoch=float(np.mean(seconds)), cpu_seconds_per_epoch=float(np.mean(cpu)),
+    out.update(seconds_per_epoch=float(np.median(seconds)), cpu_seconds_per_epoch=float(np.median(cpu)),
                train_seconds=float(np.sum(seconds)),
                wall_seconds=float(sum(rec.get("fit_seconds", 0.0) + rec.get("eval_seconds", 0.0)
                                       for rec in records)),

@@ -198,7 +198,7 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
           "shared with other work (see the load averages): seconds per pass are indicative, and CPU seconds "
           "(process time) are less affected than wall seconds.\n",
           "## Method\n",
-          f"- Every learner trains on the whole training set for {epochs} passes; after each pass the weights of "
+          f"- Every learner trains on the training data below for {epochs} passes; after each pass the weights of "
           "that pass tag the test set (training goes pass by pass through the learners' checkpoints, which gives "
           "the same weights as one uninterrupted run). Nothing is chosen on the test set: the final table reads "
           "the **last** pass; its \"best pass\" column only describes the curve.",
@@ -207,12 +207,14 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
           "the same for every learner.",
           "- Learners (all on the same attributes): " + "; ".join(
               f"{label}: `{learner}` {', '.join(f'{k}={v}' for k, v in params.items()) or '(defaults)'}"
-              for _, label, learner, params in learner_settings("λ")) + ". λ is the task's L2 strength "
+              for key, label, learner, params in learner_settings("λ")
+              if any(k.endswith("/" + key) for k in results)) + ". λ is the task's L2 strength "
           "(the paper's: 1 for chunking, 2 for POS, 5 for Bio-NER). SAPO and the CRF visit the sentences in "
           "a seeded random order; the perceptron and MIRA in file order.",
           "- Weight complexity: mean absolute value of the weights used for tagging (the averaged weights "
           "for the averaged learners). Seconds per pass: the learner's own timing of the pass "
-          "(training only, no feature extraction or scoring).",
+          "(training only, no feature extraction or scoring); the tables give the median over the passes, "
+          "which leaves out the first pass's one-off start-up cost.",
           "- Significance (SAPO against each baseline, at the last pass, on the test set): paired t-test on "
           "per-sentence token accuracy (`scipy.stats.ttest_rel`; the paper's test, which it also applies to "
           "the F1 tasks through accuracy), and approximate randomization on the task's corpus score "
@@ -243,10 +245,16 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
         md.extend(claims[name])
         md.append("")
     md.append("## How this setup differs from the paper\n")
-    md.append("- **Data.** POS: `ptb_sample`, the NLTK 10 % WSJ sample (3,396 training sentences), not WSJ "
-              "sections 0-18 (38,219); its test set has about 6,000 tokens, so differences of a few tenths of a "
-              "point are within noise. Chunking: the CoNLL-2000 files (8,936 / 2,012 sentences, as the paper), "
-              "scored on all chunk types with conlleval.")
+    if "pos" in tasks:
+        md.append("- **POS data.** `ptb_sample`, the NLTK 10 % WSJ sample (3,396 training sentences), not WSJ "
+                  "sections 0-18 (38,219); its test set has about 6,000 tokens, so differences of a few tenths "
+                  "of a point are within noise.")
+    if "chunking" in tasks:
+        md.append("- **Chunking data.** The CoNLL-2000 files (8,936 / 2,012 sentences, as the paper), scored on "
+                  "all chunk types with conlleval.")
+    if "ud" in tasks:
+        md.append("- **UD POS.** `ud_en_ewt` (UD English EWT, PTB-style XPOS tags on web text) is an extra POS "
+                  "task, not in the paper: 12,544 training sentences, about a third of the paper's WSJ set.")
     if "np" in tasks:
         md.append("- **Base NP.** `conll2000_np` (the CoNLL-2000 sentences with only NP chunks) is an extra task, "
                   "not in the paper.")
@@ -264,10 +272,12 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
               ("" if "ner" in tasks else " Bio-NER is not run by default (`--tasks ... ner` adds it)."))
     md.append("")
     md.append("## Files\n")
+    swept = any(k.startswith("sweep/") for k in results)
     md.append("- `final_<task>.csv`: the final tables; `curves_<task>.csv`: test score, weight complexity, "
-              "seconds, training errors and loss of every pass of every learner; `significance_<task>.csv`; "
-              "`nsweep.csv` and `nsweep_curves.csv`: the n sweep.")
-    md.append("- `curves_<task>.png` (test score, weight complexity and seconds per pass), `nsweep.png`.")
+              "seconds, training errors and loss of every pass of every learner; `significance_<task>.csv`" +
+              ("; `nsweep.csv` and `nsweep_curves.csv`: the n sweep." if swept else "."))
+    md.append("- `curves_<task>.png` (test score, weight complexity and seconds per pass)" +
+              (", `nsweep.png`." if swept else "."))
     md.append("- `runs/<digest>/` (not part of the report): per-run JSON lines, per-sentence test counts and "
               "summaries, reused when the command is run again.")
     path = out_dir / "README.md"
@@ -383,7 +393,7 @@ def _task_section(out_dir: Path, results: dict, task: str, claims: dict) -> list
                    ", ".join(results[k].run.label for k in stable if not stable[k]))
     claims["converge"].append(
         f"- {spec['title']}: {verdict}. Last pass minus best pass, and the slope of the test {score_name} over the "
-        f"last 10 passes (\"stable\": ends within {STABLE_DROP} of its best and a slope above "
+        f"last {min(10, len(r.records))} passes (\"stable\": ends within {STABLE_DROP} of its best and a slope above "
         f"-{STABLE_SLOPE}/pass): " + "; ".join(conv) + ".")
     wc = {key: r.summary["weight_complexity_last"] for key, r in mine}
     growth = {key: 100.0 * _tail_slope(r.curve("weight_complexity")) / max(wc[key], 1e-12) for key, r in mine}
@@ -396,8 +406,8 @@ def _task_section(out_dir: Path, results: dict, task: str, claims: dict) -> list
                    (", ".join(results[k].run.label for k in larger) or "no baseline") + ", larger than those of " +
                    ", ".join(results[k].run.label for k in others if k not in larger))
     claims["weights"].append(
-        f"- {spec['title']}: {verdict}. Mean |w| at the last pass (and its growth per pass over the last 10 "
-        f"passes, in % of that level): SAPO {wc[f'{task}/sapo']:.4f} ({growth[f'{task}/sapo']:+.2f} %), " +
+        f"- {spec['title']}: {verdict}. Mean |w| at the last pass (and its growth per pass over the last "
+        f"{min(10, len(results[f'{task}/sapo'].records))} passes, in % of that level): SAPO {wc[f'{task}/sapo']:.4f} ({growth[f'{task}/sapo']:+.2f} %), " +
         "; ".join(f"{results[k].run.label} {wc[k]:.4f} ({growth[k]:+.2f} %)" for k in others) + ".")
     if perc is not None:
         ratio = s0["cpu_seconds_per_epoch"] / perc.summary["cpu_seconds_per_epoch"]
