@@ -3,6 +3,7 @@ per-epoch scores and cache, and the quick mode of both paper reproductions."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -292,8 +293,17 @@ def test_quick_collins2002_reproduction(tmp_path, capsys):
     report = (out / "README.md").read_text(encoding="utf-8")
     assert "Collins dev" in report and "quick mode" in report
     assert "93.53" in report and "2.93" in report  # the published figures are shown
-    for name in ("curves_pos.png", "curves_np.png", "curves_pos.csv", "dev_np.csv", "test.csv"):
+    for name in ("curves_pos.png", "curves_np.png", "curves_pos.csv", "dev_np.csv", "test.csv", "curves_ud.png",
+                 "dev_ud.csv"):
         assert (out / name).stat().st_size > 0
+    # UD has no published figures: its rows show none, and its table says so
+    assert "## POS tagging (UD English EWT, XPOS)" in report
+    assert "Collins reports no figures for this data" in report
+    ud_rows = list(csv.reader((out / "dev_ud.csv").open(encoding="utf-8")))[1:]
+    assert ud_rows and all(row[4] == row[5] == "" for row in ud_rows)
+    test_rows = list(csv.reader((out / "test.csv").open(encoding="utf-8")))[1:]
+    assert {r[0] for r in test_rows} == {"pos", "np", "ud"}
+    assert all(r[4] == "" for r in test_rows if r[0] == "ud") and all(r[4] for r in test_rows if r[0] != "ud")
     header = (out / "curves_np.csv").read_text().splitlines()[0]
     assert header.startswith("run,pass,dev_f1,test_f1")
     # the second invocation reads every run back
@@ -317,7 +327,9 @@ def test_quick_sapo_reproduction(tmp_path):
 
 
 def test_reproduce_rejects_bad_options(tmp_path, capsys):
-    assert main(["reproduce", "collins2002", "--tasks", "pos", "--out", str(tmp_path)]) == 2
+    assert main(["reproduce", "collins2002", "--no-sweep", "--out", str(tmp_path)]) == 2
+    assert main(["reproduce", "collins2002", "--quick", "--tasks", "wsj", "--quiet", "--out", str(tmp_path)]) == 2
+    assert "unknown task" in capsys.readouterr().err
     assert main(["reproduce", "sapo", "--epochs", "0", "--out", str(tmp_path)]) == 2
     assert main(["reproduce", "sapo", "--quick", "--tasks", "nope", "--quiet", "--out", str(tmp_path)]) == 2
     assert "unknown task" in capsys.readouterr().err
