@@ -1,4 +1,4 @@
-"""``chaintag`` command line: train, tag, eval, plot, data, reproduce."""
+"""``chaintag`` command line: train, tag, eval, compare, plot, data, reproduce."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ..errors import ChaintagError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import data_cmd, eval_cmd, plot_cmd, reproduce_cmd, tag_cmd, train_cmd
+    from . import compare_cmd, data_cmd, eval_cmd, plot_cmd, reproduce_cmd, tag_cmd, train_cmd
     parser = argparse.ArgumentParser(
         prog="chaintag",
         description="Train, run and evaluate linear-chain sequence labelers "
@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"chaintag {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (train_cmd, tag_cmd, eval_cmd, plot_cmd, data_cmd, reproduce_cmd):
+    for module in (train_cmd, tag_cmd, eval_cmd, compare_cmd, plot_cmd, data_cmd, reproduce_cmd):
         module.add_parser(sub)
     return parser
 
