@@ -32,6 +32,15 @@ def test_read_history_jsonl_and_errors(tmp_path):
     bad.write_text('{"epoch": "1"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"bad.jsonl:1"):
         read_history(bad)
+    bad.write_text('{"epoch": 1}\n{"epoch": 1}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl:2: epoch 1 comes after epoch 1"):
+        read_history(bad)
+    bad.write_text('{"epoch": 1, "dev_score": "x"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl:1: 'dev_score' is not a number"):
+        read_history(bad)
+    bad.write_text('{"epoch": true}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad.jsonl:1: not a history record"):
+        read_history(bad)
     bad.write_text("\n\n", encoding="utf-8")
     with pytest.raises(InputError, match="no history records"):
         read_history(bad)
@@ -88,3 +97,47 @@ def test_cli_plot_from_history_and_model(tmp_path, capsys):
     assert main(["plot", str(train), "-o", str(out)]) == 2
     assert "train.txt:1: not a JSON line" in capsys.readouterr().err
     assert list(tmp_path.glob("*.png")) == [] and not list(tmp_path.glob(".*"))
+
+
+def test_a_run_keeps_its_colour_in_every_panel(tmp_path, monkeypatch):
+    """A run missing from one panel must not shift the colours of the others."""
+    from matplotlib.colors import to_hex
+
+    from chaintag.experiments import report
+    real = report._pyplot()
+    figures = []
+
+    class Pyplot:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def close(self, fig):
+            figures.append(fig)
+
+    monkeypatch.setattr(report, "_pyplot", lambda: Pyplot())
+    a = [{"epoch": 1, "errors": 5, "loss": 1.0}]
+    b = [{"epoch": 1, "loss": 2.0}]  # no errors: absent from that panel
+    c = [{"epoch": 1, "errors": 3, "loss": 3.0}]
+    curves.plot_histories({"A": a, "B": b, "C": c}, tmp_path / "x.png", metrics=["errors", "loss"])
+    colours = [{line.get_label(): to_hex(line.get_color()) for line in ax.get_lines()} for ax in figures[0].axes]
+    real.close(figures[0])
+    want = {"A": to_hex("C0"), "B": to_hex("C1"), "C": to_hex("C2")}
+    assert colours == [{"A": want["A"], "C": want["C"]}, want]
+
+
+def test_cli_plot_refusals(tmp_path, capsys):
+    hist = _write(tmp_path / "h.jsonl", [{"epoch": 1, "errors": 3}, {"epoch": 2, "errors": 1}])
+    other = _write(tmp_path / "g.jsonl", [{"epoch": 1, "errors": 4}])
+    assert main(["plot", str(hist), str(hist), "-o", str(tmp_path / "x.png")]) == 2
+    assert "same file is given twice" in capsys.readouterr().err
+    assert main(["plot", str(hist), str(other), "--labels", "X", "X", "-o", str(tmp_path / "x.png")]) == 2
+    assert "same name" in capsys.readouterr().err
+    assert main(["plot", str(hist), "--labels", " ", "-o", str(tmp_path / "x.png")]) == 2
+    assert main(["plot", str(hist), "-o", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["plot", str(hist), "-o", str(tmp_path / "x.jpg")]) == 2
+    assert ".png, .svg or .pdf" in capsys.readouterr().err
+    assert main(["plot", str(hist), "-o", str(tmp_path / "x.svg"), "--quiet"]) == 0
+    assert (tmp_path / "x.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    assert main(["plot", str(hist), "-o", str(tmp_path / "x.png"), "--metrics", "errors", "errors"]) == 0
+    assert "wrote" in capsys.readouterr().err and "errors, errors" not in capsys.readouterr().err

@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
     p.add_argument("inputs", nargs="+", metavar="HISTORY",
                    help="history JSON-lines files or model files (model files keep no timings: for the "
                         "seconds panels, use --history files)")
-    p.add_argument("--output", "-o", required=True, metavar="PNG", help="the PNG file (written atomically)")
+    p.add_argument("--output", "-o", required=True, metavar="FILE",
+                   help="the figure: .png (default), .svg or .pdf by the extension (written atomically)")
     p.add_argument("--labels", nargs="+", metavar="NAME",
                    help="a legend name per input (default: the file names without extension)")
     p.add_argument("--metrics", nargs="+", metavar="KEY",
@@ -35,15 +36,31 @@ def run(args) -> int:
 
     if args.labels and len(args.labels) != len(args.inputs):
         raise InputError(f"--labels names {len(args.labels)} run(s) for {len(args.inputs)} input(s)")
+    if os.path.isdir(args.output):
+        raise InputError("--output is a folder; give a file name such as curves.png", args.output)
     if any(os.path.exists(i) and os.path.exists(args.output) and os.path.samefile(i, args.output)
            for i in args.inputs):
         raise InputError("--output would overwrite an input file", args.output)
-    labels = args.labels or [os.path.splitext(os.path.basename(i))[0] for i in args.inputs]
-    if len(set(labels)) != len(labels):
-        labels = [os.fspath(i) for i in args.inputs]
+    ext = os.path.splitext(args.output)[1].lower()
+    if ext not in ("", ".png", ".svg", ".pdf"):
+        raise InputError(f"--output: a figure is written as .png, .svg or .pdf, not {ext}", args.output)
+    real = [os.path.realpath(i) for i in args.inputs]
+    if len(set(real)) != len(real):
+        raise InputError("the same file is given twice")
+    if args.labels:
+        if not all(label.strip() for label in args.labels):
+            raise InputError("--labels: every run needs a non-empty name")
+        if len(set(args.labels)) != len(args.labels):
+            raise InputError("--labels: two runs have the same name")
+        labels = args.labels
+    else:
+        labels = [os.path.splitext(os.path.basename(i))[0] for i in args.inputs]
+        if len(set(labels)) != len(labels):
+            labels = [os.fspath(i) for i in args.inputs]
+    metrics = list(dict.fromkeys(args.metrics)) if args.metrics else None
     histories = {label: read_history(path) for label, path in zip(labels, args.inputs)}
     try:
-        drawn = plot_histories(histories, args.output, metrics=args.metrics, title=args.title)
+        drawn = plot_histories(histories, args.output, metrics=metrics, title=args.title)
     except ValueError as exc:
         if isinstance(exc, InputError):
             raise

@@ -245,7 +245,7 @@ def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric:
                  "ylabel": titles[key][1], "logy": key == "weight_complexity",
                  "marker": "o" if first.epochs <= 30 else None}
                 for key, series in panels.items() if series or hlines.get(key)],
-               ncols=2, shared_legend=True)
+               ncols=2, shared_legend=True, label_order=[run.label for run in runs])
     from ..io.atomic import atomic_open
     with atomic_open(path, "w") as fh:
         fh.write("\n".join(md) + "\n")

@@ -85,5 +85,6 @@ def plot_histories(histories: Mapping[str, Sequence[dict]], path, *, metrics: Se
         panel = {"series": series, "title": ylabel.split(" (")[0].replace("dev ", "development "), "xlabel": "epoch", "ylabel": ylabel,
                  "logy": logy, "marker": "o" if max(len(xs) for _, xs, _ in series) <= 30 else None}
         panels.append(panel)
-    line_plots(path, panels, suptitle=title, ncols=min(len(panels), 2), shared_legend=len(histories) > 1)
+    line_plots(path, panels, suptitle=title, ncols=min(len(panels), 2), shared_legend=len(histories) > 1,
+               label_order=list(histories))
     return chosen

@@ -75,8 +75,11 @@ def _pyplot():
 
 
 def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols: int | None = None,
-               shared_legend: bool = False) -> None:
-    """Save one figure of line-plot panels as PNG.
+               shared_legend: bool = False, label_order: Sequence[str] | None = None) -> None:
+    """Save one figure of line-plot panels (PNG; SVG or PDF by the file extension).
+
+    Each label keeps one colour in every panel (the order of first appearance),
+    so a run missing from a panel does not shift the others' colours.
 
     Parameters
     ----------
@@ -90,6 +93,9 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
         Panels per row (default: all in one row, at most 3).
     shared_legend : bool, default False
         One legend under the panels (each label once) instead of one per panel.
+    label_order : sequence of str, optional
+        Labels in the order that fixes their colours (default: the order of
+        first appearance in the panels).
     """
     plt = _pyplot()
     n = len(panels)
@@ -97,16 +103,29 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
     nrows = (n + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows + (0.6 if shared_legend else 0)),
                              squeeze=False)
+    order: dict[str, int] = {label: k for k, label in enumerate(label_order or ())}
+    for panel in panels:
+        for label in [s[0] for s in panel["series"]] + [h[0] for h in panel.get("hlines", [])]:
+            order.setdefault(label, len(order))
+
+    def style(label):
+        k = order[label]
+        return {"color": f"C{k % 10}", "linestyle": ("-", "-.", ":")[k // 10 % 3]}
+
     for ax, panel in zip(axes.flat, panels):
         for label, xs, ys in panel["series"]:
-            ax.plot(xs, ys, label=label, marker=panel.get("marker", None), markersize=3, linewidth=1.4)
-        for k, (label, y) in enumerate(panel.get("hlines", [])):
-            ax.axhline(y, linestyle="--", linewidth=1.0, color=f"C{(len(panel['series']) + k) % 10}", label=label)
+            ax.plot(xs, ys, label=label, marker=panel.get("marker", None), markersize=3, linewidth=1.4,
+                    **style(label))
+        for label, y in panel.get("hlines", []):
+            ax.axhline(y, linewidth=1.0, label=label, **dict(style(label), linestyle="--"))
         if panel.get("logy"):
             ax.set_yscale("log")
         if panel.get("integer_x", True):
             from matplotlib.ticker import MaxNLocator
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            xs_all = {x for _, xs, _ in panel["series"] for x in xs}
+            if len(xs_all) == 1:  # one point: one tick, not fractions around it
+                ax.set_xticks(sorted(xs_all))
         if panel.get("logx"):
             ax.set_xscale("log")
         if panel.get("xticks"):
@@ -144,8 +163,9 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     try:
         from ..io.atomic import atomic_open
-        with atomic_open(path, "wb", encoding=None) as fh:  # no half-written PNG on a crash
-            fig.savefig(fh, format="png", dpi=110)
+        fmt_ = Path(path).suffix.lower().lstrip(".")
+        with atomic_open(path, "wb", encoding=None) as fh:  # no half-written file on a crash
+            fig.savefig(fh, format=fmt_ if fmt_ in ("svg", "pdf") else "png", dpi=110)
     finally:
         plt.close(fig)
 

@@ -34,8 +34,8 @@ def read_history(path) -> list[dict]:
     ------
     InputError
         The file cannot be read, a line is not a JSON object with an integer
-        ``epoch`` (the message names the file and line), or the file holds no
-        record.
+        ``epoch``, a figure is not a number, the epochs do not increase (the
+        message names the file and line), or the file holds no record.
     chaintag.errors.ModelFormatError
         A model file that is not a valid chaintag model.
     """
@@ -57,9 +57,17 @@ def read_history(path) -> list[dict]:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise InputError(f"not a JSON line: {exc.msg}", name, lineno) from None
-                if not isinstance(rec, dict) or not isinstance(rec.get("epoch"), int):
+                if not isinstance(rec, dict) or not isinstance(rec.get("epoch"), int) \
+                        or isinstance(rec["epoch"], bool):
                     raise InputError("not a history record (a JSON object with an integer 'epoch')",
                                      name, lineno)
+                if records and rec["epoch"] <= records[-1]["epoch"]:
+                    raise InputError(f"epoch {rec['epoch']} comes after epoch {records[-1]['epoch']}: a history "
+                                     "file holds one run, its epochs in increasing order", name, lineno)
+                bad = [k for k, v in rec.items()
+                       if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))]
+                if bad:
+                    raise InputError(f"{bad[0]!r} is not a number: {rec[bad[0]]!r}", name, lineno)
                 records.append(rec)
     except UnicodeDecodeError:
         raise InputError("not a history file (not UTF-8 text)", name) from None

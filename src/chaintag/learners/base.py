@@ -8,6 +8,7 @@ epoch, history, saving and loading) lives here, once.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import sys
 import time
@@ -232,6 +233,10 @@ class SequenceTagger(InferenceMixin):
                 for _ in range(done):  # replay the sample orders of the epochs done
                     if self.shuffle:
                         rng.permutation(n_sent)
+        if done < self.epochs:
+            # compile the epoch kernels (or load them from numba's cache) before the timed epochs, on
+            # a copy of the state and no sentences, so that the first epoch's seconds are its own
+            self._run_epoch(copy.deepcopy(state), data, np.zeros(0, dtype=np.int64))
         bar = self._progress_bar()
         if bar is not None and done:
             bar.update(done)
