@@ -210,7 +210,11 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
               for key, label, learner, params in learner_settings("λ")
               if any(k.endswith("/" + key) for k in results)) + ". λ is the task's L2 strength "
           "(the paper's: 1 for chunking, 2 for POS, 5 for Bio-NER). SAPO and the CRF visit the sentences in "
-          "a seeded random order; the perceptron and MIRA in file order.",
+          "a seeded random order; the perceptron and MIRA in file order." + (
+              " Left out of this run (quick mode): " + ", ".join(
+                  label for key, label, _, _ in learner_settings(1.0)
+                  if not any(k.endswith("/" + key) for k in results)) + "." if quick else "") + (
+              "" if any(k.startswith("sweep/") for k in results) else " The sweep of n was not run."),
           "- Weight complexity: mean absolute value of the weights used for tagging (the averaged weights "
           "for the averaged learners). Seconds per pass: the learner's own timing of the pass "
           "(training only, no feature extraction or scoring); the tables give the median over the passes, "
