@@ -358,11 +358,19 @@ def test_model_remembers_its_conllu_label_field(tmp_path, capsys):
     assert main(["eval", "-m", str(model), "--test", str(src), "--label-field", "xpos", "--json"]) == 0
     cap = capsys.readouterr()
     assert json.loads(cap.out)["accuracy"] == 0.0 and "none of the 3 gold labels" in cap.err
-    # a model trained on a column file keeps no label field
+    # a model trained on a column file keeps no label field; --label-field there gets a warning
     cols = write(tmp_path, "c.txt", "I PRP\nran VBD\n")
     model2 = tmp_path / "c.npz"
     assert main(["train", "--train", str(cols), "--features", "w[0]", "--model", str(model2), "--quiet"]) == 0
     assert load(model2).label_field_ is None
+    assert main(["train", "--train", str(cols), "--features", "w[0]", "--model", str(model2),
+                 "--label-field", "upos"]) == 0
+    assert "--label-field applies to CoNLL-U files" in capsys.readouterr().err
+    # --nbest writes JSON lines whatever the input
+    assert main(["tag", "-m", str(model), str(src), "--nbest", "2", "--output-format", "conllu"]) == 2
+    assert "leave out --output-format" in capsys.readouterr().err
+    assert main(["tag", "-m", str(model), str(src), "--nbest", "2"]) == 0
+    assert [len(json.loads(line)["nbest"]) for line in capsys.readouterr().out.splitlines()] == [2, 2]
 
 
 def test_eval_file_mode_refuses_conllu(tmp_path, capsys):

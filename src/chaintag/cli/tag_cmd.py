@@ -126,6 +126,8 @@ def run(args) -> int:
     sentences, info, name = _sentences(args)
     if args.output_format == "conllu" and info["format"] != "conllu":
         raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")
+    if args.nbest and args.output_format:
+        raise InputError("--nbest writes JSON lines: leave out --output-format")
     if info["format"] == "conllu" and (args.output_format or "conllu") == "conllu":
         if chosen and chosen[0] != "--nbest":
             raise InputError(f"{chosen[0]} adds a column to a column file: add --output-format columns")

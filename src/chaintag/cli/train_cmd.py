@@ -160,6 +160,9 @@ def run(args) -> int:
     if train.n_sentences == 0:
         raise InputError("no sentences to train on", train.source)
     log(args, f"read {train.n_sentences} sentences, {train.n_tokens} tokens from {args.train}")
+    if args.label_field and train.label_field is None:
+        log(args, f"warning: --label-field applies to CoNLL-U files; {args.train} is a column file, whose "
+                  "label is its last column (or the one --columns names)")
     dev = None
     if args.dev:
         d = load(args.dev, args)
