@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
                         "perceptron:averaged=false sapo:n_best=10 crf mira nbest-mira maxent:C=3 "
                         "(the first one is the reference of the p-values)")
     p.add_argument("--features", "-f", default="pos", help="attribute preset or templates (default: pos)")
-    p.add_argument("--train", required=True, metavar="DATA", help="training data: dataset reference or file")
+    p.add_argument("--train", required=True, metavar="DATA", help="training data: dataset reference or file (column files: the last column is the "
+                        "label; CoNLL-U: XPOS)")
     p.add_argument("--test", required=True, metavar="DATA", help="test data")
     p.add_argument("--dev", metavar="DATA", help="development data choosing each learner's epoch")
     p.add_argument("--epochs", type=int, default=10, metavar="N", help="epochs of every learner (default: 10)")
