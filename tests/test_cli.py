@@ -391,3 +391,16 @@ def test_tag_refuses_short_conllu_word_lines(tmp_path, capsys):
     assert main(["tag", "-m", str(model), str(short), "--output-format", "columns", "--quiet"]) == 0
     rows = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
     assert [r[0] for r in rows] == ["A", "dog", ""] and all(len(r) == 2 for r in rows[:2])
+
+
+def test_tag_detects_conllu_on_stdin(tmp_path, capsys, monkeypatch):
+    src = write(tmp_path, "t.conllu", CONLLU)
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(src), "--features", "w[0]", "--no-average", "--epochs", "5",
+                 "--model", str(model), "--quiet"]) == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(CONLLU.encode()))))
+    assert main(["tag", "-m", str(model), "--quiet"]) == 0
+    assert capsys.readouterr().out == CONLLU  # written back as CoNLL-U, labels learned
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(b"I\nran\n"))))
+    assert main(["tag", "-m", str(model), "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["I PRP", "ran VBD", ""]  # a column file

@@ -370,3 +370,13 @@ def test_conllu_read_as_columns_gets_a_hint():
     with pytest.raises(InputError) as err:
         list(iter_sentences(_io.StringIO("# #\nword NN extra\n"), name="f"))
     assert "CoNLL-U" not in str(err.value)
+
+
+def test_sniff_conllu():
+    from chaintag.io.columns import sniff_conllu
+    assert sniff_conllu(b"# sent_id = 1\n1\tI\tI\tPRON\tPRP\t_\t0\troot\t_\t_\n")
+    assert sniff_conllu("\ufeff\n1\tI\tI\tPRON\tPRP\t_\t0\troot\t_\t_\n")  # no comment, BOM, blank first
+    assert sniff_conllu(b"1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n")
+    assert not sniff_conllu(b"# #\nHe PRP B-NP\n")  # a '#' token of a column file
+    assert not sniff_conllu(b"He\tPRP\tB-NP\n")
+    assert not sniff_conllu(b"")

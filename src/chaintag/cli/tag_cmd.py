@@ -32,7 +32,8 @@ def add_parser(sub) -> None:
                    help="input separator (default: detected from the first line); the output "
                         "uses the input's separator (tab for CoNLL-U input)")
     p.add_argument("--format", choices=["columns", "conllu"], default=None,
-                   help="input format (default: from the reference or the .conllu extension)")
+                   help="input format (default: from the reference or the .conllu extension; on stdin, "
+                        "from the first lines)")
     p.add_argument("--output-format", choices=["columns", "conllu"], default=None,
                    help="output format. conllu (the default for CoNLL-U input): the input's lines "
                         "(comments, multiword tokens, empty nodes, every column) with the predicted "
@@ -65,7 +66,8 @@ def _sentences(args):
     from ..io.conllu_io import iter_conllu
 
     if args.input == "-":
-        source, fmt, sep, name = sys.stdin.buffer, args.format or "columns", sep_value(args.sep), "<stdin>"
+        source, sep, name = sys.stdin.buffer, sep_value(args.sep), "<stdin>"
+        fmt = args.format or _stdin_format(source)
     else:
         found = resolve(args.input, args.data_dir)
         source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
@@ -78,6 +80,13 @@ def _sentences(args):
         return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), info, name
     return (iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info, markers=True),
             info, name)
+
+
+def _stdin_format(buffer) -> str:
+    """``conllu`` when standard input starts like CoNLL-U (peeked, not consumed), else ``columns``."""
+    from ..io.columns import sniff_conllu
+    peek = getattr(buffer, "peek", None)
+    return "conllu" if peek is not None and sniff_conllu(peek(8192)[:8192]) else "columns"
 
 
 def _feature_picker(model, args, n_columns: int, name: str, line: int):

@@ -352,6 +352,30 @@ def _looks_like_conllu(first_line: str, line: str) -> bool:
     return len(fields) == 10 and fields[0].split("-")[0].split(".")[0].isdigit()
 
 
+def sniff_conllu(head: bytes | str) -> bool:
+    """Whether the start of an input looks like CoNLL-U rather than a column file.
+
+    Parameters
+    ----------
+    head : bytes or str
+        The first bytes of the input (a few kilobytes are plenty).
+
+    Returns
+    -------
+    bool
+        True when its first line is a CoNLL-U comment (``# key = value``) or
+        its first token line has 10 tab-separated columns starting with a
+        word ID.
+    """
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", errors="replace")
+    lines = [ln for ln in head.lstrip("\ufeff").splitlines() if ln.strip()]
+    if not lines:
+        return False
+    first_token = next((ln for ln in lines if not ln.startswith("#")), "")
+    return _looks_like_conllu(lines[0], first_token)
+
+
 def read_sentences(source, **kwargs) -> list[Sentence]:
     """Read every sentence of a column file into a list.
 
