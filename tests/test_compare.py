@@ -89,3 +89,64 @@ def test_compare_refuses_bad_specs(tmp_path, capsys, specs, message):
     assert main(["compare", "-a", *specs, "--features", "w[0]", "--train", train, "--test", train,
                  "--epochs", "1", "--out", str(tmp_path / "o"), "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_changed_template_file_is_retrained(tmp_path):
+    train = _file(tmp_path, "train.txt", SENTS * 2)
+    test = _file(tmp_path, "test.txt", SENTS[1:])
+    feats = tmp_path / "feats.txt"
+    feats.write_text("w[0]\n", encoding="utf-8")
+    out = tmp_path / "cmp"
+    kw = dict(features=str(feats), train=train, test=test, epochs=2, progress=False)
+    compare(out, ["perceptron"], **kw)
+    feats.write_text("w[0]\npos[0]\n", encoding="utf-8")
+    compare(out, ["perceptron"], **kw)
+    entries = [json.loads(line) for line in (out / "invocations.jsonl").read_text().splitlines()]
+    assert [e["passes_trained"] for e in entries] == [2, 2]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--dev", "EMPTY"], "dev data: no sentences"),
+    (["--test", "EMPTY"], "test data: no sentences"),
+    (["--test", "POS"], "test data has the columns word besides the labels, the training data word, pos"),
+    (["-a", "perceptron:averaged=maybe"], "averaged takes true or false"),
+    (["-a", "sapo:n_best=2.5"], "n_best takes an integer"),
+    (["-a", "perceptron:random_state=null"], "random_state takes an integer"),
+    (["-a", "crf:l2=[1]"], "a single value"),
+    (["--out", "FILE"], "--out names a file"),
+])
+def test_compare_refuses_bad_data_and_values(tmp_path, capsys, args, message):
+    train = _file(tmp_path, "train.txt", SENTS)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    pos = _file(tmp_path, "pos.txt", [[(w, p) for w, p, _ in s] for s in SENTS])
+    names = {"EMPTY": str(empty), "POS": pos, "FILE": train}
+    args = [names.get(a, a) for a in args]
+    base = {"-a": ["perceptron", "sapo"], "--test": [train], "--out": [str(tmp_path / "o")]}
+    for opt in list(base):
+        if opt in args:
+            i = args.index(opt)
+            base[opt] = ["perceptron", args[i + 1]] if opt == "-a" else [args[i + 1]]
+            del args[i:i + 2]
+    argv = ["compare", "-a", *base["-a"], "--features", "w[0]", "--train", train, "--test", *base["--test"],
+            "--epochs", "1", "--out", *base["--out"], "--quiet", *args]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_compare_reads_with_the_data_options_and_records_a_runnable_command(tmp_path, capsys):
+    sents = [[(w, lab) for w, _, lab in s] for s in SENTS]
+    path = tmp_path / "my data.tsv"
+    path.write_text("".join("".join(f"{lab}\t{w}\n" for w, lab in s) + "\n" for s in sents), encoding="utf-8")
+    out = tmp_path / "my out"
+    assert main(["compare", "-a", "perceptron", "--features", "w[0];w[-1]", "--train", str(path), "--test", str(path),
+                 "--columns", "label,word", "--sep", "tab", "--epochs", "2", "--out", str(out), "--quiet"]) == 0
+    report = (out / "README.md").read_text(encoding="utf-8")
+    import shlex
+    line = next(ln for ln in report.splitlines() if ln.startswith("- Command: "))
+    argv = shlex.split(line[len("- Command: `"):line.index("`. Machine")])
+    assert argv[:2] == ["chaintag", "compare"] and str(path) in argv and "label,word" in argv
+    assert main(argv[1:] + ["--quiet"]) == 0  # runs again as recorded, from the cache
+    entries = [json.loads(x) for x in (out / "invocations.jsonl").read_text().splitlines()]
+    assert [e["passes_trained"] for e in entries] == [2, 0]
+    assert "2 epochs" in report and "1 epochs" not in report

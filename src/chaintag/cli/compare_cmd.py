@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 import time
 
-from .common import add_common
+from .common import add_common, add_data_options, sep_value
 
 
 def add_parser(sub) -> None:
@@ -20,16 +22,17 @@ def add_parser(sub) -> None:
                     "accuracy). Finished runs are cached under OUT/runs and reused.")
     p.add_argument("--algorithms", "-a", nargs="+", required=True, metavar="SPEC",
                    help="learners, each NAME or NAME:key=value,key=value, e.g. perceptron "
-                        "perceptron:averaged=false sapo:n_best=10 crf mira nbest-mira maxent:C=3 "
-                        "(the first one is the reference of the p-values)")
+                        "perceptron:averaged=false sapo:n_best=10 crf crf-lbfgs mira nbest-mira maxent:C=3 "
+                        "perceptron2 (the second-order perceptron); the first one is the reference of the "
+                        "p-values. Keys are the Python API's parameter names (help(chaintag.SAPO), ...)")
     p.add_argument("--features", "-f", default="pos", help="attribute preset or templates (default: pos)")
-    p.add_argument("--train", required=True, metavar="DATA", help="training data: dataset reference or file (column files: the last column is the "
-                        "label; CoNLL-U: XPOS)")
+    p.add_argument("--train", required=True, metavar="DATA",
+                   help="training data: dataset reference or file (column roles: see --columns)")
     p.add_argument("--test", required=True, metavar="DATA", help="test data")
     p.add_argument("--dev", metavar="DATA", help="development data choosing each learner's epoch")
     p.add_argument("--epochs", type=int, default=10, metavar="N", help="epochs of every learner (default: 10)")
     p.add_argument("--out", required=True, metavar="DIR", help="report folder")
-    p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
+    add_data_options(p)
     add_common(p)
     p.set_defaults(run=run)
 
@@ -41,22 +44,31 @@ def run(args) -> int:
 
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
-    command = " ".join(["chaintag", "compare", "-a", *args.algorithms, "--features", args.features,
-                        "--train", args.train, "--test", args.test] + (["--dev", args.dev] if args.dev else [])
-                       + ["--epochs", str(args.epochs), "--out", args.out])
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise InputError("--out names a file; give a folder for the report", args.out)
+    options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
+               "encoding": None if args.encoding == "utf-8" else args.encoding}
+    parts = ["chaintag", "compare", "-a", *args.algorithms, "--features", args.features, "--train", args.train,
+             "--test", args.test] + (["--dev", args.dev] if args.dev else []) + ["--epochs", str(args.epochs)]
+    for opt in ("data_dir", "columns", "label_field", "sep"):
+        if getattr(args, opt):
+            parts += ["--" + opt.replace("_", "-"), getattr(args, opt)]
+    if options["encoding"]:
+        parts += ["--encoding", args.encoding]
+    command = shlex.join(parts + ["--out", args.out])
     t0 = time.perf_counter()
     try:
         path, rows = compare(args.out, args.algorithms, features=args.features, train=args.train, test=args.test,
-                             dev=args.dev, epochs=args.epochs, data_dir=args.data_dir, progress=not args.quiet,
-                             command=command)
+                             dev=args.dev, epochs=args.epochs, data_dir=args.data_dir, read_options=options,
+                             progress=not args.quiet, command=command)
     except ValueError as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(exc)) from None
     width = max(len(r["learner"]) for r in rows)
-    print(f"{'learner':<{width}}  epoch   test  AR p vs first  t-test p  CPU s/epoch")
+    print(f"{'learner':<{width}}  epoch    test  AR p vs first  t-test p  CPU s/epoch")
     for r in rows:
-        print(f"{r['learner']:<{width}}  {r['epoch']:>5}  {fmt(r['score']):>5}  "
+        print(f"{r['learner']:<{width}}  {r['epoch']:>5}  {fmt(r['score']):>6}  "
               f"{fmt_p(r['ar_p']) if r['ar_p'] is not None else '-':>13}  "
               f"{fmt_p(r['t_p']) if r['t_p'] is not None else '-':>8}  {fmt(r['cpu_seconds_per_epoch'], 3):>11}")
     if not args.quiet:

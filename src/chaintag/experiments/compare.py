@@ -74,6 +74,26 @@ def parse_learner(spec: str) -> tuple[str, dict]:
     return name, params
 
 
+def _check_value(spec: str, key: str, value, default) -> None:
+    """Refuse a parameter value whose type does not fit the learner's default for it."""
+    def bad(expected):
+        raise ValueError(f"{spec}: {key} takes {expected}, not {value!r}")
+
+    if isinstance(value, (list, dict)):
+        bad("a single value")
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            bad("true or false")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            bad("an integer")
+    elif isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            bad("a number")
+    elif isinstance(default, str) and not isinstance(value, str):
+        bad("a word")
+
+
 def compare_runs(learners, *, features: str, train: str, test: str, dev: str | None = None, epochs: int = 10,
                  metric: str = "f1") -> list[Run]:
     """The runs of a comparison, one per learner spec (see :func:`parse_learner`).
@@ -81,7 +101,9 @@ def compare_runs(learners, *, features: str, train: str, test: str, dev: str | N
     Raises
     ------
     ValueError
-        A malformed or repeated spec, an unknown learner or parameter.
+        A malformed or repeated spec, an unknown learner or parameter, or a
+        value whose type does not fit the parameter (e.g. ``averaged=maybe``,
+        ``n_best=2.5``).
     """
     if len(set(learners)) != len(learners):
         raise ValueError("each learner spec may be given once")
@@ -91,7 +113,11 @@ def compare_runs(learners, *, features: str, train: str, test: str, dev: str | N
         if {"epochs", "features", "progress"} & set(params):
             raise ValueError(f"{spec}: epochs and attributes are set for every learner (--epochs, --features)")
         cls = learner_class(name)
-        has_epochs = "epochs" in inspect.signature(cls.__init__).parameters
+        signature = inspect.signature(cls.__init__).parameters
+        for key, value in params.items():
+            if key in signature:
+                _check_value(spec, key, value, signature[key].default)
+        has_epochs = "epochs" in signature
         runs.append(Run(key=spec, label=spec, task="compare", learner=name, params=params, features=features,
                         epochs=epochs if has_epochs else 1, train=DataRef(train), test=DataRef(test),
                         dev=DataRef(dev) if dev else None, metric=metric))
@@ -105,7 +131,8 @@ def _metric(runner: Runner, train: str) -> str:
 
 
 def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str | None = None, epochs: int = 10,
-            data_dir=None, progress: bool = True, command: str | None = None) -> tuple[Path, list[dict]]:
+            data_dir=None, read_options: dict | None = None, progress: bool = True,
+            command: str | None = None) -> tuple[Path, list[dict]]:
     """Train and score every learner, and write the comparison report into ``out_dir``.
 
     Parameters
@@ -127,6 +154,9 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     epochs : int
         Epochs of every learner that has epochs.
     data_dir : path-like, optional
+    read_options : dict, optional
+        How the files are read: ``columns``, ``label_field``, ``sep``,
+        ``encoding``, as :func:`chaintag.load_corpus` takes them.
     progress : bool
     command : str, optional
         The command line, for the report.
@@ -146,12 +176,14 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     ValueError
         Bad learner specs or parameters.
     chaintag.errors.InputError
-        Unreadable data.
+        Unreadable or empty data, or train, dev and test files with different
+        columns.
     """
     out_dir = Path(out_dir)
     before = machine_details()
     t0 = time.perf_counter()
-    runner = Runner(out_dir, data_dir=data_dir, progress=progress)
+    runner = Runner(out_dir, data_dir=data_dir, progress=progress, read_options=read_options, desc="compare")
+    _check_data(runner, train, dev, test)
     metric = _metric(runner, train)
     runs = compare_runs(list(learners), features=features, train=train, test=test, dev=dev, epochs=epochs,
                         metric=metric)
@@ -159,8 +191,33 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     wall = time.perf_counter() - t0
     rows = _rows(runs, results, metric)
     path = _write_report(out_dir, runs, results, rows, runner, metric=metric, command=command, wall=wall,
-                         before=before, after=machine_details())
+                         before=before, after=machine_details(), epochs=epochs)
     return path, rows
+
+
+def _check_data(runner: Runner, train: str, dev: str | None, test: str) -> None:
+    """Every part has sentences and the training data's columns; warn when no test label was trained on."""
+    from ..errors import InputError
+    parts = [("training", train), ("test", test)] + ([("dev", dev)] if dev else [])
+    loaded = {}
+    for what, ref in parts:
+        try:
+            loaded[what] = runner.load(DataRef(ref))
+        except InputError as exc:
+            if "no sentences" in str(exc):
+                raise InputError(f"{what} data: no sentences", ref) from None
+            raise
+    want = runner.columns[train]
+    for what, ref in parts[1:]:
+        if runner.columns[ref] != want:
+            raise InputError(f"{what} data has the columns {', '.join(runner.columns[ref]) or 'none'} besides the "
+                             f"labels, the training data {', '.join(want)}", ref)
+    trained = {lab for sent in loaded["training"][1] for lab in sent}
+    for what, ref in parts[1:]:
+        if not trained & {lab for sent in loaded[what][1] for lab in sent}:
+            import sys
+            print(f"warning: none of the labels of the {what} data ({ref}) occurs in the training data",
+                  file=sys.stderr)
 
 
 def _chosen_epoch(result) -> int:
@@ -186,8 +243,12 @@ def _rows(runs, results, metric: str) -> list[dict]:
     return rows
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric: str, command, wall, before,
-                  after) -> Path:
+                  after, epochs: int) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     score = "chunk F1 (%)" if metric == "f1" else "token accuracy (%)"
     first = runs[0]
@@ -195,9 +256,9 @@ def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric:
                                 trained=runner.epochs_trained, before=before, after=after)
     size = {part: runner.size(getattr(first, part)) for part in ("train", "dev", "test") if getattr(first, part)}
     md = ["# Learner comparison\n",
-          "- Data: " + "; ".join(f"{part} `{getattr(first, part).ref}` ({n:,} sentences, {t:,} tokens)"
-                                  for part, (n, t) in size.items()) + f". Score: {score}.",
-          f"- Attributes: `{first.features}` for every learner; {first.epochs} epochs (learners without "
+          "- Data: " + "; ".join(f"{part} `{getattr(first, part).ref}` ({_plural(n, 'sentence')}, "
+                                  f"{_plural(t, 'token')})" for part, (n, t) in size.items()) + f". Score: {score}.",
+          f"- Attributes: `{first.features}` for every learner; {_plural(epochs, 'epoch')} (learners without "
           "epochs are trained once).",
           "- Epoch read: " + ("the best epoch on the development data (the test data chooses nothing)."
                               if first.dev is not None else "the last one (no development data was given)."),
@@ -243,7 +304,7 @@ def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric:
     line_plots(out_dir / "curves.png",
                [{"series": series, "hlines": hlines.get(key, []), "title": titles[key][0], "xlabel": "epoch",
                  "ylabel": titles[key][1], "logy": key == "weight_complexity",
-                 "marker": "o" if first.epochs <= 30 else None}
+                 "marker": "o" if epochs <= 30 else None}
                 for key, series in panels.items() if series or hlines.get(key)],
                ncols=2, shared_legend=True, label_order=[run.label for run in runs])
     from ..io.atomic import atomic_open

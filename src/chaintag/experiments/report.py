@@ -154,6 +154,7 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
         for ax in axes.flat:
             for handle, label in zip(*ax.get_legend_handles_labels()):
                 seen.setdefault(label, handle)
+        seen = dict(sorted(seen.items(), key=lambda item: order.get(item[0], len(order))))
         ncol = min(len(seen), 5)
         fig.legend(list(seen.values()), list(seen), loc="lower center", ncol=ncol, fontsize=8, frameon=False)
         rows = (len(seen) + ncol - 1) // ncol

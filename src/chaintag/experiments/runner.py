@@ -126,6 +126,14 @@ def summarize(run: Run, records: list[dict]) -> dict:
     return out
 
 
+def _sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
@@ -167,6 +175,12 @@ class Runner:
         Data directory for dataset references (see :func:`chaintag.load_corpus`).
     progress : bool, default True
         Show a tqdm progress bar over all epochs of all runs (on stderr).
+    read_options : dict, optional
+        How data files are read, passed to :func:`chaintag.load_corpus`
+        (``columns``, ``label_field``, ``sep``, ``encoding``); part of every
+        run's digest when given.
+    desc : str, default "reproduce"
+        Label of the progress bar.
 
     Attributes
     ----------
@@ -174,8 +188,12 @@ class Runner:
         Epochs actually trained by this runner (0 when every run was cached).
     """
 
-    def __init__(self, out_dir, *, data_dir=None, progress: bool = True):
+    def __init__(self, out_dir, *, data_dir=None, progress: bool = True, read_options: dict | None = None,
+                 desc: str = "reproduce"):
         self.out_dir = Path(out_dir)
+        self.read_options = {k: v for k, v in (read_options or {}).items() if v is not None}
+        self.desc = desc
+        self.columns: dict[str, tuple] = {}
         self.runs_dir = self.out_dir / "runs"
         self.data_dir = data_dir
         self.progress = progress
@@ -189,23 +207,27 @@ class Runner:
     def _file_digest(self, ref: str) -> str:
         from ..data.datasets import resolve
         if ref not in self._file_digests:
-            path = resolve(ref, self.data_dir).path
-            h = hashlib.sha256()
-            with open(path, "rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
-            self._file_digests[ref] = h.hexdigest()
+            self._file_digests[ref] = _sha256(resolve(ref, self.data_dir).path)
         return self._file_digests[ref]
 
     def load(self, data: DataRef) -> tuple[list, list]:
-        """Sentences and labels of ``data`` (each file is read once per runner)."""
+        """Sentences and labels of ``data`` (each file is read once per runner).
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            The file cannot be read, or ``data`` holds no sentence.
+        """
         from ..data.datasets import load_corpus
         if data.ref not in self._corpora:
-            corpus = load_corpus(data.ref, data_dir=self.data_dir)
+            corpus = load_corpus(data.ref, data_dir=self.data_dir, **self.read_options)
             self._corpora[data.ref] = (corpus.tokens, corpus.labels)
+            self.columns[data.ref] = corpus.columns
         tokens, labels = self._corpora[data.ref]
         lo, hi = data.bounds(len(tokens))
         part = (tokens[lo:hi], labels[lo:hi])
+        if not part[0]:
+            raise InputError(f"{data.describe()}: no sentences")
         self._sizes[data] = (len(part[0]), sum(len(s) for s in part[0]))
         return part
 
@@ -216,9 +238,16 @@ class Runner:
         return self._sizes[data]
 
     def digest(self, run: Run) -> str:
-        """:meth:`Run.digest` with the checksums of the run's data files."""
+        """:meth:`Run.digest` with the checksums of the run's data files (and of its template
+        file, when ``features`` names one) and the read options."""
+        from ..features.templates import PRESETS
         refs = [run.train.ref, run.test.ref] + ([run.dev.ref] if run.dev else [])
-        return run.digest({ref: self._file_digest(ref) for ref in sorted(set(refs))})
+        extra = {ref: self._file_digest(ref) for ref in sorted(set(refs))}
+        if isinstance(run.features, str) and run.features not in PRESETS and os.path.isfile(run.features):
+            extra["features file"] = _sha256(run.features)
+        if self.read_options:
+            extra["read options"] = json.dumps(self.read_options, sort_keys=True)
+        return run.digest(extra)
 
     # ------------------------------------------------------------------ runs
     def run_all(self, runs: list[Run]) -> dict[str, RunResult]:
@@ -236,7 +265,7 @@ class Runner:
         if self.progress:
             from tqdm.auto import tqdm
             bar = tqdm(total=sum(r.epochs for r in runs), unit="epoch", file=sys.stderr,
-                       desc="reproduce", dynamic_ncols=True)
+                       desc=self.desc, dynamic_ncols=True)
         try:
             return {run.key: self.run_one(run, bar) for run in runs}
         finally:
