@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 
 from .common import add_common
@@ -45,8 +46,10 @@ def _command_line(args, out: str) -> str:
         parts += ["--tasks", *args.tasks]
     if args.no_sweep:
         parts.append("--no-sweep")
+    if args.data_dir:
+        parts += ["--data-dir", args.data_dir]
     parts += ["--out", out]
-    return " ".join(parts)
+    return shlex.join(parts)
 
 
 def run(args) -> int:
