@@ -404,3 +404,28 @@ def test_tag_detects_conllu_on_stdin(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(b"I\nran\n"))))
     assert main(["tag", "-m", str(model), "--quiet"]) == 0
     assert capsys.readouterr().out.splitlines() == ["I PRP", "ran VBD", ""]  # a column file
+
+
+def test_tag_jobs_give_the_same_bytes(tmp_path):
+    """Worker processes tag batches in parallel; the output is that of one process, in input order."""
+    text = "".join("-DOCSTART- -X- O\n\n" if i % 7 == 0 else f"w{i} NN B-NP\nx{i} VB B-VP\n\n" for i in range(60))
+    src = write(tmp_path, "in.txt", text)
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(src), "--features", "w[0];pos[0]", "--model", str(model), "--quiet"]) == 0
+    outs = {}
+    for jobs in ("1", "2"):
+        outs[jobs] = tmp_path / f"o{jobs}.txt"
+        assert main(["tag", "-m", str(model), str(src), "-o", str(outs[jobs]), "--batch-size", "3",
+                     "--confidence", "3", "--jobs", jobs, "--quiet"]) == 0
+    assert outs["1"].read_bytes() == outs["2"].read_bytes()
+    lines = outs["1"].read_text().splitlines()
+    assert lines.count("-DOCSTART- -X- O") == 9 and len(lines) == len(text.splitlines())
+    # CoNLL-U, written back in order
+    conllu = write(tmp_path, "t.conllu", CONLLU * 5)
+    cmodel = tmp_path / "c.npz"
+    assert main(["train", "--train", str(conllu), "--features", "w[0]", "--model", str(cmodel), "--quiet"]) == 0
+    for jobs in ("1", "2"):
+        assert main(["tag", "-m", str(cmodel), str(conllu), "-o", str(outs[jobs]), "--batch-size", "1",
+                     "--jobs", jobs, "--quiet"]) == 0
+    assert outs["1"].read_bytes() == outs["2"].read_bytes()
+    assert main(["tag", "-m", str(cmodel), str(conllu), "--jobs", "0"]) == 2

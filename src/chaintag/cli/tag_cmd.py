@@ -56,6 +56,9 @@ def add_parser(sub) -> None:
                         "the predicted label (the model's posterior for CRF-trained models)")
     p.add_argument("--batch-size", type=int, default=2000, metavar="N",
                    help="sentences tagged per batch (default: 2000)")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="processes tagging batches in parallel, the output in input order and the same as "
+                        "with 1 (default: 1; each process loads the model, so this pays off on large inputs)")
     add_common(p)
     p.set_defaults(run=run)
 
@@ -111,9 +114,8 @@ def _feature_picker(model, args, n_columns: int, name: str, line: int):
 
 
 def run(args) -> int:
-    from ..io.atomic import atomic_open
-    from ..io.columns import format_sentence
     from ..learners import load
+    from .tag_batches import OrderedWriter
 
     from ..errors import InputError
     chosen = [opt for opt, v in (("--nbest", args.nbest), ("--confidence", args.confidence),
@@ -129,6 +131,8 @@ def run(args) -> int:
             raise InputError("--output would overwrite an input file", args.output)
     if args.batch_size < 1:
         raise InputError("--batch-size must be at least 1")
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
     model = load(args.model)
     if args.label_field is None:
         args.label_field = getattr(model, "label_field_", None) or "xpos"
@@ -143,13 +147,10 @@ def run(args) -> int:
         if not args.nbest:
             return _tag_conllu(model, sentences, args, name)
         sentences = (block.sentence for block in sentences if block.sentence.tokens)
-    ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
-           else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
-    bar = None
-    if not args.quiet and sys.stderr.isatty():
-        from tqdm.auto import tqdm
-        bar = tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
-    with ctx as out:
+    options = {"nbest": args.nbest, "confidence": args.confidence, "marginals": args.marginals,
+               "label_field": args.label_field}
+    bar = _progress(args)
+    with _output(args) as out, OrderedWriter(out, model, args.model, args.jobs, options) as writer:
         batch = []
         picker = "unset"
         out_sep = None
@@ -159,10 +160,10 @@ def run(args) -> int:
             if sent.marker is not None:
                 # document markers are copied through, each followed by a blank line
                 if batch:
-                    _flush(model, batch, picker, out, out_sep, format_sentence, args)
+                    writer.batch("columns", batch, picker, out_sep)
                     batch = []
                 if not args.nbest:
-                    out.write(sent.marker + "\n\n")
+                    writer.text(sent.marker + "\n\n")
                 continue
             if picker == "unset":
                 picker = _feature_picker(model, args, len(sent.tokens[0]), name, sent.line)
@@ -170,73 +171,48 @@ def run(args) -> int:
                 out_sep = info.get("sep", " ")
             batch.append(sent.tokens)
             if len(batch) >= args.batch_size:
-                _flush(model, batch, picker, out, out_sep, format_sentence, args)
+                writer.batch("columns", batch, picker, out_sep)
                 batch = []
         if batch:
-            _flush(model, batch, picker, out, out_sep, format_sentence, args)
+            writer.batch("columns", batch, picker, out_sep)
     if bar is not None:
         bar.close()
     return 0
 
 
+def _output(args):
+    """The output file (atomic) or stdout."""
+    from ..io.atomic import atomic_open
+    return (contextlib.nullcontext(sys.stdout) if args.output == "-"
+            else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
+
+
+def _progress(args):
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
+
+
 def _tag_conllu(model, blocks, args, name: str) -> int:
     """Write CoNLL-U input back with the predicted labels in the --label-field column."""
-    from ..io.atomic import atomic_open
-    from ..io.conllu_io import format_conllu_block
+    from .tag_batches import OrderedWriter
 
     # the words of CoNLL-U input have one column, FORM: the model must read one column
     _feature_picker(model, args, 1, name, None)
-    ctx = (contextlib.nullcontext(sys.stdout) if args.output == "-"
-           else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
-    bar = None
-    if not args.quiet and sys.stderr.isatty():
-        from tqdm.auto import tqdm
-        bar = tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
-
-    def flush(batch, out):
-        labels = iter(model.predict([b.sentence.tokens for b in batch if b.sentence.tokens]))
-        for block in batch:
-            out.write(format_conllu_block(block, next(labels) if block.sentence.tokens else [],
-                                          args.label_field))
-
-    with ctx as out:
+    bar = _progress(args)
+    options = {"label_field": args.label_field}
+    with _output(args) as out, OrderedWriter(out, model, args.model, args.jobs, options) as writer:
         batch = []
         for block in blocks:
             if bar is not None:
                 bar.update(1)
             batch.append(block)
             if len(batch) >= args.batch_size:
-                flush(batch, out)
+                writer.batch("conllu", batch, None, "\t")
                 batch = []
         if batch:
-            flush(batch, out)
+            writer.batch("conllu", batch, None, "\t")
     if bar is not None:
         bar.close()
     return 0
-
-
-def _flush(model, batch, picker, out, sep, format_sentence, args) -> None:
-    import json
-    rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
-    if args.nbest:
-        for toks, cands in zip(batch, model.predict_nbest(rows, args.nbest)):
-            out.write(json.dumps({"tokens": [list(t) for t in toks],
-                                  "nbest": [{"labels": labs, "score": score, "probability": prob}
-                                            for labs, score, prob in cands]}, ensure_ascii=False))
-            out.write("\n")
-        return
-    if args.marginals:
-        labels = model.predict(rows)
-        index = {lab: j for j, lab in enumerate(model.labels_)}
-        for toks, labs, marg in zip(batch, labels, model.predict_marginals(rows)):
-            out.write(format_sentence([tok + (lab, f"{marg[i, index[lab]]:.4f}")
-                                       for i, (tok, lab) in enumerate(zip(toks, labs))], sep))
-        return
-    if args.confidence:
-        labels, conf = model.predict_confidence(rows, args.confidence)
-        for toks, labs, cs in zip(batch, labels, conf):
-            out.write(format_sentence([tok + (lab, f"{c:.4f}") for tok, lab, c in zip(toks, labs, cs)], sep))
-        return
-    labels = model.predict(rows)
-    for toks, labs in zip(batch, labels):
-        out.write(format_sentence([tok + (lab,) for tok, lab in zip(toks, labs)], sep))
