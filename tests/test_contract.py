@@ -46,3 +46,33 @@ def test_learner_contract(name, tmp_path):
     c = chaintag.load(path)
     assert type(c) is type(a) and c.predict(SENTS) == LABELS
     np.testing.assert_array_equal(c.weights_, a.weights_)
+
+
+@pytest.mark.parametrize("name", sorted(chaintag.learners.LEARNERS))
+@pytest.mark.parametrize("variant", [{}, {"averaged": True, "l2_per_pass": True}])
+def test_kernel_warm_up_changes_nothing(name, variant, monkeypatch, tmp_path):
+    """The epoch over no sentences that compiles the kernels before the timed epochs (on the state
+    itself where the learner declares it a no-op, else on a copy) leaves the weights as without it,
+    also when a run resumes from a checkpoint with weights already learned."""
+    from chaintag.learners.base import SequenceTagger
+    cls = type(chaintag.make_learner(name, strict=False))
+    if "checkpoint_dir" not in __import__("inspect").signature(cls.fit).parameters:
+        pytest.skip("no checkpoints")
+    extra = {k: v for k, v in variant.items() if k in cls._param_names()}
+    if variant and not extra:
+        pytest.skip("no such variant for this learner")
+    params = {**BASE, **SETTINGS.get(name, {}), **extra}
+
+    def two_then_four(folder):
+        for epochs in (2, 4):
+            m = chaintag.make_learner(name, strict=False, random_state=1, **dict(params, epochs=epochs))
+            try:
+                m.fit(SENTS, LABELS, checkpoint_dir=folder, resume=True)
+            except chaintag.errors.InputError as exc:
+                pytest.skip(str(exc))
+        return m
+
+    a = two_then_four(tmp_path / "a")
+    monkeypatch.setattr(SequenceTagger, "_warm_up", lambda self, state, data: None)
+    b = two_then_four(tmp_path / "b")
+    np.testing.assert_array_equal(a.weights_, b.weights_)

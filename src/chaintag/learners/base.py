@@ -211,6 +211,16 @@ class SequenceTagger(InferenceMixin):
         if not any(len(r) for r in rows):
             raise InputError(f"{what} data: no sentences")
 
+    #: Whether an epoch over no sentences leaves the state as it was (then the warm-up needs no copy).
+    _empty_epoch_is_noop = False
+
+    def _warm_up(self, state: dict, data: TrainData) -> None:
+        """Compile the epoch kernels (or load them from numba's cache) before the timed epochs,
+        with an epoch over no sentences, so that the first epoch's seconds are its own. It runs on
+        a copy of the state unless the learner's empty epoch changes nothing."""
+        empty = np.zeros(0, dtype=np.int64)
+        self._run_epoch(state if self._empty_epoch_is_noop else copy.deepcopy(state), data, empty)
+
     def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
         from . import checkpoint as ckpt
 
@@ -234,9 +244,7 @@ class SequenceTagger(InferenceMixin):
                     if self.shuffle:
                         rng.permutation(n_sent)
         if done < self.epochs:
-            # compile the epoch kernels (or load them from numba's cache) before the timed epochs, on
-            # a copy of the state and no sentences, so that the first epoch's seconds are its own
-            self._run_epoch(copy.deepcopy(state), data, np.zeros(0, dtype=np.int64))
+            self._warm_up(state, data)
         bar = self._progress_bar()
         if bar is not None and done:
             bar.update(done)

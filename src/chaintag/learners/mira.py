@@ -44,6 +44,7 @@ class MIRA(SequenceTagger):
     """
 
     algorithm = "mira"
+    _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
     def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",
                  sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,

@@ -184,6 +184,7 @@ class SecondOrderPerceptron(SequenceTagger):
     """
 
     algorithm = "perceptron2"
+    _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, progress=None,
