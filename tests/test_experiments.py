@@ -319,6 +319,9 @@ def test_quick_sapo_reproduction(tmp_path):
     assert main(["reproduce", "sapo", "--quick", "--quiet", "--out", str(out)]) == 0
     report = (out / "README.md").read_text(encoding="utf-8")
     assert "SAPO (n=5)" in report and "AR p vs SAPO" in report
+    # the paper's own claim is quoted per task, and the verdict says which test it counts
+    assert "(The paper: SAPO ahead of all, t-test p < 0.01 against all but the CRF.)" in report
+    assert "t-test p < 0.01 against" in report and "of the 2 non-CRF baselines" in report
     for name in ("curves_chunking.png", "curves_pos.png", "nsweep.png", "final_chunking.csv", "nsweep.csv",
                  "significance_pos.csv"):
         assert (out / name).stat().st_size > 0
