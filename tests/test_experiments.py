@@ -244,6 +244,29 @@ def test_second_run_reuses_cached_results(toy_files, tmp_path):
     assert third.epochs_trained == 5
 
 
+def test_fewer_epochs_reuse_a_longer_runs_first_epochs(toy_files, tmp_path):
+    """Epoch k of a run is trained as a k-epoch run, so a shorter run is the longer one's prefix."""
+    train, test = toy_files
+    long_run = _toy_run(train, test, learner="sapo", key="toy/long", epochs=4)
+    longer = Runner(tmp_path, progress=False).run_one(long_run)
+    short = Runner(tmp_path, progress=False)
+    res = short.run_one(_toy_run(train, test, learner="sapo", key="toy/short", epochs=2))
+    assert short.epochs_trained == 0
+    assert res.records == longer.records[:2]
+    np.testing.assert_array_equal(res.test_stats(2), longer.test_stats(2))
+    # and it equals a 2-epoch run trained from nothing
+    fresh = Runner(tmp_path / "fresh", progress=False)
+    alone = fresh.run_one(_toy_run(train, test, learner="sapo", key="toy/short", epochs=2))
+    assert fresh.epochs_trained == 2
+    strip = ("seconds", "cpu_seconds", "fit_seconds", "eval_seconds")
+    assert [{k: v for k, v in r.items() if k not in strip} for r in alone.records] == \
+        [{k: v for k, v in r.items() if k not in strip} for r in res.records]
+    # a different setting is not taken for a prefix
+    other = Runner(tmp_path, progress=False)
+    other.run_one(_toy_run(train, test, learner="sapo", key="toy/x", epochs=2, params={"n_best": 2}))
+    assert other.epochs_trained == 2
+
+
 def test_interrupted_run_resumes_after_its_last_epoch(toy_files, tmp_path):
     train, test = toy_files
     run = _toy_run(train, test, learner="sapo", params={"n_best": 2}, epochs=4)

@@ -296,6 +296,8 @@ class Runner:
         _write_atomic(folder / "run.json", json.dumps({"key": run.key, "label": run.label, "task": run.task,
                                                        "digest": digest, **run.config()}, indent=1))
         records = self._read_records(folder, run.epochs)
+        if not records and self._copy_prefix(run, folder):
+            records = self._read_records(folder, run.epochs)
         if bar is not None:
             bar.update(len(records))
         train = self.load(run.train)
@@ -337,6 +339,37 @@ class Runner:
         _write_atomic(summary_path, text)
         summary = json.loads(text)  # the same values as a cached read gives
         return RunResult(run, digest, folder, records, summary)
+
+    def _copy_prefix(self, run: Run, folder: Path) -> bool:
+        """Seed ``folder`` with the first epochs of a cached run that differs only by having more.
+
+        Epoch ``k`` of a run is trained as a run of ``k`` epochs (stepwise through checkpoints, or
+        retrained), so the records of a longer run's first ``run.epochs`` epochs are this run's.
+        """
+        import dataclasses
+        want = {k: v for k, v in run.config().items() if k != "epochs"}
+        for other in sorted(self.runs_dir.glob("*/run.json")):
+            try:
+                meta = json.loads(other.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            epochs = meta.get("epochs")
+            if not isinstance(epochs, int) or epochs <= run.epochs or other.parent == folder:
+                continue
+            if json.dumps({k: meta.get(k) for k in want}, sort_keys=True, default=str) != \
+                    json.dumps(json.loads(json.dumps(want, default=str)), sort_keys=True, default=str):
+                continue
+            if meta.get("digest") != self.digest(dataclasses.replace(run, epochs=epochs)):
+                continue
+            records = self._read_records(other.parent, run.epochs)
+            if len(records) < run.epochs:
+                continue
+            for rec in records:
+                name = f"test-{rec['epoch']:03d}.npy"
+                _save_npy_atomic(folder / name, np.load(other.parent / name))
+            _write_atomic(folder / "epochs.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+            return True
+        return False
 
     def strategy(self, run: Run) -> str:
         """How the per-epoch weights are obtained: ``single``, ``stepwise`` or ``retrain``.
