@@ -354,6 +354,9 @@ def test_model_remembers_its_conllu_label_field(tmp_path, capsys):
     out = tmp_path / "o.conllu"
     assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
     assert out.read_text(encoding="utf-8") == CONLLU
+    # into another column on request, with a warning
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--label-field", "xpos"]) == 0
+    assert "trained on UPOS labels; they are written into the XPOS column" in capsys.readouterr().err
     # asking for XPOS: labels that share nothing with the model's get a warning, not silence
     assert main(["eval", "-m", str(model), "--test", str(src), "--label-field", "xpos", "--json"]) == 0
     cap = capsys.readouterr()

@@ -135,6 +135,8 @@ def test_cli_plot_refusals(tmp_path, capsys):
     assert main(["plot", str(hist), "--labels", " ", "-o", str(tmp_path / "x.png")]) == 2
     assert main(["plot", str(hist), "-o", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+    assert main(["plot", str(hist), "-o", str(tmp_path / "missing" / "x.png")]) == 2
+    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "missing").exists()
     assert main(["plot", str(hist), "-o", str(tmp_path / "x.jpg")]) == 2
     assert ".png, .svg or .pdf" in capsys.readouterr().err
     assert main(["plot", str(hist), "-o", str(tmp_path / "x.svg"), "--quiet"]) == 0

@@ -38,6 +38,8 @@ def run(args) -> int:
         raise InputError(f"--labels names {len(args.labels)} run(s) for {len(args.inputs)} input(s)")
     if os.path.isdir(args.output):
         raise InputError("--output is a folder; give a file name such as curves.png", args.output)
+    from ..io.atomic import check_writable
+    check_writable(args.output)  # no folders made for a mistyped path
     if any(os.path.exists(i) and os.path.exists(args.output) and os.path.samefile(i, args.output)
            for i in args.inputs):
         raise InputError("--output would overwrite an input file", args.output)

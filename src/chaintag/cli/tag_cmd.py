@@ -134,8 +134,12 @@ def run(args) -> int:
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     model = load(args.model)
+    trained_on = getattr(model, "label_field_", None)
     if args.label_field is None:
-        args.label_field = getattr(model, "label_field_", None) or "xpos"
+        args.label_field = trained_on or "xpos"
+    elif trained_on and args.label_field != trained_on and not args.quiet:
+        print(f"warning: the model was trained on {trained_on.upper()} labels; they are written into the "
+              f"{args.label_field.upper()} column", file=sys.stderr)
     sentences, info, name = _sentences(args)
     if args.output_format == "conllu" and info["format"] != "conllu":
         raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")
