@@ -432,3 +432,10 @@ def test_tag_jobs_give_the_same_bytes(tmp_path):
                      "--jobs", jobs, "--quiet"]) == 0
     assert outs["1"].read_bytes() == outs["2"].read_bytes()
     assert main(["tag", "-m", str(cmodel), str(conllu), "--jobs", "0"]) == 2
+
+
+def test_sep_tab_on_a_space_separated_file_says_so(tmp_path, capsys):
+    src = write(tmp_path, "s.txt", "He PRP\nruns VBZ\n")
+    assert main(["train", "--train", str(src), "--columns", "word,label", "--sep", "tab",
+                 "--model", str(tmp_path / "m.npz")]) == 2
+    assert "s.txt:1: " in (err := capsys.readouterr().err) and "look space-separated" in err

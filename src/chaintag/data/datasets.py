@@ -452,8 +452,14 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     keep_rows = False
     for sentence in sentences:
         if not corpus.lines:
-            names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,
-                                               path=name, line=sentence.line)
+            try:
+                names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,
+                                                   path=name, line=sentence.line)
+            except InputError as exc:
+                if fmt != "conllu" and sep == "\t" and any(" " in f for f in sentence.tokens[0]):
+                    raise InputError(exc.message + " (read with --sep tab, but its columns look "
+                                     "space-separated)", exc.path, exc.line) from None
+                raise
             feature_idx = [i for i, n in enumerate(names) if n is not None]
             keep_rows = feature_idx == list(range(len(names)))
             corpus.columns = tuple(names[i] for i in feature_idx)
