@@ -22,6 +22,7 @@ from numba import njit
 from ..decoding.nbest import astar_nbest_retry, astar_workspace
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
 from ..decoding.viterbi import viterbi_kernel
+from .perceptron_kernels import hamming
 
 
 @njit(cache=True)
@@ -86,15 +87,6 @@ def feature_difference(t0, t1, gold, path, tok_ptr, ent_lo, ent_n, gold_feat, fe
             out_val[k] = v
             k += 1
     return k
-
-
-@njit(cache=True)
-def _hamming(t0, t1, gold, path):
-    d = 0
-    for i in range(t1 - t0):
-        if path[i] != gold[t0 + i]:
-            d += 1
-    return d
 
 
 @njit(cache=True)
@@ -212,11 +204,11 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
                 k = 1
             else:
                 k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, np.inf, paths, scores, ws)
-            n_errors += _hamming(t0, t1, gold, paths[0])
+            n_errors += hamming(t0, t1, gold, paths[0])
             # the wrong candidates and their difference vectors
             c = 0
             for r in range(k):
-                h = _hamming(t0, t1, gold, paths[r])
+                h = hamming(t0, t1, gold, paths[r])
                 if h == 0:
                     continue
                 length[c] = feature_difference(t0, t1, gold, paths[r], tok_ptr, ent_lo, ent_n, gold_feat,

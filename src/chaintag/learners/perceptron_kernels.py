@@ -18,6 +18,16 @@ from ..decoding.viterbi import viterbi_kernel
 
 
 @njit(cache=True)
+def hamming(t0, t1, gold, path):
+    """Number of tokens ``i`` of the sentence ``[t0, t1)`` with ``path[i - t0] != gold[i]``."""
+    d = 0
+    for i in range(t1 - t0):
+        if path[i] != gold[t0 + i]:
+            d += 1
+    return d
+
+
+@njit(cache=True)
 def gold_feature_ids(tok_ptr, ent_lo, ent_n, gold, feat_label):
     """Feature id of (attribute, gold label) for every entry, -1 when absent.
 
@@ -130,10 +140,7 @@ def perceptron_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, f
         if t1 > t0:
             emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
             viterbi_kernel(E[:t1 - t0], trans, start, end, pred, delta, back)
-            wrong = 0
-            for i in range(t1 - t0):
-                if pred[i] != gold[t0 + i]:
-                    wrong += 1
+            wrong = hamming(t0, t1, gold, pred)
             if wrong > 0:
                 n_updates += 1
                 n_errors += wrong

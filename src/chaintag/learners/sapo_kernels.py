@@ -25,6 +25,7 @@ from numba import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length, weight_views
+from .perceptron_kernels import hamming
 from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
 
 @njit(cache=True)
@@ -68,10 +69,7 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
     for i in range(1, T):
         g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
     loss = log_z - sigma * g_score
-    errors = 0
-    for i in range(T):
-        if paths[0, i] != gold[t0 + i]:
-            errors += 1
+    errors = hamming(t0, t0 + T, gold, paths[0])
     # coefficients of Phi(y*) - sum_k P_k Phi(y_k), accumulated exactly
     touched = False
     for r in range(k):

@@ -21,7 +21,7 @@ from numba import njit
 
 from ..decoding.scoring import emission_scores, max_sentence_length, weight_views
 from ..decoding.viterbi2 import viterbi2_kernel
-from .perceptron_kernels import perceptron_update
+from .perceptron_kernels import hamming, perceptron_update
 
 
 @njit(cache=True)
@@ -153,10 +153,7 @@ def perceptron2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, 
             emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
             fill_candidates(t0, t1, use_dict, word_ids, dict_ptr, dict_labels, L, cand, n_cand)
             viterbi2_kernel(E[:t1 - t0], trans, trans2, start, end, cand, n_cand, pred, delta, back)
-            wrong = 0
-            for i in range(t1 - t0):
-                if pred[i] != gold[t0 + i]:
-                    wrong += 1
+            wrong = hamming(t0, t1, gold, pred)
             if wrong > 0:
                 n_updates += 1
                 n_errors += wrong
