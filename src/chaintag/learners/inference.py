@@ -82,7 +82,11 @@ class InferenceMixin:
             One per sentence; columns follow ``labels_``; rows sum to 1.
         """
         from .crf_kernels import marginals_corpus
+        return self._marginals_with(marginals_corpus, sentences)
 
+    def _marginals_with(self, kernel, sentences) -> list[np.ndarray]:
+        """Per-sentence token marginals filled by the compiled corpus ``kernel``
+        (``kernel(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)``)."""
         self._check_fitted()
         rows = as_rows(sentences, len(self.columns_))
         attrs = self.extractor_.transform(rows)
@@ -90,8 +94,8 @@ class InferenceMixin:
         out = np.zeros((attrs.n_tokens, L))
         if attrs.n_tokens:
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
-            marginals_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                             self.weights_, L, out)
+            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label, self.weights_, L,
+                   out)
         bounds = attrs.sent_ptr.tolist()
         return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
 

@@ -421,19 +421,7 @@ class MaxEnt(SequenceTagger):
         list of float64 arrays, shape (n_tokens, n_labels)
             One per sentence; columns follow ``labels_``; rows sum to 1.
         """
-        from .base import as_rows
-
-        self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
-        attrs = self.extractor_.transform(rows)
-        n_labels = len(self.labels_)
-        out = np.zeros((attrs.n_tokens, n_labels))
-        if attrs.n_tokens:
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
-            marginals_corpus_local(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n,
-                                   self.feature_index_.feat_label, self.weights_, n_labels, out)
-        bounds = attrs.sent_ptr.tolist()
-        return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
+        return self._marginals_with(marginals_corpus_local, sentences)
 
     def predict_nbest(self, sentences, k: int = 5):
         """Not available for a locally normalized model.
