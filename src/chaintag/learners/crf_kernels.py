@@ -17,7 +17,7 @@ from numba import njit
 
 from ..decoding.forward_backward import forward_backward_kernel
 from ..decoding.scoring import emission_scores, max_sentence_length
-from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
+from .scale_kernels import end_of_step
 
 @njit(cache=True)
 def sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, sigma, n_labels, ws):
@@ -160,15 +160,8 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
             loss += log_z - gold_score(t0, t1, gold, ws)
             add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, v, gamma / sigma,
                          u, averaged, sigma_sum)
-        if l2 > 0.0:
-            sigma *= 1.0 - gamma * l2 / n_train
-        if averaged:
-            sigma_sum += sigma
-        if sigma < FOLD_BELOW:
-            if averaged:
-                fold_average(v, u, acc, sigma_sum)
-                sigma_sum = 0.0
-            sigma = fold_scale(v, sigma)
+        shrink = 1.0 - gamma * l2 / n_train if l2 > 0.0 else 1.0
+        sigma, sigma_sum = end_of_step(v, u, acc, sigma, sigma_sum, shrink, averaged)
         step += 1
     return sigma, step, loss, sigma_sum
 

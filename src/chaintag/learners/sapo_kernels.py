@@ -26,7 +26,7 @@ from numba import njit
 from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length, weight_views
 from .perceptron_kernels import hamming
-from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
+from .scale_kernels import end_of_step
 
 @njit(cache=True)
 def _add(v, u, f, delta, averaged, sigma_sum):
@@ -227,14 +227,7 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
             a = b
         if touched_any:
             n_updates += 1
-        if l2 > 0.0 and l2_per_sample:
-            sigma *= 1.0 - gamma * l2 / n_train
-        if averaged:
-            sigma_sum += sigma
-        if sigma < FOLD_BELOW:
-            if averaged:
-                fold_average(v, u, acc, sigma_sum)
-                sigma_sum = 0.0
-            sigma = fold_scale(v, sigma)
+        shrink = 1.0 - gamma * l2 / n_train if l2 > 0.0 and l2_per_sample else 1.0
+        sigma, sigma_sum = end_of_step(v, u, acc, sigma, sigma_sum, shrink, averaged)
         step += 1
     return sigma, step, n_updates, n_errors, loss, sigma_sum

@@ -33,3 +33,23 @@ def fold_average(v, u, acc, sigma_sum):
     for f in range(v.shape[0]):
         acc[f] += sigma_sum * v[f] - u[f]
         u[f] = 0.0
+
+
+@njit(cache=True)
+def end_of_step(v, u, acc, sigma, sigma_sum, shrink, averaged):
+    """Close one SGD step under the scale: multiply ``sigma`` by ``shrink`` (the L2 step, 1.0 for
+    none), add it to the running sum when averaging, and fold when it gets small.
+
+    Returns
+    -------
+    (sigma, sigma_sum)
+    """
+    sigma *= shrink
+    if averaged:
+        sigma_sum += sigma
+    if sigma < FOLD_BELOW:
+        if averaged:
+            fold_average(v, u, acc, sigma_sum)
+            sigma_sum = 0.0
+        sigma = fold_scale(v, sigma)
+    return sigma, sigma_sum
