@@ -45,6 +45,16 @@ def _before(fa, da, sa, fb, db, sb):
 
 
 @njit(cache=True)
+def _swap(hf, hd, hs, hp, hr, i, j):
+    """Exchange heap entries ``i`` and ``j`` in the five parallel arrays."""
+    hf[i], hf[j] = hf[j], hf[i]
+    hd[i], hd[j] = hd[j], hd[i]
+    hs[i], hs[j] = hs[j], hs[i]
+    hp[i], hp[j] = hp[j], hp[i]
+    hr[i], hr[j] = hr[j], hr[i]
+
+
+@njit(cache=True)
 def _heap_push(hf, hd, hs, hp, hr, size, f, d, s, p, r):
     i = size
     hf[i] = f
@@ -55,11 +65,7 @@ def _heap_push(hf, hd, hs, hp, hr, size, f, d, s, p, r):
     while i > 0:
         parent = (i - 1) // 2
         if _before(hf[i], hd[i], hs[i], hf[parent], hd[parent], hs[parent]):
-            hf[i], hf[parent] = hf[parent], hf[i]
-            hd[i], hd[parent] = hd[parent], hd[i]
-            hs[i], hs[parent] = hs[parent], hs[i]
-            hp[i], hp[parent] = hp[parent], hp[i]
-            hr[i], hr[parent] = hr[parent], hr[i]
+            _swap(hf, hd, hs, hp, hr, i, parent)
             i = parent
         else:
             break
@@ -86,11 +92,7 @@ def _heap_pop(hf, hd, hs, hp, hr, size):
         if right < size and _before(hf[right], hd[right], hs[right], hf[left], hd[left], hs[left]):
             best = right
         if _before(hf[best], hd[best], hs[best], hf[i], hd[i], hs[i]):
-            hf[i], hf[best] = hf[best], hf[i]
-            hd[i], hd[best] = hd[best], hd[i]
-            hs[i], hs[best] = hs[best], hs[i]
-            hp[i], hp[best] = hp[best], hp[i]
-            hr[i], hr[best] = hr[best], hr[i]
+            _swap(hf, hd, hs, hp, hr, i, best)
             i = best
         else:
             break
