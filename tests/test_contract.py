@@ -8,15 +8,7 @@ import pytest
 
 import chaintag
 
-SENTS = [
-    [("the", "DT"), ("dog", "NN"), ("barks", "VBZ")],
-    [("a", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB")],
-    [("dogs", "NNS"), ("bark", "VBP")],
-    [("the", "DT"), ("old", "JJ"), ("cat", "NN")],
-    [("here", "RB"), ("the", "DT"), ("dog", "NN"), ("sleeps", "VBZ")],
-]
-LABELS = [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP", "B-ADVP"], ["B-NP", "B-VP"],
-          ["B-NP", "I-NP", "I-NP"], ["B-ADVP", "B-NP", "I-NP", "B-VP"]]
+from toy_corpus import LABELS, SENTS  # noqa: E402
 BASE = dict(features=["w[0]", "w[-1]", "pos[0]", "pos[-1]|pos[0]"], columns=("word", "pos"), progress=False)
 SETTINGS = {
     "perceptron": dict(epochs=20),

@@ -6,14 +6,9 @@ import pytest
 import chaintag
 from chaintag.errors import InputError
 
-SENTS = [
-    [("the", "DT"), ("dog", "NN"), ("barks", "VBZ")],
-    [("a", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB")],
-    [("dogs", "NNS"), ("bark", "VBP")],
-    [("the", "DT"), ("old", "JJ"), ("cat", "NN")],
-]
-LABELS = [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP", "B-ADVP"], ["B-NP", "B-VP"],
-          ["B-NP", "I-NP", "I-NP"]]
+from toy_corpus import LABELS as TOY_LABELS, SENTS as TOY_SENTS  # noqa: E402
+
+SENTS, LABELS = TOY_SENTS[:4], TOY_LABELS[:4]
 KW = dict(features="chunking", columns=("word", "pos"), epochs=10, progress=False)
 
 

@@ -13,15 +13,7 @@ from chaintag.learners.maxent import (MaxEnt, design_matrix, fold_coefficients, 
                                       local_marginals_kernel, local_viterbi_kernel, previous_labels,
                                       tag_corpus_local)
 
-SENTS = [
-    [("the", "DT"), ("dog", "NN"), ("barks", "VBZ")],
-    [("a", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB")],
-    [("dogs", "NNS"), ("bark", "VBP")],
-    [("the", "DT"), ("old", "JJ"), ("cat", "NN")],
-    [("here", "RB"), ("the", "DT"), ("dog", "NN"), ("sleeps", "VBZ")],
-]
-LABELS = [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP", "B-ADVP"], ["B-NP", "B-VP"],
-          ["B-NP", "I-NP", "I-NP"], ["B-ADVP", "B-NP", "I-NP", "B-VP"]]
+from toy_corpus import LABELS, SENTS  # noqa: E402
 FEATURES = ["w[0]", "w[-1]", "pos[0]", "pos[-1]|pos[0]", "suf2(w[0])"]
 
 

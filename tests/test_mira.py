@@ -8,14 +8,9 @@ from chaintag import MIRA
 from chaintag.decoding.viterbi import path_score, viterbi
 from chaintag.learners.mira_kernels import hildreth
 
-SENTS = [
-    [("the", "DT"), ("dog", "NN"), ("barks", "VBZ")],
-    [("a", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB")],
-    [("dogs", "NNS"), ("bark", "VBP")],
-    [("the", "DT"), ("old", "JJ"), ("cat", "NN")],
-]
-LABELS = [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP", "B-ADVP"], ["B-NP", "B-VP"],
-          ["B-NP", "I-NP", "I-NP"]]
+from toy_corpus import LABELS as TOY_LABELS, SENTS as TOY_SENTS  # noqa: E402
+
+SENTS, LABELS = TOY_SENTS[:4], TOY_LABELS[:4]
 FEATURES = ["w[0]", "pos[0]", "pos[-1]|pos[0]", "suf2(w[0])"]
 COLS = ("word", "pos")
 

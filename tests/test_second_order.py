@@ -134,17 +134,10 @@ def test_bad_inputs_raise():
 
 # ---------------------------------------------------------------- learning
 
-SENTS = [
-    [("the", "DT"), ("dog", "NN"), ("barks", "VBZ")],
-    [("a", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB")],
-    [("dogs", "NNS"), ("bark", "VBP")],
-    [("the", "DT"), ("old", "JJ"), ("cat", "NN")],
-    [("here", "RB"), ("the", "DT"), ("dog", "NN"), ("sleeps", "VBZ")],
-    [("the", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB"), ("now", "RB")],
-]
-LABELS = [["B-NP", "I-NP", "B-VP"], ["B-NP", "I-NP", "B-VP", "B-ADVP"], ["B-NP", "B-VP"],
-          ["B-NP", "I-NP", "I-NP"], ["B-ADVP", "B-NP", "I-NP", "B-VP"],
-          ["B-NP", "I-NP", "B-VP", "B-ADVP", "I-ADVP"]]
+from toy_corpus import LABELS as TOY_LABELS, SENTS as TOY_SENTS  # noqa: E402
+
+SENTS = TOY_SENTS + [[("the", "DT"), ("cat", "NN"), ("sleeps", "VBZ"), ("here", "RB"), ("now", "RB")]]
+LABELS = TOY_LABELS + [["B-NP", "I-NP", "B-VP", "B-ADVP", "I-ADVP"]]
 FEATURES = ["w[0]", "w[-1]", "pos[0]", "pos[-1]|pos[0]", "suf2(w[0])"]
 
 
