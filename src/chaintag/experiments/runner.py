@@ -347,7 +347,8 @@ class Runner:
         retrained), so the records of a longer run's first ``run.epochs`` epochs are this run's.
         """
         import dataclasses
-        want = {k: v for k, v in run.config().items() if k != "epochs"}
+        # the settings as run.json holds them (JSON: tuples read back as lists)
+        want = json.loads(json.dumps({k: v for k, v in run.config().items() if k != "epochs"}, default=str))
         for other in sorted(self.runs_dir.glob("*/run.json")):
             try:
                 meta = json.loads(other.read_text(encoding="utf-8"))
@@ -356,8 +357,7 @@ class Runner:
             epochs = meta.get("epochs")
             if not isinstance(epochs, int) or epochs <= run.epochs or other.parent == folder:
                 continue
-            if json.dumps({k: meta.get(k) for k in want}, sort_keys=True, default=str) != \
-                    json.dumps(json.loads(json.dumps(want, default=str)), sort_keys=True, default=str):
+            if {k: meta.get(k) for k in want} != want:
                 continue
             if meta.get("digest") != self.digest(dataclasses.replace(run, epochs=epochs)):
                 continue
