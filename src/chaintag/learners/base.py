@@ -24,6 +24,7 @@ from ..features.space import FeatureIndex, build_feature_index, remap_attributes
 from ..features.templates import resolve_templates
 from ..io.model_file import load_model, save_model
 from .inference import InferenceMixin
+from .introspect import IntrospectionMixin, training_summary
 from .tokens import MAX_LABELS, as_rows, default_columns, looks_like_chunks  # noqa: F401 (re-exported)
 
 @dataclass
@@ -54,7 +55,7 @@ class TrainData:
             self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
 
-class SequenceTagger(InferenceMixin):
+class SequenceTagger(InferenceMixin, IntrospectionMixin):
     """Base class of chaintag's linear-chain learners (scikit-learn conventions).
 
     ``__init__`` of a subclass only stores its hyper-parameters. ``fit``
@@ -187,6 +188,7 @@ class SequenceTagger(InferenceMixin):
         self.extractor_ = extractor
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
+        self.training_summary_ = training_summary(len(rows), gold, self.labels_)
         data = TrainData(attrs, gold, index)
         del attrs
         dev_pack = None
@@ -394,6 +396,8 @@ class SequenceTagger(InferenceMixin):
         }
         if getattr(self, "label_field_", None):
             meta["label_field"] = self.label_field_
+        if getattr(self, "training_summary_", None):
+            meta["training"] = self.training_summary_
         arrays = dict(ex_arrays)
         arrays.update(weights=self.weights_, feat_ptr=self.feature_index_.feat_ptr,
                       feat_label=self.feature_index_.feat_label)
@@ -419,6 +423,7 @@ class SequenceTagger(InferenceMixin):
         model.history_ = list(meta.get("history", []))
         model.best_epoch_ = meta.get("best_epoch")
         model.label_field_ = meta.get("label_field")
+        model.training_summary_ = meta.get("training")
         if len(model.weights_) != model.feature_index_.n_weights:
             from ..errors import ModelFormatError
             raise ModelFormatError("model arrays are inconsistent (weights and features differ in size)")

@@ -1,0 +1,75 @@
+"""``chaintag inspect``: what a saved model holds (settings, data, labels, weights, transitions)."""
+
+from __future__ import annotations
+
+from .common import add_common, print_json
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "inspect", help="show a saved model: settings, training data, labels, top attributes, transitions",
+        description="Print the algorithm and its settings, a summary of the training data, the labels, "
+                    "the numbers of attributes and features, the top positive and negative attributes "
+                    "of each label and the transition matrix of a model file (as `crfsuite dump` does "
+                    "for CRFsuite models).")
+    p.add_argument("model", metavar="MODEL", help="model file from chaintag train")
+    p.add_argument("--top", type=int, default=5, metavar="K",
+                   help="top positive and negative attributes shown per label (default: 5)")
+    p.add_argument("--labels", metavar="L1,L2", default=None,
+                   help="show the top attributes of these labels only (comma-separated)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_common(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..learners import load
+
+    if args.top < 0:
+        raise InputError("--top must be 0 or more")
+    model = load(args.model)
+    info = model.summary(args.top)
+    if args.labels:
+        wanted = [lab for lab in args.labels.split(",") if lab]
+        unknown = [lab for lab in wanted if lab not in model.labels_]
+        if unknown:
+            raise InputError(f"--labels: the model has no label {', '.join(unknown)} "
+                             f"(its labels: {', '.join(model.labels_)})")
+        info["top_features"] = {lab: info["top_features"][lab] for lab in wanted}
+    info["model"] = args.model
+    if args.json:
+        print_json(info)
+        return 0
+    print(format_summary(info, model.transitions_.format()))
+    return 0
+
+
+def format_summary(info: dict, matrix: str) -> str:
+    """The text report of ``chaintag inspect`` from :meth:`SequenceTagger.summary`'s dict."""
+    lines = [f"model: {info['model']}",
+             f"algorithm: {info['algorithm']} ({info['class']})",
+             "settings: " + ", ".join(f"{k}={v!r}" for k, v in sorted(info["params"].items()))]
+    train = info.get("training")
+    if train:
+        lines.append(f"training data: {train['n_sentences']} sentences, {train['n_tokens']} tokens")
+    else:
+        lines.append("training data: not recorded in this model file")
+    lines.append(f"epochs run: {info['epochs_run']}, weights kept from epoch {info['best_epoch']}")
+    lines.append(f"columns: {', '.join(info['columns'])}")
+    counts = (train or {}).get("label_counts", {})
+    labs = [f"{lab} ({counts[lab]})" if lab in counts else lab for lab in info["labels"]]
+    lines.append(f"labels ({len(info['labels'])}): {', '.join(labs)}")
+    lines.append(f"attributes: {info['n_attributes']}, features: {info['n_features']}, "
+                 f"weights: {info['n_weights']} ({info['nonzero_weights']} nonzero)")
+    lines.append("")
+    lines.append("top attributes per label (weight):")
+    for lab, tops in info["top_features"].items():
+        lines.append(f"  {lab}")
+        for sign, mark in (("positive", "+"), ("negative", "-")):
+            items = ", ".join(f"{a} {w:+.3f}" for a, w in tops[sign]) or "(none)"
+            lines.append(f"    {mark} {items}")
+    lines.append("")
+    lines.append("transitions (rows: previous label, columns: current label; last rows: start and end):")
+    lines.append(matrix)
+    return "\n".join(lines)
