@@ -372,8 +372,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
         Notes
         -----
         Wall-clock fields (``seconds``, ``cpu_seconds``) are left out of the
-        history stored in the file, so that the same data, settings and seed
-        give byte-identical model files; ``history_`` in memory keeps them.
+        history stored in the file, and so is the ``progress`` setting, so
+        that the same data, settings and seed give byte-identical model files
+        however training was displayed; ``history_`` in memory keeps them.
         """
         from ..errors import TrainingError
         self._check_fitted()
@@ -381,7 +382,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
             raise TrainingError("refusing to save a model with no features (did the count cut-off "
                                 "remove every attribute-label pair?)")
         ex_meta, ex_arrays = self.extractor_.state()
-        params = {k: v for k, v in self.get_params().items()}
+        # settings that do not change the model (progress display) stay out of its file
+        params = {k: v for k, v in self.get_params().items() if k != "progress"}
         meta = {
             "algorithm": self.algorithm,
             "params": params,
