@@ -41,3 +41,32 @@ class ModelFormatError(ChaintagError, ValueError):
 
 class TrainingError(ChaintagError, ValueError):
     """Training cannot produce a usable model (e.g. no features survive the cut-off)."""
+
+
+class OutputError(ChaintagError, OSError):
+    """A file could not be written (disk full, folder gone, ...); the message names the file.
+
+    Parameters
+    ----------
+    message : str
+        What failed, with the file's name.
+    path : str or os.PathLike, optional
+        The file that could not be written.
+    errno : int, optional
+        The operating system's error number (``errno.ENOSPC`` for a full disk).
+    exit_code : int, default 2
+        The exit code of the command line (see the README's table of exit codes).
+    """
+
+    def __init__(self, message: str, path: str | os.PathLike | None = None, errno: int | None = None,
+                 exit_code: int = 2):
+        if errno is not None:
+            super().__init__(errno, message)
+        else:
+            super().__init__(message)
+        self.message = message
+        self.path = None if path is None else os.fspath(path)
+        self.exit_code = exit_code
+
+    def __str__(self) -> str:
+        return self.message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 from .. import __version__
@@ -25,29 +26,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary files removed)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _catch_sigterm():
+    """Install the SIGTERM handler (main thread, default handling only); returns a restorer."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        return lambda: None
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``chaintag`` console script.
 
     Returns
     -------
     int
-        0 on success, 2 on bad input (message on stderr, no traceback unless
-        ``--debug``), 130 on Ctrl-C.
+        The exit code: 0 on success; 2 on bad input or a failed command (one
+        message line on stderr naming the file, no traceback unless
+        ``--debug``); 3 when ``train`` saved the model but could not write the
+        history; 4 when ``train`` could not save the model but kept the
+        trained state (the message says where); 130 on Ctrl-C, 143 on
+        SIGTERM (temporary files removed in both cases).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    restore = _catch_sigterm()
     try:
         return int(args.run(args) or 0)
     except (ChaintagError, OSError, NotImplementedError) as exc:
         if getattr(args, "debug", False):
             raise
-        if isinstance(exc, BrokenPipeError):
+        if isinstance(exc, BrokenPipeError) or getattr(exc, "errno", None) == errno.EPIPE:
             return 0
         print(f"chaintag {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return int(getattr(exc, "exit_code", 2))
+    except Terminated:
+        print(f"chaintag {args.command}: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"chaintag {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        restore()
 
 
 if __name__ == "__main__":  # pragma: no cover

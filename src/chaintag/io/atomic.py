@@ -1,13 +1,32 @@
-"""Atomic file writes: a temporary file in the target folder, then a rename."""
+"""Atomic file writes: a temporary file in the target folder, then a rename.
+
+Temporary files are named ``.NAME.chaintag-PID.XXXXXXXX.tmp`` (PID: the
+writing process) and locked (``flock``) while they are written. A process
+killed while writing (SIGKILL, a power cut) leaves its temporary file
+behind; the next atomic write into the same folder removes such files once
+their process is gone and nothing holds their lock (:func:`clean_stale_temps`).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
+import time
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no locks, the process check alone
+    fcntl = None
+
+_TEMP = re.compile(r"^\.(?P<name>.+)\.chaintag-(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+# temporary files of earlier releases: .NAME.XXXXXXXX.tmp (no process id); removed once a day old
+_LEGACY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
+LEGACY_AGE = 24 * 3600.0
 
 
 def _umask() -> int:
@@ -34,6 +53,122 @@ def check_writable(path) -> None:
         raise InputError(f"cannot write here: the folder {folder} is not writable", path)
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists, owned by someone else
+    return True
+
+
+def _remove_if_unlocked(path: str) -> bool:
+    """Remove ``path`` unless a process holds its lock."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False  # being written
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def clean_stale_temps(folder) -> list[str]:
+    """Remove chaintag's temporary files in ``folder`` that no live process owns.
+
+    A temporary file ``.NAME.chaintag-PID.XXXXXXXX.tmp`` is removed when no
+    process PID exists and no process holds its lock. One of an earlier
+    release (``.NAME.XXXXXXXX.tmp``, no PID) is removed when ``NAME`` exists
+    beside it and the temporary file is over a day old. Errors are ignored.
+
+    Returns
+    -------
+    list of str
+        The paths removed.
+    """
+    folder = os.fspath(folder)
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    names = {e.name for e in entries}
+    now = time.time()
+    for entry in entries:
+        if not entry.name.endswith(".tmp") or not entry.name.startswith("."):
+            continue
+        m = _TEMP.match(entry.name)
+        if m:
+            pid = int(m.group("pid"))
+            if pid == os.getpid() or process_alive(pid):
+                continue
+        else:
+            m = _LEGACY.match(entry.name)
+            if not m or m.group("name") not in names:
+                continue
+            try:
+                if now - entry.stat(follow_symlinks=False).st_mtime < LEGACY_AGE:
+                    continue
+            except OSError:
+                continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        if _remove_if_unlocked(entry.path):
+            removed.append(entry.path)
+    return removed
+
+
+def write_error(path, exc: OSError, what: str = "cannot write") -> OutputError:
+    """An :class:`~chaintag.errors.OutputError` naming ``path`` for an OS error."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return OutputError(f"{os.fspath(path)}: {what}: {reason}", path, exc.errno)
+
+
+class _Guarded:
+    """A file object whose write errors name the destination file."""
+
+    def __init__(self, f, path: str):
+        self._f, self._path = f, path
+
+    def write(self, data):
+        try:
+            return self._f.write(data)
+        except OSError as exc:
+            raise write_error(self._path, exc) from None
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        try:
+            self._f.flush()
+        except OSError as exc:
+            raise write_error(self._path, exc) from None
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __iter__(self):
+        return iter(self._f)
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None):
     """Open a temporary file that replaces ``path`` only if the block succeeds.
@@ -56,35 +191,61 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
         Write to it; on normal exit it is flushed, fsynced and renamed over
         the destination, which keeps the mode of the file it replaces (or
         gets the default mode for new files, ``0666 & ~umask``). On an
-        exception (including KeyboardInterrupt) the temporary file is removed
-        and the destination is left as it was.
+        exception (including KeyboardInterrupt, and SIGTERM in the command
+        line) the temporary file is removed and the destination is left as
+        it was. Stale temporary files of killed processes in the same folder
+        are removed first (:func:`clean_stale_temps`).
 
     Raises
     ------
     chaintag.errors.InputError
         When the destination's folder does not exist or is not writable (the
         message names ``path``, not the temporary file).
+    chaintag.errors.OutputError
+        When writing fails (a full disk, ...): the message names ``path``.
     """
-    path = os.path.realpath(os.fspath(path))
+    shown = os.fspath(path)
+    path = os.path.realpath(shown)
     kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-        with open(path, mode, **kwargs) as f:
-            yield f
+        try:
+            f = open(path, mode, **kwargs)
+        except OSError as exc:
+            raise write_error(shown, exc, "cannot open") from None
+        with f:
+            yield _Guarded(f, shown)
+            try:
+                f.flush()
+            except OSError as exc:
+                raise write_error(shown, exc) from None
         return
     check_writable(path)
     folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    clean_stale_temps(folder)
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.chaintag-{os.getpid()}.",
+                                   suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise write_error(shown, exc, "cannot create a temporary file beside it") from None
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released when the file is closed, or the process dies
         try:
             mode_bits = stat.S_IMODE(os.stat(path).st_mode)
         except FileNotFoundError:
             mode_bits = 0o666 & ~_umask()
         os.chmod(tmp, mode_bits)
         with os.fdopen(fd, mode, **kwargs) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+            yield _Guarded(f, shown)
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as exc:
+                raise write_error(shown, exc) from None
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise write_error(shown, exc, "cannot replace it") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
