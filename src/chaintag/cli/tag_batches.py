@@ -49,6 +49,9 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
         return out.getvalue()
     from ..io.columns import format_sentence
     rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
+    if options.get("constrain") or options.get("partial"):
+        from .constrain_opts import format_constrained
+        return format_constrained(model, batch, rows, sep, options)
     if options.get("nbest"):
         for toks, cands in zip(batch, model.predict_nbest(rows, options["nbest"])):
             out.write(json.dumps({"tokens": [list(t) for t in toks],

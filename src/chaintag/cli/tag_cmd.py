@@ -54,6 +54,15 @@ def add_parser(sub) -> None:
     p.add_argument("--marginals", action="store_true",
                    help="add a column with P(y_i = label | x), the forward-backward marginal of "
                         "the predicted label (the model's posterior for CRF-trained models)")
+    p.add_argument("--constrain", action="store_true",
+                   help="forbid the label sequences the chunk scheme makes invalid (O -> I-X in IOB2, "
+                        "B-X -> I-Y, start and end rules), also in --nbest, --confidence and --marginals")
+    p.add_argument("--scheme", choices=["iob1", "iob2", "iobes", "bilou"], default=None,
+                   help="the chunk scheme of --constrain (default: detected from the model's labels; "
+                        "B-/I- labels are read as IOB2)")
+    p.add_argument("--partial", action="store_true",
+                   help="partial labels: the last input column holds the label a token must take, or _ "
+                        "to leave it free; the other labels are decoded around the fixed ones")
     p.add_argument("--batch-size", type=int, default=2000, metavar="N",
                    help="sentences tagged per batch (default: 2000)")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
@@ -153,6 +162,9 @@ def run(args) -> int:
         sentences = (block.sentence for block in sentences if block.sentence.tokens)
     options = {"nbest": args.nbest, "confidence": args.confidence, "marginals": args.marginals,
                "label_field": args.label_field}
+    if args.constrain or args.partial or args.scheme:
+        from .constrain_opts import check_constraint_options
+        options.update(check_constraint_options(model, args, info["format"]))
     bar = _progress(args)
     with _output(args) as out, OrderedWriter(out, model, args.model, args.jobs, options) as writer:
         batch = []

@@ -314,21 +314,42 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
         bounds = sent_ptr.tolist()
         return [flat[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
 
-    def predict(self, sentences) -> list[list[str]]:
+    def predict(self, sentences, *, constrain=False, fixed=None) -> list[list[str]]:
         """Tag sentences with the best (Viterbi) label sequence.
 
         Parameters
         ----------
         sentences : sequence of sequences of tokens (str or tuple of column strings)
+        constrain : bool or str, default False
+            Forbid the label sequences that the label scheme makes invalid
+            (``O`` -> ``I-X`` in IOB2, ``B-X`` -> ``I-Y``, start and end
+            rules): True detects the scheme from the labels, or name it
+            (``iob1``, ``iob2``, ``iobes``, ``bilou``). See
+            :mod:`chaintag.decoding.constraints`.
+        fixed : sequence of sequences of (str or None), optional
+            Partial labels: per token, the label it must take, or None.
 
         Returns
         -------
         list of list of str
             One label per token.
+
+        Raises
+        ------
+        ValueError
+            ``constrain`` on labels that follow no chunk scheme.
+        InputError
+            Fixed labels of the wrong shape, unknown to the model, or that
+            no valid sequence can satisfy.
+        NotImplementedError
+            ``constrain`` or ``fixed`` with a model that is not a first-order chain.
         """
         self._check_fitted()
         rows = as_rows(sentences, len(self.columns_))
         attrs = self.extractor_.transform(rows)
+        if constrain or fixed is not None:
+            from . import constrained
+            return self._split(constrained.tag_ids(self, attrs, constrain, fixed), attrs.sent_ptr)
         return self._split(self._tag_ids(attrs), attrs.sent_ptr)
 
     def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels):

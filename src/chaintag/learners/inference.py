@@ -17,13 +17,18 @@ from .tokens import as_rows
 class InferenceMixin:
     """n-best, confidence and marginals for models with first-order linear-chain scores."""
 
-    def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
+    def predict_nbest(self, sentences, k: int = 5, *, constrain=False,
+                      fixed=None) -> list[list[tuple[list[str], float, float]]]:
         """The ``k`` best label sequences of each sentence, with scores and top-k probabilities.
 
         Parameters
         ----------
         sentences : sequence of sequences of tokens
         k : int, default 5
+        constrain, fixed
+            Scheme constraints and partial labels, as in ``predict``: only
+            sequences that satisfy them are returned (fewer than ``k`` when
+            fewer exist).
 
         Returns
         -------
@@ -50,7 +55,10 @@ class InferenceMixin:
         paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
         scores = np.zeros((n_sent, k))
         found = np.zeros(n_sent, dtype=np.int32)
-        if attrs.n_tokens:
+        if constrain or fixed is not None:
+            from . import constrained
+            paths, scores, found = constrained.nbest(self, attrs, k, constrain, fixed)
+        elif attrs.n_tokens:
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
             nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
                          self.weights_, len(self.labels_), k, paths, scores, found)
@@ -69,12 +77,14 @@ class InferenceMixin:
                         for r in range(found[s])])
         return out
 
-    def predict_marginals(self, sentences) -> list[np.ndarray]:
+    def predict_marginals(self, sentences, *, constrain=False, fixed=None) -> list[np.ndarray]:
         """Token marginals ``P(y_i = l | x)`` by forward-backward over the model's scores.
 
         For CRF-trained models (``crf``, ``crf-lbfgs``) these are the model's
         own posterior marginals. For other learners they are the marginals of
         ``exp(score)``, which those learners were not trained to calibrate.
+        With ``constrain`` or ``fixed`` (as in ``predict``) they are the
+        marginals of that distribution restricted to the valid sequences.
 
         Returns
         -------
@@ -82,6 +92,13 @@ class InferenceMixin:
             One per sentence; columns follow ``labels_``; rows sum to 1.
         """
         from .crf_kernels import marginals_corpus
+        if constrain or fixed is not None:
+            from . import constrained
+            self._check_fitted()
+            attrs = self.extractor_.transform(as_rows(sentences, len(self.columns_)))
+            out = constrained.marginals(self, attrs, constrain, fixed)
+            bounds = attrs.sent_ptr.tolist()
+            return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
         return self._marginals_with(marginals_corpus, sentences)
 
     def _marginals_with(self, kernel, sentences) -> list[np.ndarray]:
@@ -99,7 +116,8 @@ class InferenceMixin:
         bounds = attrs.sent_ptr.tolist()
         return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
 
-    def predict_confidence(self, sentences, k: int = 5) -> tuple[list[list[str]], list[list[float]]]:
+    def predict_confidence(self, sentences, k: int = 5, *, constrain=False,
+                           fixed=None) -> tuple[list[list[str]], list[list[float]]]:
         """Best labels and, per token, the probability of its label estimated from the top-k.
 
         The confidence of a token is the summed top-k probability (see
@@ -112,7 +130,7 @@ class InferenceMixin:
         confidence : list of list of float, each in (0, 1]
         """
         labels, conf = [], []
-        for cands in self.predict_nbest(sentences, k):
+        for cands in self.predict_nbest(sentences, k, constrain=constrain, fixed=fixed):
             best = cands[0][0]
             c = [0.0] * len(best)
             for labs, _, p in cands:

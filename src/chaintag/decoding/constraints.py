@@ -1,0 +1,312 @@
+"""Constrained decoding: label-scheme transition rules and labels fixed by the user.
+
+Both constraints are masks of ``-inf`` added to the scores, so the ordinary
+decoders (Viterbi, exact A* top-n, forward-backward) run unchanged and only
+ever see a sequence that breaks a rule with score ``-inf``:
+
+- the *scheme* rules (which label may follow which, and which may start or
+  end a sentence) are ``-inf`` entries of a copy of the transition, start and
+  end weights (:func:`scheme_masks`, :func:`constrained_weights`);
+- a label fixed by the user at a token makes the emission scores of every
+  other label ``-inf`` at that token (the compiled corpus kernels below).
+
+The decoders take ``-inf`` in their stride: Viterbi's maxima and A*'s
+priorities compare ``-inf`` like any number (an invalid prefix gets priority
+``-inf``, so every valid path comes first); the scaled forward-backward
+shifts each block by its (finite) maximum before exponentiating, so a
+forbidden entry contributes ``exp(-inf) = 0``. No ``inf - inf`` is ever
+formed while one valid sequence exists; when none exists (fixed labels that
+break the scheme rules) the best score is ``-inf`` and the callers report it.
+
+Schemes (Ramshaw & Marcus 1995; Tjong Kim Sang & Veenstra 1999; Ratinov &
+Roth 2009 for BILOU): with ``X``, ``Y`` chunk types,
+
+- ``iob2``: ``I-X`` only after ``B-X`` or ``I-X``; no sentence starts with ``I-X``;
+- ``iob1``: ``B-X`` only after ``B-X`` or ``I-X`` (it separates two ``X`` chunks);
+  no sentence starts with ``B-X``;
+- ``iobes`` (``bilou``: ``L`` for ``E``, ``U`` for ``S``): after ``B-X`` or
+  ``I-X`` only ``I-X`` or ``E-X``; after ``E-X``, ``S-X`` or ``O`` anything but
+  ``I-Y``/``E-Y``; a sentence starts with ``B``, ``S`` or ``O`` and ends with
+  ``E``, ``S`` or ``O``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .forward_backward import forward_backward_kernel
+from .nbest import astar_nbest_retry, astar_workspace
+from .scoring import emission_scores, max_sentence_length, weight_views
+from .viterbi import viterbi_kernel
+
+SCHEMES = ("iob1", "iob2", "iobes", "bilou")
+
+_PREFIXES = {"iob1": "BI", "iob2": "BI", "iobes": "BIES", "bilou": "BILU"}
+
+
+def _split_label(label: str):
+    """``("B", "NP")`` for ``B-NP``; ``("O", "")`` for ``O``; None for any other label."""
+    if label == "O":
+        return "O", ""
+    if len(label) >= 2 and label[1] in "-_" and label[0] in "BIESLU":
+        return label[0], label[2:]
+    return None
+
+
+def detect_scheme(labels) -> str | None:
+    """The chunk scheme a label set follows, or None (POS tags and other plain labels).
+
+    ``B``/``I`` labels give ``iob2`` (the scheme of CoNLL-2000 and JNLPBA;
+    pass ``iob1`` explicitly for IOB1 data), ``I`` labels alone ``iob1``
+    (which then forbids nothing), ``E``/``S`` labels ``iobes``, ``L``/``U``
+    labels ``bilou``.
+
+    Parameters
+    ----------
+    labels : iterable of str
+
+    Returns
+    -------
+    str or None
+        One of :data:`SCHEMES`.
+    """
+    parts = [_split_label(lab) for lab in labels]
+    if not parts or any(p is None for p in parts):
+        return None
+    prefixes = {p for p, _ in parts} - {"O"}
+    if not prefixes:
+        return None
+    if prefixes <= set("BI"):
+        return "iob2" if "B" in prefixes else "iob1"
+    if prefixes <= set("BIES"):
+        return "iobes"
+    if prefixes <= set("BILU"):
+        return "bilou"
+    return None
+
+
+def _allowed(scheme: str, prev, cur) -> bool:
+    """Whether label ``cur`` may follow ``prev`` (``None``: sentence start for ``prev``,
+    sentence end for ``cur``); labels as (prefix, type) pairs."""
+    if scheme in ("iobes", "bilou"):
+        inside = "BI"  # a chunk is open after these
+        cont = "IE" if scheme == "iobes" else "IL"  # these continue an open chunk
+        if prev is None:
+            return cur[0] not in cont
+        if cur is None:
+            return prev[0] not in inside
+        if prev[0] in inside:
+            return cur[0] in cont and cur[1] == prev[1]
+        return cur[0] not in cont
+    if scheme == "iob2":
+        if cur is None:
+            return True
+        if cur[0] != "I":
+            return True
+        return prev is not None and prev[0] in "BI" and prev[1] == cur[1]
+    if scheme == "iob1":
+        if cur is None:
+            return True
+        if cur[0] != "B":
+            return True
+        return prev is not None and prev[0] in "BI" and prev[1] == cur[1]
+    raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
+
+
+def scheme_masks(labels, scheme: str | None = None):
+    """Allowed transitions, first labels and last labels of a label scheme.
+
+    Parameters
+    ----------
+    labels : list of str
+        The model's labels (``labels_``), in id order.
+    scheme : str, optional
+        One of :data:`SCHEMES`; detected from the labels when None.
+
+    Returns
+    -------
+    scheme : str
+    trans_ok : bool array, shape (n_labels, n_labels)
+        ``trans_ok[prev, cur]``.
+    start_ok, end_ok : bool arrays, shape (n_labels,)
+
+    Raises
+    ------
+    ValueError
+        When the labels follow no known scheme, or when a label does not fit
+        the given scheme (e.g. ``E-X`` under ``iob2``).
+    """
+    labels = list(labels)
+    if scheme is None:
+        scheme = detect_scheme(labels)
+        if scheme is None:
+            shown = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
+            raise ValueError(f"the labels ({shown}) follow no chunk scheme (IOB1, IOB2, IOBES, BILOU): "
+                             "there is no transition rule to enforce")
+    scheme = scheme.lower()
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
+    found = detect_scheme(labels)
+    if found is not None and scheme != found and not {scheme, found} <= {"iob1", "iob2"}:
+        raise ValueError(f"the labels follow the {found.upper()} scheme, not {scheme.upper()}")
+    parts = []
+    for lab in labels:
+        p = _split_label(lab)
+        if p is None or (p[0] != "O" and p[0] not in _PREFIXES[scheme]):
+            raise ValueError(f"label {lab!r} does not belong to the {scheme.upper()} scheme")
+        parts.append(p)
+    L = len(labels)
+    trans_ok = np.ones((L, L), dtype=bool)
+    start_ok = np.ones(L, dtype=bool)
+    end_ok = np.ones(L, dtype=bool)
+    for j, cur in enumerate(parts):
+        start_ok[j] = _allowed(scheme, None, cur)
+        end_ok[j] = _allowed(scheme, cur, None)
+        for i, prev in enumerate(parts):
+            trans_ok[i, j] = _allowed(scheme, prev, cur)
+    return scheme, trans_ok, start_ok, end_ok
+
+
+def constrained_weights(weights, n_features: int, n_labels: int, trans_ok, start_ok, end_ok) -> np.ndarray:
+    """A copy of the flat weights with ``-inf`` on the forbidden transitions, starts and ends.
+
+    Parameters
+    ----------
+    weights : float64 array, shape (n_weights,)
+        Layout of :mod:`chaintag.features.space` (features, ``L*L``
+        transitions ``[prev, cur]``, ``L`` start, ``L`` end, then anything).
+    n_features, n_labels : int
+    trans_ok, start_ok, end_ok : bool arrays
+        From :func:`scheme_masks`.
+
+    Returns
+    -------
+    float64 array, shape (n_weights,)
+    """
+    w = np.array(weights, dtype=np.float64, copy=True)
+    F, L = n_features, n_labels
+    w[F:F + L * L][~np.asarray(trans_ok, dtype=bool).ravel()] = -np.inf
+    w[F + L * L:F + L * L + L][~np.asarray(start_ok, dtype=bool)] = -np.inf
+    w[F + L * L + L:F + L * L + 2 * L][~np.asarray(end_ok, dtype=bool)] = -np.inf
+    return w
+
+
+def is_valid_path(path, trans_ok, start_ok, end_ok) -> bool:
+    """Whether a label-id sequence breaks none of the scheme rules (for tests and checks)."""
+    path = list(path)
+    if not path:
+        return True
+    if not start_ok[path[0]] or not end_ok[path[-1]]:
+        return False
+    return all(trans_ok[a, b] for a, b in zip(path, path[1:]))
+
+
+# ------------------------------------------------------------ compiled corpus kernels
+
+
+@njit(cache=True)
+def _fix_emissions(E, fixed, t0, n_tokens):
+    """``E[i, l] = -inf`` for every label but ``fixed[t0 + i]`` where that is >= 0."""
+    n_labels = E.shape[1]
+    for i in range(n_tokens):
+        f = fixed[t0 + i]
+        if f >= 0:
+            for j in range(n_labels):
+                if j != f:
+                    E[i, j] = -np.inf
+
+
+@njit(cache=True)
+def tag_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, fixed, out, best):
+    """Viterbi over every sentence with some labels fixed.
+
+    Parameters
+    ----------
+    sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels
+        As :func:`chaintag.decoding.scoring.tag_corpus` (``w`` may hold ``-inf``).
+    fixed : int32 array, shape (n_tokens,)
+        Label id the token must take, or -1 (free).
+    out : int32 array, shape (n_tokens,)
+        Receives the label ids.
+    best : float64 array, shape (n_sentences,)
+        Receives each sentence's best score (``-inf``: no sequence satisfies the constraints).
+    """
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, n_labels))
+    delta = np.zeros((m, n_labels))
+    back = np.zeros((m, n_labels), dtype=np.int32)
+    for s in range(sent_ptr.shape[0] - 1):
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        best[s] = 0.0
+        if t1 == t0:
+            continue
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        _fix_emissions(E, fixed, t0, t1 - t0)
+        best[s] = viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
+
+
+@njit(cache=True)
+def nbest_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, k, fixed, out_paths,
+                       out_scores, out_found):
+    """Exact top-k (A*) of every sentence with some labels fixed.
+
+    Same contract as :func:`chaintag.decoding.nbest.nbest_corpus`, plus
+    ``fixed`` (int32, shape (n_tokens,), -1 = free). Sequences of score
+    ``-inf`` (breaking a constraint) may be among the ``out_found``; the
+    caller drops them.
+    """
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, n_labels))
+    paths = np.zeros((k, m), dtype=np.int32)
+    scores = np.zeros(k)
+    ws = astar_workspace(m, n_labels, k, 0)
+    for s in range(sent_ptr.shape[0] - 1):
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        if t1 == t0:
+            out_found[s] = 0
+            continue
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        _fix_emissions(E, fixed, t0, t1 - t0)
+        found, ws = astar_nbest_retry(E[:t1 - t0], trans, start, end, k, np.inf, paths, scores, ws)
+        out_found[s] = found
+        for r in range(found):
+            out_scores[s, r] = scores[r]
+            for i in range(t1 - t0):
+                out_paths[r, t0 + i] = paths[r, i]
+
+
+@njit(cache=True)
+def marginals_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, fixed, out):
+    """Forward-backward token marginals of every sentence with some labels fixed.
+
+    Same contract as :func:`chaintag.learners.crf_kernels.marginals_corpus`,
+    plus ``fixed`` (int32, shape (n_tokens,), -1 = free): the marginals of
+    the distribution restricted to the sequences that satisfy the
+    constraints (a row of NaN when none does).
+    """
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, n_labels))
+    pe = np.zeros((m, n_labels))
+    alpha = np.zeros((m, n_labels))
+    beta = np.zeros((m, n_labels))
+    marg = np.zeros((m, n_labels))
+    pt = np.zeros((n_labels, n_labels))
+    pair = np.zeros((n_labels, n_labels))
+    scale = np.zeros(m)
+    for s in range(sent_ptr.shape[0] - 1):
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        if t1 == t0:
+            continue
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        _fix_emissions(E, fixed, t0, t1 - t0)
+        forward_backward_kernel(E[:t1 - t0], trans, start, end, pe, pt, alpha, beta, scale, marg, pair)
+        for i in range(t1 - t0):
+            for j in range(n_labels):
+                out[t0 + i, j] = marg[i, j]
