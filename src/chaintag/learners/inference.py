@@ -130,7 +130,8 @@ class InferenceMixin:
         confidence : list of list of float, each in (0, 1]
         """
         labels, conf = [], []
-        for cands in self.predict_nbest(sentences, k, constrain=constrain, fixed=fixed):
+        kw = {"constrain": constrain, "fixed": fixed} if constrain or fixed is not None else {}
+        for cands in self.predict_nbest(sentences, k, **kw):
             best = cands[0][0]
             c = [0.0] * len(best)
             for labs, _, p in cands:
