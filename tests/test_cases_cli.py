@@ -165,3 +165,30 @@ def test_missing_column(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "10_missing_column.txt:2" in err
     assert not model.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_bilou_eval_file(capsys):
+    # case 11: L- is the last token, U- a single-token chunk
+    assert main(["eval", str(CASES / "11_bilou_gold_pred.txt"), "--json"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert (fig["n_gold_chunks"], fig["n_pred_chunks"], fig["n_correct_chunks"]) == (4, 4, 3)
+    assert round(fig["precision"], 2) == round(fig["recall"], 2) == round(fig["f1"], 2) == 75.00
+    assert round(fig["accuracy"], 2) == 66.67 and fig["scheme"] == "bilou"
+    assert main(["eval", str(CASES / "11_bilou_gold_pred.txt")]) == 0
+    assert "scheme: BILOU (detected" in capsys.readouterr().out
+
+
+def test_bmes_eval_file_and_training_on_bmes(tmp_path, capsys):
+    # case 12: M- is a middle token; chunk scores, not token accuracy only
+    assert main(["eval", str(CASES / "12_bmes_gold_pred.txt"), "--json"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert (fig["n_gold_chunks"], fig["n_pred_chunks"], fig["n_correct_chunks"]) == (2, 4, 1)
+    assert (round(fig["precision"], 2), round(fig["recall"], 2), round(fig["f1"], 2)) == (25.00, 50.00, 33.33)
+    # train --test and the best-epoch choice use chunk F1 on BMES data
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(CASES / "12_bmes_train.txt"), "--dev", str(CASES / "12_bmes_train.txt"),
+                 "--test", str(CASES / "12_bmes_train.txt"), "--model", str(model), "--features", "w[0]",
+                 "--epochs", "3", "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["test"]["is_chunking"] and out["test"]["scheme"] == "bmes" and out["f1"] is not None
+    assert all(rec["dev_score"] == rec["dev_f1"] for rec in out["history"])

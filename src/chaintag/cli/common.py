@@ -78,10 +78,27 @@ def figures(result, n_sentences: int, seconds: float) -> dict:
 
 
 def report(result) -> str:
-    """conlleval's report for chunk labels; token accuracy alone for other labels."""
+    """conlleval's report for chunk labels; token accuracy alone for other labels.
+
+    A last line names the chunk scheme used (detected or given) and the stray
+    labels, which fit no prefix of that scheme and were read as ``O``.
+    """
     from ..evaluation import conlleval_report
     if getattr(result, "is_chunking", True):
-        return conlleval_report(result)
-    return (f"processed {result.n_tokens} tokens in {result.n_sentences} sentences "
-            f"(labels are not chunk labels: token accuracy only)\n"
-            f"accuracy: {result.accuracy:6.2f}%\n")
+        text = conlleval_report(result)
+    else:
+        text = (f"processed {result.n_tokens} tokens in {result.n_sentences} sentences "
+                f"(labels are not chunk labels: token accuracy only)\n"
+                f"accuracy: {result.accuracy:6.2f}%\n")
+    if hasattr(result, "describe_scheme") and result.is_chunking:
+        text += result.describe_scheme() + "\n"
+    return text
+
+
+def add_scheme_option(p: argparse.ArgumentParser) -> None:
+    """The --scheme option of the commands that score chunks."""
+    from ..evaluation.schemes import scheme_names
+    p.add_argument("--scheme", default="auto", type=str.lower, choices=["auto"] + scheme_names(),
+                   help="chunk label scheme used for scoring: iob1, iob2, ioe1, ioe2, iobes (bioes), "
+                        "bilou (U- single, L- last), bmes (M- middle), none (token accuracy only); "
+                        "default auto: detected from the labels, and the report says which")

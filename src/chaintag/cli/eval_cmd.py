@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .common import add_common, add_data_options, figures, load, log, print_json, report
+from .common import add_common, add_data_options, add_scheme_option, figures, load, log, print_json, report
 
 
 def add_parser(sub) -> None:
@@ -23,6 +23,7 @@ def add_parser(sub) -> None:
     p.add_argument("--pred-column", type=int, default=-1, metavar="K",
                    help="column of the predicted labels (default: -1)")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
+    add_scheme_option(p)
     add_data_options(p)
     add_common(p)
     p.set_defaults(run=run)
@@ -32,7 +33,6 @@ def run(args) -> int:
     from ..errors import InputError
     from ..evaluation import evaluate
     from ..learners import load as load_model
-    from ..learners.base import looks_like_chunks
 
     t0 = time.perf_counter()
     if args.model:
@@ -58,7 +58,7 @@ def run(args) -> int:
             idx = [test.columns.index(c) for c in model.columns_]
             if idx != list(range(len(test.columns))):
                 test.tokens = [[tuple(tok[i] for i in idx) for tok in s] for s in test.tokens]
-        result = model.evaluate(test.tokens, test.labels)
+        result = model.evaluate(test.tokens, test.labels, scheme=args.scheme)
         n_sentences = test.n_sentences
     else:
         if not args.file:
@@ -79,8 +79,7 @@ def run(args) -> int:
                                      found.path, sent.line)
             gold.append([tok[args.gold_column] for tok in sent.tokens])
             pred.append([tok[args.pred_column] for tok in sent.tokens])
-        result = evaluate(gold, pred)
-        result.is_chunking = looks_like_chunks({lab for ls in gold for lab in ls} | {lab for ls in pred for lab in ls})
+        result = evaluate(gold, pred, scheme=args.scheme)
         n_sentences = len(gold)
     seconds = time.perf_counter() - t0
     if args.json:

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..io.atomic import check_writable
-from .common import add_common, add_data_options, figures, load, log, print_json, report
+from .common import add_common, add_data_options, add_scheme_option, figures, load, log, print_json, report
 
 
 def add_parser(sub) -> None:
@@ -94,6 +94,7 @@ def add_parser(sub) -> None:
                    help="continue from the checkpoint in --checkpoint-dir (same data and settings; "
                         "the result equals an uninterrupted run)")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
+    add_scheme_option(p)
     add_data_options(p)
     add_common(p)
     p.set_defaults(run=run)
@@ -218,6 +219,7 @@ def run(args) -> int:
             raise InputError(f"--no-clip does not apply to {shown}")
         params["C"] = None
     learner = make_learner(name, strict=False, **params)
+    learner.eval_scheme = args.scheme  # dev scoring (best epoch) and --test
     try:
         if args.checkpoint_dir:
             if name in ("perceptron2", "maxent", "crf-lbfgs"):

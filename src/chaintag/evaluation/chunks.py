@@ -199,6 +199,19 @@ class EvalResult:
         the same type with the same start and end.
     n_correct_tokens : int
         Tokens whose label is right.
+    scheme : str
+        Chunk scheme the labels were read in (``iob1``, ``iob2``, ``ioe1``,
+        ``ioe2``, ``iobes``, ``bilou``, ``bmes``), or ``none`` when they are
+        not chunk labels (the chunk figures are then 0 and meaningless).
+    scheme_detected : bool
+        Whether the scheme was detected from the labels (else it was given).
+    is_chunking : bool
+        ``scheme != "none"``: chunk F1 is the figure to read, else accuracy.
+    scheme_typed : bool
+        False for bare labels (``B``, ``I``, ``O`` without a type).
+    stray_gold, stray_pred : dict of str to int
+        Labels that fit no prefix of the scheme, with their number of
+        tokens in gold and in the predictions; they were read as ``O``.
     """
 
     accuracy: float
@@ -212,6 +225,33 @@ class EvalResult:
     n_pred_chunks: int = 0
     n_correct_chunks: int = 0
     n_correct_tokens: int = 0
+    scheme: str = "iob2"
+    scheme_detected: bool = True
+    is_chunking: bool = True
+    scheme_typed: bool = True
+    stray_gold: dict[str, int] = field(default_factory=dict)
+    stray_pred: dict[str, int] = field(default_factory=dict)
+
+    def describe_scheme(self) -> str:
+        """One line naming the scheme used and the stray labels, for reports.
+
+        Returns
+        -------
+        str
+            E.g. ``"scheme: BILOU (detected from the labels)"``, followed by
+            ``"; stray labels read as O: gold NN x3; predicted VB x1"`` when
+            some label fits no prefix of the scheme.
+        """
+        from .schemes import Scheme
+        text = "scheme: " + Scheme(self.scheme, typed=self.scheme_typed,
+                                   detected=self.scheme_detected).describe()
+        parts = []
+        for side, stray in (("gold", self.stray_gold), ("predicted", self.stray_pred)):
+            if stray:
+                parts.append(side + " " + ", ".join(f"{lab} x{n}" for lab, n in sorted(stray.items())))
+        if parts:
+            text += "; stray labels (no prefix of this scheme), read as O: " + "; ".join(parts)
+        return text
 
     def to_dict(self) -> dict:
         """All figures as plain JSON-ready values.
@@ -223,8 +263,11 @@ class EvalResult:
             ``per_type`` (type -> ``{precision, recall, f1, n_gold, n_pred,
             n_correct}``), ``n_sentences``, ``n_tokens``, ``n_gold_chunks``,
             ``n_pred_chunks``, ``n_correct_chunks`` and ``n_correct_tokens``.
-            Percentages are floats, counts are ints; the dictionary shares no
-            mutable state with the result.
+            Also ``scheme`` (the chunk scheme used, ``"none"`` for labels
+            that are not chunk labels), ``scheme_detected``, ``is_chunking``,
+            and ``stray_gold`` / ``stray_pred`` (label -> count of the labels
+            that fit no prefix of the scheme). Percentages are floats, counts
+            are ints; the dictionary shares no mutable state with the result.
         """
         per_type = {}
         for kind, stats in self.per_type.items():
@@ -248,6 +291,11 @@ class EvalResult:
             "n_pred_chunks": int(self.n_pred_chunks),
             "n_correct_chunks": int(self.n_correct_chunks),
             "n_correct_tokens": int(self.n_correct_tokens),
+            "scheme": str(self.scheme),
+            "scheme_detected": bool(self.scheme_detected),
+            "is_chunking": bool(self.is_chunking),
+            "stray_gold": {str(k): int(v) for k, v in self.stray_gold.items()},
+            "stray_pred": {str(k): int(v) for k, v in self.stray_pred.items()},
         }
 
 
@@ -302,7 +350,8 @@ def _count_agreeing(gold_sentence: Sequence[str], pred_sentence: Sequence[str], 
     return n
 
 
-def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> EvalResult:
+def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
+             scheme: str | None = "auto") -> EvalResult:
     """Score predicted labels against gold labels as ``conlleval`` does.
 
     Parameters
@@ -311,6 +360,11 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> Ev
         Gold labels, one sequence per sentence.
     pred : sequence of sequences of str
         Predicted labels, one sequence per sentence, aligned with ``gold``.
+    scheme : str, optional
+        Chunk scheme: ``"auto"`` (default: detected from the labels),
+        ``"iob1"``, ``"iob2"``, ``"ioe1"``, ``"ioe2"``, ``"iobes"``
+        (``"bioes"``), ``"bilou"``, ``"bmes"``, or ``"none"`` (token
+        accuracy only); see :mod:`chaintag.evaluation.schemes`.
 
     Returns
     -------
@@ -324,13 +378,19 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> Ev
         If the numbers of sentences differ, or if a sentence has a different
         number of labels in ``gold`` and ``pred``; the message gives the
         (0-based) sentence index and both lengths.
+        Also for an unknown ``scheme``.
     TypeError
         If a sentence (or the whole input) is a single string, or a label is
         not a string.
 
     Notes
     -----
-    Chunks are read from each sentence with :func:`extract_chunks`. A
+    The labels are first read in their scheme (:func:`~chaintag.evaluation.
+    schemes.detect_scheme`): BILOU's ``L``/``U`` as ``E``/``S``, BMES's ``M``
+    as ``I``, labels that fit no prefix of the scheme (strays, counted in
+    ``stray_gold`` and ``stray_pred``) as ``O``; with scheme ``none`` there
+    are no chunks. Chunks are then read from each sentence with
+    :func:`extract_chunks`'s rules. A
     predicted chunk is correct when gold has a chunk of the same type
     spanning exactly the same tokens. Token accuracy counts a token as
     right when its predicted label equals the gold one (``conlleval``
@@ -354,18 +414,33 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> Ev
     66.67
     """
     _check_sentence_counts(gold, pred)
-    cache: dict = {}
+    for index, (gold_sentence, pred_sentence) in enumerate(zip(gold, pred)):
+        _check_sentence(index, gold_sentence, pred_sentence)
+        for lab in (*gold_sentence, *pred_sentence):
+            if not isinstance(lab, str):
+                split_label(lab)  # raises the TypeError
+    from .schemes import detect_scheme
+    chosen = detect_scheme(gold, pred, scheme)
+    cache: dict = dict(chosen.read)
+    token_cache: dict = {}
+    stray_gold: dict[str, int] = {}
+    stray_pred: dict[str, int] = {}
+    stray = chosen.stray
     gold_counts: dict[str, int] = {}
     pred_counts: dict[str, int] = {}
     correct_counts: dict[str, int] = {}
     n_tokens = 0
     n_correct_tokens = 0
-    for index, (gold_sentence, pred_sentence) in enumerate(zip(gold, pred)):
-        _check_sentence(index, gold_sentence, pred_sentence)
+    for gold_sentence, pred_sentence in zip(gold, pred):
+        if stray:
+            for side, seq in ((stray_gold, gold_sentence), (stray_pred, pred_sentence)):
+                for lab in seq:
+                    if lab in stray:
+                        side[lab] = side.get(lab, 0) + 1
         gold_chunks = _scan(gold_sentence, cache)
         pred_chunks = _scan(pred_sentence, cache)
         n_tokens += len(gold_sentence)
-        n_correct_tokens += _count_agreeing(gold_sentence, pred_sentence, cache)
+        n_correct_tokens += _count_agreeing(gold_sentence, pred_sentence, token_cache)
         for chunk in gold_chunks:
             kind = chunk[0]
             gold_counts[kind] = gold_counts.get(kind, 0) + 1
@@ -405,4 +480,10 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> Ev
         n_pred_chunks=n_pred_chunks,
         n_correct_chunks=n_correct_chunks,
         n_correct_tokens=n_correct_tokens,
+        scheme=chosen.name,
+        scheme_detected=chosen.detected,
+        is_chunking=chosen.is_chunking,
+        scheme_typed=chosen.typed,
+        stray_gold=stray_gold,
+        stray_pred=stray_pred,
     )

@@ -352,27 +352,44 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
             return self._split(constrained.tag_ids(self, attrs, constrain, fixed), attrs.sent_ptr)
         return self._split(self._tag_ids(attrs), attrs.sent_ptr)
 
+    #: Chunk scheme of dev and test scoring (see :func:`chaintag.evaluation.evaluate`);
+    #: not a hyper-parameter: ``chaintag train --scheme`` sets it on the instance.
+    eval_scheme = "auto"
+
     def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels):
         from ..evaluation import evaluate
         pred = self._split(self._tag_ids(attrs, weights), attrs.sent_ptr)
-        result = evaluate(gold_labels, pred)
-        flat = [lab for ls in gold_labels for lab in ls]
-        result.is_chunking = looks_like_chunks(set(flat))
-        return result
+        return evaluate(gold_labels, pred, scheme=self.eval_scheme)
 
-    def evaluate(self, sentences, labels):
+    def evaluate(self, sentences, labels, scheme=None):
         """Token accuracy and chunk P/R/F1 (conlleval semantics) on labelled sentences.
+
+        Parameters
+        ----------
+        sentences : sequence of sequences of tokens
+        labels : sequence of sequences of str
+        scheme : str, optional
+            Chunk scheme (see :func:`chaintag.evaluation.evaluate`); default:
+            ``eval_scheme`` (``"auto"``: detected from the labels).
 
         Returns
         -------
         chaintag.evaluation.EvalResult
-            With the extra attribute ``is_chunking`` (labels look like IOB chunks).
+            ``is_chunking`` tells whether the labels are chunk labels of some
+            scheme (``scheme``), so that F1 is the figure to read.
         """
         self._check_fitted()
         rows = as_rows(sentences, len(self.columns_))
         labels = [list(map(str, ls)) for ls in labels]
         self._check_pairs(rows, labels, "test") if rows else None
-        return self._evaluate_attrs(self.weights_, self.extractor_.transform(rows), labels)
+        saved = self.eval_scheme
+        try:
+            if scheme is not None:
+                self.eval_scheme = scheme
+            return self._evaluate_attrs(self.weights_, self.extractor_.transform(rows), labels)
+        finally:
+            if scheme is not None:
+                self.eval_scheme = saved
 
     def score(self, sentences, labels) -> float:
         """Chunk F1 (in percent) for IOB-style labels, token accuracy (percent) otherwise."""

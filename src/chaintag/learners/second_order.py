@@ -337,21 +337,20 @@ class SecondOrderPerceptron(SequenceTagger):
 
     def _evaluate_attrs(self, weights, attrs, gold_labels, word_ids=None):
         from ..evaluation import evaluate
-        from .base import looks_like_chunks
         pred = self._split(self._tag_ids(attrs, weights, word_ids), attrs.sent_ptr)
-        result = evaluate(gold_labels, pred)
-        result.is_chunking = looks_like_chunks(set(lab for ls in gold_labels for lab in ls))
-        return result
+        return evaluate(gold_labels, pred, scheme=self.eval_scheme)
 
-    def evaluate(self, sentences, labels):
+    def evaluate(self, sentences, labels, scheme=None):
         """Token accuracy and chunk P/R/F1, tagging as :meth:`predict`; see :meth:`SequenceTagger.evaluate`."""
         self._check_fitted()
         rows = as_rows(sentences, len(self.columns_))
         labels = [list(map(str, ls)) for ls in labels]
         if rows:
             self._check_pairs(rows, labels, "test")
-        return self._evaluate_attrs(self.weights_, self.extractor_.transform(rows), labels,
-                                    self._word_ids(rows))
+        from ..evaluation import evaluate
+        attrs = self.extractor_.transform(rows)
+        pred = self._split(self._tag_ids(attrs, self.weights_, self._word_ids(rows)), attrs.sent_ptr)
+        return evaluate(labels, pred, scheme=self.eval_scheme if scheme is None else scheme)
 
     def allowed_labels(self, word: str) -> list[str]:
         """Labels the tag dictionary allows for ``word`` (all labels when it is unrestricted)."""

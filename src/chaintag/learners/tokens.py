@@ -6,16 +6,19 @@ from typing import Sequence
 
 from ..errors import InputError
 
-CHUNK_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
+CHUNK_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-", "M-")
 #: More labels than this is refused: first-order models keep L*L transition weights.
 MAX_LABELS = 4096
 
 
 def looks_like_chunks(labels: Sequence[str]) -> bool:
-    """True when every label is ``O`` or has a chunk prefix (``B-``, ``I-``, ...)."""
-    labels = list(labels)
-    return bool(labels) and any(lab != "O" for lab in labels) and all(
-        lab == "O" or lab[:2] in CHUNK_PREFIXES for lab in labels)
+    """True when the labels are chunk labels of some scheme (IOB, IOE, IOBES, BILOU, BMES, typed or bare).
+
+    See :func:`chaintag.evaluation.schemes.detect_scheme` (this is its ``auto``
+    detection on one sentence holding each label once).
+    """
+    from ..evaluation.schemes import detect_scheme
+    return detect_scheme([list(labels)]).is_chunking
 
 
 def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...]]]:

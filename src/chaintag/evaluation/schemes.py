@@ -1,0 +1,270 @@
+"""Chunk label schemes: which prefixes a scheme uses, how each is read, and detection.
+
+A chunk label is a prefix, a hyphen and a type (``B-NP``), the single label
+``O`` (outside any chunk), or, in the *bare* form of a scheme, a prefix alone
+(``B``, ``I``, ``O``: chunks without a type, as in word segmentation). The
+schemes in use differ only in their prefixes:
+
+========  ===================  ==========================================
+scheme    prefixes             meaning
+========  ===================  ==========================================
+IOB1      I, B, O              B only opens a chunk that directly follows
+                               one of the same type
+IOB2      B, I, O              every chunk opens with B
+IOE1      I, E, O              E only closes a chunk directly followed by
+                               one of the same type
+IOE2      I, E, O              every chunk closes with E
+IOBES     B, I, E, S, O        S: single-token chunk (also called BIOES)
+BILOU     B, I, L, U, O        L = last (E), U = unit (S)
+BMES      B, M, E, S, O        M = middle (I)
+========  ===================  ==========================================
+
+Every scheme is scored through the same reading of ``conlleval`` (see
+:mod:`chaintag.evaluation.chunks`): its prefixes are first mapped onto
+conlleval's (``L`` -> ``E``, ``U`` -> ``S``, ``M`` -> ``I``), so that IOB1,
+IOB2, IOE1 and IOE2 are read exactly as ``conlleval`` reads them, IOBES as
+its IOBES-aware variants do, and BILOU and BMES as the IOBES they rename.
+Malformed sequences (``O I-X``, ``B-X`` without its ``L-X``, a change of
+type inside a chunk) are read by the same rules: a chunk opens at ``B``,
+``S``, a change of type, or ``I``/``E`` after outside or after a closed
+chunk, and closes before outside, before the next chunk, or after ``E``/``S``.
+
+A *stray* label is one that fits no prefix of the scheme in use (a POS tag
+among chunk labels, ``U-PER`` in IOB2 data, a bare ``B`` among typed labels).
+It is read as outside any chunk, counted, and reported; it still counts in
+token accuracy. ``conlleval`` would instead take a stray ``NN`` as a prefix
+with an empty type; reading it as outside keeps every chunk a span of the
+scheme's own labels.
+
+References
+----------
+Lance A. Ramshaw and Mitchell P. Marcus (1995). Text chunking using
+transformation-based learning. *Third Workshop on Very Large Corpora* (IOB).
+Erik F. Tjong Kim Sang and Jorn Veenstra (1999). Representing text chunks.
+*EACL 1999*, section 2 (IOB1, IOB2, IOE1, IOE2). Lev Ratinov and Dan Roth
+(2009). Design challenges and misconceptions in named entity recognition.
+*CoNLL 2009*, section 3 (BILOU).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+__all__ = ["SCHEMES", "SCHEME_ALIASES", "Scheme", "detect_scheme", "resolve_scheme", "scheme_names"]
+
+#: Prefixes of each scheme (``O`` is always allowed, alone).
+SCHEMES: dict[str, frozenset] = {
+    "iob1": frozenset("IB"),
+    "iob2": frozenset("BI"),
+    "ioe1": frozenset("IE"),
+    "ioe2": frozenset("IE"),
+    "iobes": frozenset("BIES"),
+    "bilou": frozenset("BILU"),
+    "bmes": frozenset("BMES"),
+}
+#: Other spellings accepted for ``--scheme``.
+SCHEME_ALIASES = {"bioes": "iobes", "bio": "iob2", "iob": "iob2", "ioe": "ioe2", "biluo": "bilou",
+                  "bmeso": "bmes"}
+#: Display names.
+_DISPLAY = {"iob1": "IOB1", "iob2": "IOB2", "ioe1": "IOE1", "ioe2": "IOE2", "iobes": "IOBES",
+            "bilou": "BILOU", "bmes": "BMES", "none": "none"}
+#: Each scheme's prefix read as conlleval's prefix.
+_CANONICAL = {"L": "E", "U": "S", "M": "I"}
+_ALL_PREFIXES = frozenset("BIESLUM")
+
+
+def scheme_names() -> list[str]:
+    """Names accepted by :func:`resolve_scheme` (besides ``auto``)."""
+    return sorted(SCHEMES) + ["none"] + sorted(SCHEME_ALIASES)
+
+
+@dataclass
+class Scheme:
+    """A chunk scheme chosen for a set of labels.
+
+    Attributes
+    ----------
+    name : str
+        ``iob1``, ``iob2``, ``ioe1``, ``ioe2``, ``iobes``, ``bilou``, ``bmes``,
+        or ``none`` (the labels are not chunk labels: token accuracy only).
+    typed : bool
+        False for the bare form (``B``, ``I``, ``O`` without a type).
+    detected : bool
+        True when chosen from the labels (``auto``), False when given.
+    read : dict of str to (str, str)
+        Every label seen, mapped to the ``(prefix, type)`` that the chunk
+        reader uses (conlleval's prefixes; stray labels and ``O`` map to
+        ``("O", "")``).
+    stray : set of str
+        Labels that fit no prefix of the scheme.
+    """
+
+    name: str
+    typed: bool = True
+    detected: bool = True
+    read: dict = field(default_factory=dict)
+    stray: set = field(default_factory=set)
+
+    @property
+    def is_chunking(self) -> bool:
+        """Whether chunk figures are meaningful (a scheme other than ``none``)."""
+        return self.name != "none"
+
+    def describe(self) -> str:
+        """One phrase for reports, e.g. ``"IOB2 (detected from the labels)"``."""
+        if self.name == "none":
+            text = "none: the labels are not chunk labels, token accuracy only"
+        else:
+            text = _DISPLAY[self.name] + ("" if self.typed else " without types (bare prefixes)")
+        return text + (" (detected from the labels)" if self.detected else " (given)")
+
+
+def _parse(label: str) -> tuple[str, str, str]:
+    """``(kind, prefix, type)`` with kind ``"O"``, ``"typed"``, ``"bare"`` or ``"other"``."""
+    if label == "O":
+        return "O", "O", ""
+    prefix, hyphen, kind = label.partition("-")
+    if hyphen:
+        if len(prefix) == 1 and prefix in _ALL_PREFIXES and kind:
+            return "typed", prefix, kind
+        return "other", "", ""
+    if len(label) == 1 and label in _ALL_PREFIXES:
+        return "bare", label, ""
+    return "other", "", ""
+
+
+def resolve_scheme(name: str | None) -> str:
+    """Canonical scheme name for ``name`` (``None`` and ``"auto"`` give ``"auto"``).
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a scheme; the message lists the accepted ones.
+    """
+    if name is None:
+        return "auto"
+    key = str(name).strip().lower()
+    if key in ("auto", "none"):
+        return key
+    if key in SCHEMES:
+        return key
+    if key in SCHEME_ALIASES:
+        return SCHEME_ALIASES[key]
+    raise ValueError(f"unknown label scheme {name!r}; choose one of auto, {', '.join(scheme_names())}")
+
+
+def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
+    """Scheme name from the prefixes in use (and, for IOB/IOE, how chunks open and close)."""
+    if prefixes & {"L", "U"}:
+        return "bilou"
+    if "M" in prefixes:
+        return "bmes"
+    if "S" in prefixes or {"B", "E"} <= prefixes:
+        return "iobes"
+    if "E" in prefixes:
+        # IOE1 when some chunk closes without E: I-X followed by outside or another type
+        for seq in sequences:
+            for i, lab in enumerate(seq):
+                kind, prefix, typ = info[lab]
+                if prefix != "I":
+                    continue
+                nxt = info[seq[i + 1]] if i + 1 < len(seq) else ("O", "O", "")
+                if nxt[0] not in ("typed", "bare") or nxt[2] != typ:
+                    return "ioe1"
+        return "ioe2"
+    # IOB1 when some chunk opens with I: I-X after outside or another type
+    for seq in sequences:
+        prev = ("O", "O", "")
+        for lab in seq:
+            kind, prefix, typ = info[lab]
+            if prefix == "I" and (prev[0] not in ("typed", "bare") or prev[2] != typ):
+                return "iob1"
+            prev = (kind, prefix, typ)
+    return "iob2"
+
+
+def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] = (),
+                  scheme: str | None = "auto") -> Scheme:
+    """Choose the chunk scheme of a labelling and map every label to how it is read.
+
+    Parameters
+    ----------
+    gold : sequence of sequences of str
+        Gold labels, one sequence per sentence.
+    pred : sequence of sequences of str, optional
+        Predicted labels; their labels are mapped (and checked for strays) too.
+    scheme : str, optional
+        ``"auto"`` (default) or a scheme name (see :func:`resolve_scheme`).
+
+    Returns
+    -------
+    Scheme
+
+    Raises
+    ------
+    ValueError
+        Unknown ``scheme``.
+
+    Notes
+    -----
+    Detection (``auto``) counts label tokens in gold and predictions. The
+    labels are chunk labels when those with a one-letter chunk prefix and a
+    type (``B-X``, ``U-X``, ``M-X``, ...) together with ``O`` make at least
+    half of the tokens (the rest are strays); otherwise they are bare chunk
+    labels when every label is ``O`` or a bare prefix (``B``, ``I``, ...)
+    and one is not ``O``; otherwise they are not chunk labels (``none``:
+    POS tags and the like). The scheme is then named by the prefixes in
+    use: ``L``/``U`` -> BILOU, ``M`` -> BMES, ``S`` or ``B`` with ``E`` ->
+    IOBES, ``E`` -> IOE2 (IOE1 if a gold chunk ends on ``I``), else IOB2
+    (IOB1 if a gold chunk starts on ``I``). With a given scheme, a label
+    whose prefix the scheme lacks is a stray; bare labels are read when
+    every chunk label is bare.
+
+    Examples
+    --------
+    >>> detect_scheme([["U-LOC", "O", "B-PER", "L-PER"]]).name
+    'bilou'
+    >>> s = detect_scheme([["B-NP", "NN", "I-NP"]])
+    >>> s.name, sorted(s.stray)
+    ('iob2', ['NN'])
+    """
+    wanted = resolve_scheme(scheme)
+    counts: Counter = Counter()
+    for seqs in (gold, pred):
+        for seq in seqs:
+            counts.update(seq)
+    info = {lab: _parse(lab) for lab in counts}
+    n_by_kind = Counter()
+    for lab, n in counts.items():
+        n_by_kind[info[lab][0]] += n
+    n_tokens = sum(counts.values())
+    has_typed = n_by_kind["typed"] > 0
+    all_bare = n_by_kind["bare"] > 0 and n_by_kind["bare"] + n_by_kind["O"] == n_tokens
+    if wanted == "auto":
+        if has_typed and 2 * (n_by_kind["typed"] + n_by_kind["O"]) >= n_tokens:
+            typed = True
+        elif all_bare:
+            typed = False
+        else:
+            return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=True)
+        prefixes = {info[lab][1] for lab in counts if info[lab][0] == ("typed" if typed else "bare")}
+        name = _pick(prefixes, gold, info)
+        detected = True
+    elif wanted == "none":
+        return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=False)
+    else:
+        name, detected = wanted, False
+        typed = not (all_bare and not has_typed)
+    allowed = SCHEMES[name]
+    read, stray = {}, set()
+    for lab, (kind, prefix, typ) in info.items():
+        if kind == "O":
+            read[lab] = ("O", "")
+        elif kind == ("typed" if typed else "bare") and prefix in allowed:
+            read[lab] = (_CANONICAL.get(prefix, prefix), typ)
+        else:
+            read[lab] = ("O", "")
+            stray.add(lab)
+    return Scheme(name, typed=typed, detected=detected, read=read, stray=stray)
