@@ -192,3 +192,31 @@ def test_bmes_eval_file_and_training_on_bmes(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["test"]["is_chunking"] and out["test"]["scheme"] == "bmes" and out["f1"] is not None
     assert all(rec["dev_score"] == rec["dev_f1"] for rec in out["history"])
+
+
+@pytest.mark.parametrize("name", ["13_ideographic_space_token.txt", "13_nbsp_inside_token.txt",
+                                  "13_nbsp_trailing.txt"])
+def test_unicode_spaces_are_token_characters(tmp_path, name):
+    # case 13: columns split on ASCII space and tab only; tokens written back byte for byte
+    src = CASES / name
+    model = tmp_path / "m.npz"
+    assert _train(src, model) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    src_lines = [ln for ln in src.read_bytes().split(b"\n") if ln]
+    got = [ln for ln in out.read_bytes().split(b"\n") if ln]
+    assert [g.rsplit(b" ", 1)[0] for g in got] == src_lines
+    # the training labels are learned from the right column (no shift)
+    assert [g.rsplit(b" ", 1)[1] for g in got] == [ln.rsplit(b" ", 1)[1] for ln in src_lines]
+
+
+def test_one_column_input_with_an_ideographic_space_token(tmp_path):
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(CASES / "13_ideographic_space_token.txt"), "--columns", "word,_,label",
+                 "--model", str(model), "--features", "w[0]", "--epochs", "5", "--quiet"]) == 0
+    out = tmp_path / "o.txt"
+    src = CASES / "13_one_column_input.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    got = [ln for ln in out.read_bytes().split(b"\n") if ln]
+    assert [g.rsplit(b" ", 1)[0] for g in got] == [ln for ln in src.read_bytes().split(b"\n") if ln]
+    assert len(got) == 3 and got[1] == "\u3000 O".encode()

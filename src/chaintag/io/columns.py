@@ -7,8 +7,14 @@ Accepted input:
 
 - LF, CRLF and lone CR line endings (mixed freely); a UTF-8 byte-order mark at the
   start of the file is dropped;
-- blank and whitespace-only lines separate sentences; runs of them never produce
-  empty sentences; the last sentence needs no final newline;
+- blank lines, and lines holding nothing but ASCII whitespace (space, tab, form
+  feed, vertical tab), separate sentences; runs of them never produce empty
+  sentences; the last sentence needs no final newline;
+- columns are separated by ASCII spaces and tabs only: any other Unicode space
+  (U+3000, U+00A0, U+2028, ...) or invisible character is part of a token, kept
+  byte for byte, and a line holding one is a token line, not a sentence break
+  (Python's ``str.split()``, ``strip()`` and ``isspace()`` would treat them as
+  whitespace, and ``splitlines()`` would break lines at U+2028, U+0085, ...);
 - lines starting with ``-DOCSTART-`` or ``###MEDLINE:`` are document markers: they
   are skipped and end the current sentence;
 - there is no comment syntax: ``#`` is an ordinary token;
@@ -36,6 +42,8 @@ __all__ = [
     "format_sentence",
     "write_sentences",
     "DOCUMENT_MARKERS",
+    "is_blank",
+    "split_columns",
 ]
 
 #: Prefixes of the lines that mark a document boundary in column files.
@@ -45,6 +53,38 @@ _CHUNK = 1 << 16
 _BOM = "\ufeff"
 _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _NEWLINE_TEXT = re.compile(r"\r\n|\r|\n")
+#: Whitespace that separates columns (runs of it, in space-separated files).
+_COLUMN_SPACE = re.compile(r"[ \t]+")
+#: ASCII whitespace: a line of nothing else is blank (a sentence break).
+ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+
+
+def is_blank(line: str) -> bool:
+    """Whether a line holds nothing but ASCII whitespace (a sentence break).
+
+    Unlike ``str.isspace``, Unicode spaces such as U+3000 or U+00A0 make a
+    line a token line.
+    """
+    return not line.strip(ASCII_WHITESPACE)
+
+
+def split_columns(line: str) -> list[str]:
+    """Fields of a space-separated line: runs of ASCII spaces and tabs separate them.
+
+    Unlike ``str.split()``, no other character (U+3000, U+00A0, ...) splits a
+    field, and none is stripped from the ends.
+
+    Examples
+    --------
+    >>> split_columns("10\u00a0000 NUM  B-MONEY ")
+    ['10\xa0000', 'NUM', 'B-MONEY']
+    """
+    fields = _COLUMN_SPACE.split(line)
+    if fields and fields[0] == "":
+        fields = fields[1:]
+    if fields and fields[-1] == "":
+        fields = fields[:-1]
+    return fields
 
 
 class Sentence(NamedTuple):
@@ -241,7 +281,7 @@ def _make_splitter(sep: str | None, first_line: str):
     if sep is None:
         sep = "\t" if "\t" in first_line else " "
     if sep == " ":
-        return str.split
+        return split_columns
 
     def split(line: str, _sep=sep) -> list[str]:
         fields = line.split(_sep)
@@ -264,7 +304,7 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
     sep : str, optional
         Field separator. ``None`` (default) detects it from the first token line:
         a TAB there makes the file tab-separated, otherwise fields are separated by
-        runs of whitespace. ``" "`` means runs of whitespace; any other string is
+        runs of ASCII spaces and tabs. ``" "`` means such runs; any other string is
         split on literally (``"\\t"``: tokens may then contain spaces). With a
         literal separator, empty fields left by a trailing separator are ignored.
     encoding : str
@@ -312,12 +352,12 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
     lineno = 0
     for line in iter_lines(source, encoding=encoding, name=name):
         lineno += 1
-        if not line or line.isspace() or line.startswith(DOCUMENT_MARKERS):
+        if not line or is_blank(line) or line.startswith(DOCUMENT_MARKERS):
             if tokens:
                 yield Sentence(tokens, first)
                 tokens = []
             if markers and line.startswith(DOCUMENT_MARKERS):
-                yield Sentence([], lineno, line.rstrip())
+                yield Sentence([], lineno, line.rstrip(ASCII_WHITESPACE))
             continue
         if split is None:
             split = _make_splitter(sep, line)
@@ -369,7 +409,7 @@ def sniff_conllu(head: bytes | str) -> bool:
     """
     if isinstance(head, bytes):
         head = head.decode("utf-8", errors="replace")
-    lines = [ln for ln in head.lstrip("\ufeff").splitlines() if ln.strip()]
+    lines = [ln for ln in _NEWLINE_TEXT.split(head.lstrip("\ufeff")) if not is_blank(ln)]
     if not lines:
         return False
     first_token = next((ln for ln in lines if not ln.startswith("#")), "")
@@ -403,12 +443,13 @@ def _check_fields(fields: Sequence[str], line: str, sep: str) -> None:
     if not fields:
         ok = False
     elif sep == " " or len(fields) == 1:
-        # whitespace-separated (a single column is read that way whatever sep is)
-        parts = line.split()
-        ok = len(parts) == len(fields) and " ".join(parts) == line
+        # space-separated (a single column is read that way whatever sep is)
+        parts = split_columns(line)
+        ok = (len(parts) == len(fields) and " ".join(parts) == line and "\n" not in line
+              and "\r" not in line and not is_blank(line))
     else:
         ok = (line.count(sep) == len(fields) - 1 and "\n" not in line and "\r" not in line
-              and fields[-1] != "" and not line.isspace())
+              and fields[-1] != "" and not is_blank(line))
     if not ok:
         raise ValueError(f"cannot write token {tuple(fields)!r} with separator {sep!r}: a value "
                          "is empty or contains the separator, whitespace or a line break")
