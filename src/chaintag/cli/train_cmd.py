@@ -95,6 +95,8 @@ def add_parser(sub) -> None:
                         "the result equals an uninterrupted run)")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
     add_scheme_option(p)
+    from ..distributed.options import add_train_options
+    add_train_options(p)
     add_data_options(p)
     add_common(p)
     p.set_defaults(run=run)
@@ -220,8 +222,11 @@ def run(args) -> int:
         params["C"] = None
     learner = make_learner(name, strict=False, **params)
     learner.eval_scheme = args.scheme  # dev scoring (best epoch) and --test
+    from ..distributed.options import fit_with_options, wants_distributed
     try:
-        if args.checkpoint_dir:
+        if wants_distributed(args):
+            fit_with_options(learner, train, dev, args)
+        elif args.checkpoint_dir:
             if name in ("perceptron2", "maxent", "crf-lbfgs"):
                 shown = "--order 2" if name == "perceptron2" else name
                 raise InputError(f"--checkpoint-dir is not offered for {shown}")

@@ -148,6 +148,21 @@ class CRFLBFGS(SequenceTagger):
 
     shuffle = False  # the driver asks; batch training has no sample order
 
+    def _objective(self, data: TrainData):
+        """The function L-BFGS minimizes: ``w -> (value, gradient)`` over the training corpus.
+
+        (:func:`chaintag.distributed.fit_distributed` swaps in a sum over Dask workers.)
+        """
+        a = data.attrs
+        grad = np.zeros(data.index.n_weights)
+
+        def fun(w):
+            value = crf_objective(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold,
+                                  data.index.feat_label, data.index.n_labels, float(self.l2), grad)
+            return value, grad.copy()
+
+        return fun
+
     def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
         from scipy.optimize import minimize
 
@@ -156,16 +171,13 @@ class CRFLBFGS(SequenceTagger):
             raise InputError("crf-lbfgs keeps no checkpoints (L-BFGS state is not saved); "
                              "use crf (SGD) for resumable training")
 
-        a = data.attrs
-        grad = np.zeros(data.index.n_weights)
         history: list[dict] = []
         calls = {"n": 0}
+        objective = self._objective(data)
 
         def fun(w):
             calls["n"] += 1
-            value = crf_objective(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold,
-                                  data.index.feat_label, data.index.n_labels, float(self.l2), grad)
-            return value, grad.copy()
+            return objective(w)
 
         best = {"score": -np.inf, "w": None, "epoch": 0}
         t_last = [time.perf_counter(), time.process_time()]

@@ -1,0 +1,186 @@
+"""Shards placed on Dask workers, and tasks run on every shard with lost workers handled.
+
+Each shard is sent once to one worker as compact arrays and turned into a
+:class:`~chaintag.distributed.worker.ShardWorker` there; tasks over the shards
+are pinned to the shard's worker. When a worker disappears (crash, kill, lost
+connection), the shards it held are sent again to the workers left (from the
+driver's copy of the corpus arrays) and the unfinished tasks are rerun there.
+Every task is a pure function of its inputs, so a rerun gives the same result
+as an undisturbed run.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+from .cluster import live_workers
+from .shards import make_shard
+from .worker import load_shard
+
+
+class WorkerLost(Exception):
+    """A worker holding a shard left the cluster."""
+
+
+class ShardPool:
+    """The shards of one training run on a Dask cluster.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    learner : SequenceTagger
+        Its class and hyper-parameters are sent (not its fitted state).
+    data : TrainData
+        The driver's corpus arrays (kept, to resend lost shards).
+    bounds : int64 array, shape (n_shards + 1,)
+        From :func:`chaintag.distributed.shards.shard_bounds`.
+    keys : tuple of str
+        Epoch state keys (:attr:`~chaintag.distributed.mixing.Family.keys`), or () for crf-lbfgs.
+    max_retries : int
+        Reruns allowed per task round after lost workers.
+    wait_workers : float
+        Seconds to wait for a worker to come back when none is left.
+    """
+
+    def __init__(self, client, learner, data, bounds, keys=(), max_retries: int = 3, wait_workers: float = 30.0):
+        self.client, self.data, self.bounds = client, data, bounds
+        self.cls, self.params = type(learner), learner.get_params()
+        self.keys = tuple(keys)
+        self.max_retries, self.wait_workers = int(max_retries), float(wait_workers)
+        self.k = len(bounds) - 1
+        self.feat_label = None
+        self.where: list[str | None] = [None] * self.k
+        self.futures: list = [None] * self.k
+        self.lost_events: list[str] = []
+        workers = self._workers()
+        self._place(list(range(self.k)), workers)
+
+    # ------------------------------------------------------------ placement
+    def _workers(self) -> list[str]:
+        workers = live_workers(self.client)
+        if not workers:
+            try:
+                self.client.wait_for_workers(1, timeout=self.wait_workers)
+            except Exception:  # noqa: BLE001 (distributed raises its own TimeoutError)
+                pass
+            workers = live_workers(self.client)
+        if not workers:
+            from ..errors import TrainingError
+            raise TrainingError(f"no Dask worker is left (waited {self.wait_workers:.0f} s)")
+        return workers
+
+    def _place(self, shards: list[int], workers: list[str]) -> None:
+        load = {w: 0 for w in workers}
+        for i, w in enumerate(self.where):
+            if w in load and i not in shards:
+                load[w] += 1
+        if self.feat_label is None or any(w not in self.feat_holders for w in workers):
+            self.feat_label = self.client.scatter(self.data.index.feat_label, broadcast=True, hash=False)
+            self.feat_holders = set(workers)
+        n_labels = self.data.index.n_labels
+        for i in shards:
+            w = min(workers, key=lambda x: (load[x], x))
+            load[w] += 1
+            arrays = self.client.scatter(make_shard(self.data, int(self.bounds[i]), int(self.bounds[i + 1])),
+                                         workers=[w], hash=False)
+            self.futures[i] = self.client.submit(load_shard, self.cls, self.params, arrays, self.feat_label,
+                                                 n_labels, self.keys, workers=[w], allow_other_workers=False,
+                                                 pure=False, key=f"chaintag-shard-{i}-{time.monotonic_ns()}")
+            self.where[i] = w
+
+    def replace_lost(self) -> list[int]:
+        """Send the shards of workers that left to the workers left; returns the shards moved."""
+        alive = set(self._workers())
+        lost = [i for i, w in enumerate(self.where) if w not in alive]
+        if lost:
+            gone = ", ".join(sorted({self.where[i] for i in lost}))
+            self.lost_events.append(gone)
+            warnings.warn(f"Dask worker(s) {gone} left; shard(s) {', '.join(map(str, lost))} were sent "
+                          f"to the workers left and the unfinished tasks are rerun", RuntimeWarning, stacklevel=2)
+            self._place(lost, sorted(alive))
+        return lost
+
+    # ----------------------------------------------------------------- tasks
+    def run(self, fn, args_of, what: str) -> list:
+        """Run ``fn(shard_worker, *args_of(i))`` on every shard, rerunning those a lost worker held.
+
+        Parameters
+        ----------
+        fn : callable
+            A module-level function (sent by reference).
+        args_of : callable
+            ``i -> tuple`` of further arguments (futures or values).
+        what : str
+            Named in the error, e.g. ``"epoch 3"``.
+
+        Returns
+        -------
+        list
+            The result of each shard, in shard order.
+
+        Raises
+        ------
+        chaintag.errors.TrainingError
+            When workers keep getting lost (after ``max_retries`` reruns) or none is left.
+        Exception
+            An error raised by ``fn`` itself, as raised.
+        """
+        from ..errors import TrainingError
+        results: list = [None] * self.k
+        done = [False] * self.k
+        for attempt in range(self.max_retries + 1):
+            pending = {}
+            for i in range(self.k):
+                if not done[i]:
+                    pending[i] = self.client.submit(fn, self.futures[i], *args_of(i), workers=[self.where[i]],
+                                                    allow_other_workers=False, pure=False)
+            try:
+                self._collect(pending, results, done)
+                return results
+            except WorkerLost as exc:
+                for f in pending.values():
+                    f.cancel()
+                if attempt == self.max_retries:
+                    raise TrainingError(f"{what}: Dask workers were lost {attempt + 1} times ({exc}); "
+                                        "giving up") from None
+                self.replace_lost()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _collect(self, pending: dict, results: list, done: list) -> None:
+        import distributed
+        check_every, last_check = 0.5, time.monotonic()
+        while True:
+            left = [i for i in pending if not done[i]]
+            if not left:
+                return
+            try:
+                distributed.wait([pending[i] for i in left], timeout=check_every, return_when="FIRST_COMPLETED")
+            except Exception:  # noqa: BLE001 (a timeout, or a cancelled future: the statuses tell)
+                pass
+            for i in left:
+                f = pending[i]
+                if f.status == "finished":
+                    results[i] = f.result()
+                    done[i] = True
+                elif f.status in ("error", "cancelled", "lost"):
+                    alive = set(live_workers(self.client))
+                    if self.where[i] not in alive or f.status != "error":
+                        raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i}")
+                    exc = f.exception()
+                    if type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"):
+                        raise WorkerLost(f"shard {i}: {type(exc).__name__}: {exc}")
+                    raise exc
+            if time.monotonic() - last_check >= check_every:
+                last_check = time.monotonic()
+                alive = set(live_workers(self.client))
+                gone = [i for i in pending if not done[i] and self.where[i] not in alive]
+                if gone:
+                    raise WorkerLost(f"worker {self.where[gone[0]]} left while it ran shard {gone[0]}")
+
+    def close(self) -> None:
+        """Release the shards on the workers."""
+        for f in self.futures:
+            if f is not None:
+                f.release()
+        self.futures = [None] * self.k
