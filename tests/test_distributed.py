@@ -219,3 +219,30 @@ def test_cli_train_on_a_scheduler_equals_serial(client, tmp_path):
     assert (tmp_path / "s.npz").read_bytes() == (tmp_path / "d.npz").read_bytes()
     assert main(base + ["--model", str(tmp_path / "m.npz"), "--scheduler", address, "--mixing", "updates"]) == 0
     assert main(base + ["--model", str(tmp_path / "x.npz"), "--mixing", "updates"]) == 2
+
+
+def test_cli_tag_on_a_scheduler_writes_the_same_bytes_in_input_order(client, tmp_path):
+    sents, labs = synthetic(80, 6)
+    lines = []
+    for n, (toks, ys) in enumerate(zip(sents, labs)):
+        if n % 25 == 0:
+            lines += ["-DOCSTART- -X- O", ""]
+        lines += [f"{w} {p} {y}" for (w, p), y in zip(toks, ys)] + [""]
+    data = tmp_path / "data.txt"
+    data.write_text("\n".join(lines) + "\n")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(data), "--features", FEATS, "--epochs", "2", "--model", str(model),
+                 "--quiet"]) == 0
+    one, many = tmp_path / "one.txt", tmp_path / "many.txt"
+    assert main(["tag", "--model", str(model), str(data), "--output", str(one), "--quiet"]) == 0
+    assert main(["tag", "--model", str(model), str(data), "--output", str(many), "--quiet", "--batch-size", "3",
+                 "--scheduler", client.scheduler.address]) == 0
+    assert many.read_bytes() == one.read_bytes()
+    assert one.read_text().count("-DOCSTART-") == 4
+    conf = tmp_path / "conf.txt"
+    assert main(["tag", "--model", str(model), str(data), "--output", str(conf), "--quiet", "--batch-size", "7",
+                 "--confidence", "3", "--scheduler", client.scheduler.address]) == 0
+    ref = tmp_path / "ref.txt"
+    assert main(["tag", "--model", str(model), str(data), "--output", str(ref), "--quiet", "--confidence", "3"]) == 0
+    assert conf.read_bytes() == ref.read_bytes()
+    assert main(["tag", "--model", str(model), str(data), "--quiet", "--jobs", "2", "--workers", "2"]) == 2

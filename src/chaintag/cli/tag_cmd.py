@@ -68,6 +68,8 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="processes tagging batches in parallel, the output in input order and the same as "
                         "with 1 (default: 1; each process loads the model, so this pays off on large inputs)")
+    from .tag_dask import add_tag_options
+    add_tag_options(p)
     add_common(p)
     p.set_defaults(run=run)
 
@@ -124,7 +126,7 @@ def _feature_picker(model, args, n_columns: int, name: str, line: int):
 
 def run(args) -> int:
     from ..learners import load
-    from .tag_batches import OrderedWriter
+    from .tag_dask import make_writer
 
     from ..errors import InputError
     chosen = [opt for opt, v in (("--nbest", args.nbest), ("--confidence", args.confidence),
@@ -166,7 +168,7 @@ def run(args) -> int:
         from .constrain_opts import check_constraint_options
         options.update(check_constraint_options(model, args, info["format"]))
     bar = _progress(args)
-    with _output(args) as out, OrderedWriter(out, model, args.model, args.jobs, options) as writer:
+    with _output(args) as out, make_writer(out, model, args, options) as writer:
         batch = []
         picker = "unset"
         out_sep = None
@@ -212,13 +214,13 @@ def _progress(args):
 
 def _tag_conllu(model, blocks, args, name: str) -> int:
     """Write CoNLL-U input back with the predicted labels in the --label-field column."""
-    from .tag_batches import OrderedWriter
+    from .tag_dask import make_writer
 
     # the words of CoNLL-U input have one column, FORM: the model must read one column
     _feature_picker(model, args, 1, name, None)
     bar = _progress(args)
     options = {"label_field": args.label_field}
-    with _output(args) as out, OrderedWriter(out, model, args.model, args.jobs, options) as writer:
+    with _output(args) as out, make_writer(out, model, args, options) as writer:
         batch = []
         for block in blocks:
             if bar is not None:
