@@ -220,3 +220,41 @@ def test_one_column_input_with_an_ideographic_space_token(tmp_path):
     got = [ln for ln in out.read_bytes().split(b"\n") if ln]
     assert [g.rsplit(b" ", 1)[0] for g in got] == [ln for ln in src.read_bytes().split(b"\n") if ln]
     assert len(got) == 3 and got[1] == "\u3000 O".encode()
+
+
+def _stdin_bytes(monkeypatch, data: bytes):
+    import io
+    import sys
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_conllu_plus_file_and_stdin(tmp_path, capsys, monkeypatch):
+    # case 14: CoNLL-U Plus (11 columns), any file name, read by train, eval and tag, from a file or stdin
+    src = CASES / "14_conllu_plus.cupt"
+    renamed = tmp_path / "plus.txt"
+    renamed.write_bytes(src.read_bytes())
+    model = tmp_path / "m.npz"
+    for path in (src, renamed):
+        assert main(["train", "--train", str(path), "--model", str(model), "--features", "w[0]", "--no-average",
+                     "--quiet"]) == 0
+        assert main(["eval", "-m", str(model), "--test", str(path), "--json", "--quiet"]) == 0
+        assert json.loads(capsys.readouterr().out)["n_tokens"] == 7
+        out = tmp_path / "o.txt"
+        assert main(["tag", "-m", str(model), str(path), "-o", str(out), "--quiet"]) == 0
+        assert out.read_bytes() == src.read_bytes()
+    for argv in (["train", "--train", "-", "--model", str(model), "--features", "w[0]", "--no-average"],
+                 ["eval", "-m", str(model), "--test", "-", "--json"], ["tag", "-m", str(model)]):
+        _stdin_bytes(monkeypatch, src.read_bytes())
+        assert main(argv + ["--quiet"]) == 0, argv
+        out = capsys.readouterr().out
+        if argv[0] == "tag":
+            assert out.encode() == src.read_bytes()
+        if argv[0] == "eval":
+            assert json.loads(out)["accuracy"] == 100.0
+
+
+def test_eval_on_pos_and_chunk_columns_is_refused(capsys):
+    # case 18: the last two columns are POS tags and chunk labels: the predictions are missing
+    assert main(["eval", str(CASES / "18_gold_only.txt")]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and "share no label" in cap.err and "18_gold_only.txt" in cap.err

@@ -13,9 +13,14 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show a traceback on errors")
 
 
-def add_data_options(p: argparse.ArgumentParser) -> None:
-    """Options describing how input files are read."""
+def add_data_options(p: argparse.ArgumentParser, with_format: bool = False) -> None:
+    """Options describing how input files are read (``--format`` too with ``with_format``)."""
     g = p.add_argument_group("input data")
+    if with_format:
+        g.add_argument("--format", choices=["columns", "conllu"], default=None,
+                       help="input format: columns (CoNLL column files) or conllu (CoNLL-U, and CoNLL-U Plus "
+                            "with a '# global.columns' header); default: from the dataset or the file name "
+                            "(.conllu, .cupt, .conllup), else detected from the content (also on standard input)")
     g.add_argument("--data-dir", metavar="DIR",
                    help="data directory for dataset references such as conll2000:train "
                         "(default: $CHAINTAG_DATA, else ../shared/data if it exists, else "
@@ -44,7 +49,8 @@ def load(source: str, args, labelled: bool = True, columns=None):
     from ..data.datasets import load_corpus
     return load_corpus(source, columns=columns if columns is not None else args.columns,
                        data_dir=args.data_dir, label_field=args.label_field or "xpos",
-                       sep=sep_value(args.sep), encoding=args.encoding, labelled=labelled)
+                       sep=sep_value(args.sep), encoding=args.encoding, labelled=labelled,
+                       format=getattr(args, "format", None))
 
 
 def log(args, message: str) -> None:

@@ -32,7 +32,7 @@ def add_parser(sub) -> None:
     p.add_argument("--dev", metavar="DATA", help="development data choosing each learner's epoch")
     p.add_argument("--epochs", type=int, default=10, metavar="N", help="epochs of every learner (default: 10)")
     p.add_argument("--out", required=True, metavar="DIR", help="report folder")
-    add_data_options(p)
+    add_data_options(p, with_format=True)
     add_common(p)
     p.set_defaults(run=run)
 
@@ -47,10 +47,10 @@ def run(args) -> int:
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError("--out names a file; give a folder for the report", args.out)
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
-               "encoding": None if args.encoding == "utf-8" else args.encoding}
+               "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}
     parts = ["chaintag", "compare", "-a", *args.algorithms, "--features", args.features, "--train", args.train,
              "--test", args.test] + (["--dev", args.dev] if args.dev else []) + ["--epochs", str(args.epochs)]
-    for opt in ("data_dir", "columns", "label_field", "sep"):
+    for opt in ("data_dir", "columns", "label_field", "sep", "format"):
         if getattr(args, opt):
             parts += ["--" + opt.replace("_", "-"), getattr(args, opt)]
     if options["encoding"]:

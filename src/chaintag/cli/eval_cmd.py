@@ -17,14 +17,14 @@ def add_parser(sub) -> None:
     p.add_argument("--model", "-m", metavar="PATH", help="model file from chaintag train")
     p.add_argument("--test", "-t", metavar="SOURCE", help="labelled data to tag and score (with --model)")
     p.add_argument("file", nargs="?", metavar="FILE",
-                   help="without --model: a file with gold and predicted label columns")
+                   help="without --model: a file with gold and predicted label columns (- for standard input)")
     p.add_argument("--gold-column", type=int, default=-2, metavar="K",
                    help="column of the gold labels, 0-based, negative from the end (default: -2)")
     p.add_argument("--pred-column", type=int, default=-1, metavar="K",
                    help="column of the predicted labels (default: -1)")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
     add_scheme_option(p)
-    add_data_options(p)
+    add_data_options(p, with_format=True)
     add_common(p)
     p.set_defaults(run=run)
 
@@ -63,22 +63,30 @@ def run(args) -> int:
     else:
         if not args.file:
             raise InputError("give --model and --test, or a FILE with gold and predicted label columns")
-        from ..data.datasets import resolve
+        import sys
+
+        from ..data.datasets import resolve, stdin_source
         from ..io.columns import iter_sentences
         from .common import sep_value
-        found = resolve(args.file, args.data_dir)
-        if found.format == "conllu":
+        if args.file == "-":
+            source, fmt = stdin_source(args.format)
+            name = "<stdin>"
+        else:
+            found = resolve(args.file, args.data_dir)
+            source, fmt, name = found.path, args.format or found.format, str(found.path)
+        if fmt == "conllu":
             raise InputError("FILE is a column file with gold and predicted label columns; to score a "
-                             "model on CoNLL-U data, use --model MODEL --test FILE", found.path)
+                             "model on CoNLL-U data, use --model MODEL --test FILE", name)
         gold, pred = [], []
-        for sent in iter_sentences(found.path, sep=sep_value(args.sep), encoding=args.encoding):
+        for sent in iter_sentences(source, sep=sep_value(args.sep), encoding=args.encoding, name=name):
             n = len(sent.tokens[0])
             for k in (args.gold_column, args.pred_column):
                 if not -n <= k < n:
                     raise InputError(f"column {k} does not exist: the file has {n} columns",
-                                     found.path, sent.line)
+                                     name, sent.line)
             gold.append([tok[args.gold_column] for tok in sent.tokens])
             pred.append([tok[args.pred_column] for tok in sent.tokens])
+        _check_columns_share_labels(gold, pred, args, name, sys.stderr)
         result = evaluate(gold, pred, scheme=args.scheme)
         n_sentences = len(gold)
     seconds = time.perf_counter() - t0
@@ -87,3 +95,31 @@ def run(args) -> int:
     else:
         print(report(result), end="")
     return 0
+
+
+def _check_columns_share_labels(gold, pred, args, name: str, err) -> None:
+    """Refuse (or, for two or fewer labels, warn about) gold and predicted columns with no label in common.
+
+    Two columns that share no label hold two kinds of labels (POS tags and chunk
+    labels, say): the predicted column is then most likely missing, and scoring
+    them would print a meaningless 0.
+    """
+    from ..errors import InputError
+    gold_set = {lab for s in gold for lab in s}
+    pred_set = {lab for s in pred for lab in s}
+    if not gold_set or not pred_set or gold_set & pred_set:
+        return
+
+    def show(labels):
+        labels = sorted(labels)
+        return ", ".join(labels[:6]) + (f", ... ({len(labels)} labels)" if len(labels) > 6 else "")
+
+    message = (f"the gold column ({args.gold_column}) and the predicted column ({args.pred_column}) share no "
+               f"label (gold: {show(gold_set)}; predicted: {show(pred_set)}): they look like two different "
+               "kinds of labels, so the predicted labels are probably missing. FILE must end with the gold "
+               "and the predicted labels (tag it with chaintag tag first, or score a model with --model "
+               "and --test; other columns: --gold-column, --pred-column)")
+    if len(gold_set | pred_set) >= 3:
+        raise InputError(message, name)
+    if not args.quiet:
+        print(f"warning: {name}: {message}", file=err)

@@ -80,8 +80,9 @@ def _sentences(args):
     from ..io.conllu_io import iter_conllu
 
     if args.input == "-":
-        source, sep, name = sys.stdin.buffer, sep_value(args.sep), "<stdin>"
-        fmt = args.format or _stdin_format(source)
+        from ..data.datasets import stdin_source
+        source, fmt = stdin_source(args.format)
+        sep, name = sep_value(args.sep), "<stdin>"
     else:
         found = resolve(args.input, args.data_dir)
         source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
@@ -94,13 +95,6 @@ def _sentences(args):
         return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), info, name
     return (iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info, markers=True),
             info, name)
-
-
-def _stdin_format(buffer) -> str:
-    """``conllu`` when standard input starts like CoNLL-U (peeked, not consumed), else ``columns``."""
-    from ..io.columns import sniff_conllu
-    peek = getattr(buffer, "peek", None)
-    return "conllu" if peek is not None and sniff_conllu(peek(8192)[:8192]) else "columns"
 
 
 def _feature_picker(model, args, n_columns: int, name: str, line: int):

@@ -31,8 +31,10 @@ def add_parser(sub) -> None:
                    help="carve the last F of the training sentences off as dev data")
     p.add_argument("--test", metavar="SOURCE", help="score the final model on this data")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="where to save the model (.npz)")
-    p.add_argument("--features", "-f", default="pos",
-                   help="preset (chunking, pos, ner), template file, or specs separated by ';'")
+    p.add_argument("--features", "-f", default=None,
+                   help="preset (chunking, pos, ner), template file, or specs separated by ';' (default: "
+                        "chosen from the columns: chunking for a pos column and phrase chunk labels, ner "
+                        "for a pos column or chunk labels, else pos; the choice is logged)")
     p.add_argument("--epochs", "-e", type=int, default=None,
                    help="training passes (default: 10; crf-lbfgs: at most 100 iterations)")
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
@@ -97,7 +99,7 @@ def add_parser(sub) -> None:
     add_scheme_option(p)
     from ..distributed.options import add_train_options
     add_train_options(p)
-    add_data_options(p)
+    add_data_options(p, with_format=True)
     add_common(p)
     p.set_defaults(run=run)
 
@@ -166,6 +168,15 @@ def run(args) -> int:
     if args.label_field and train.label_field is None:
         log(args, f"warning: --label-field applies to CoNLL-U files; {args.train} is a column file, whose "
                   "label is its last column (or the one --columns names)")
+    from .train_checks import default_preset, describe_features, label_column_warnings
+    for warning in label_column_warnings(train):
+        log(args, f"warning: {warning}")
+    why = None
+    if args.features is None:
+        args.features, why = default_preset(train.columns, train.labels)
+    from ..features.templates import resolve_templates
+    log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns),
+                                train.columns, train))
     dev = None
     if args.dev:
         d = load(args.dev, args)

@@ -2,8 +2,11 @@
 
 A corpus source is a dataset reference ``NAME:SPLIT``, a path, or ``"-"`` for
 standard input. An existing path always wins over a reference of the same
-spelling. Files ending in ``.conllu`` are read as CoNLL-U, all others as CoNLL
-column files.
+spelling. Files ending in ``.conllu``, ``.cupt`` or ``.conllup`` (CoNLL-U Plus)
+are read as CoNLL-U; for other names, and for standard input, the format is
+detected from the content (:func:`chaintag.io.columns.sniff_conllu`): CoNLL-U
+when the first token line has the ID and the 10 columns of CoNLL-U (or those
+a ``# global.columns`` header declares), else CoNLL column files.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chaintag.errors import InputError
-from chaintag.io.columns import iter_sentences
+from chaintag.io.columns import iter_sentences, peek_stream, sniff_conllu
 from chaintag.io.conllu_io import iter_conllu
 
 __all__ = [
@@ -138,6 +141,12 @@ class Corpus:
     label_field : {"xpos", "upos"} or None
         The CoNLL-U column the labels were read from; None for column files
         and unlabelled input.
+    format : {"columns", "conllu"}
+        The format the data was read in.
+    label_column : int or None
+        0-based column of the labels in a column file (None otherwise).
+    n_file_columns : int
+        Number of columns of a column file (0 for CoNLL-U or no sentences).
     """
 
     columns: tuple[str, ...]
@@ -146,6 +155,9 @@ class Corpus:
     source: str = ""
     lines: list[int] = field(default_factory=list)
     label_field: str | None = None
+    format: str = field(default="columns", compare=False)
+    label_column: int | None = field(default=None, compare=False)
+    n_file_columns: int = field(default=0, compare=False)
 
     @property
     def n_sentences(self) -> int:
@@ -220,9 +232,41 @@ def is_dataset_ref(s) -> bool:
     return bool(colon) and name in DATASETS
 
 
+#: File name endings read as CoNLL-U (CoNLL-U Plus included).
+CONLLU_SUFFIXES = (".conllu", ".cupt", ".conllup")
+
+
 def _plain_file(path: str) -> DatasetFile:
-    fmt = "conllu" if path.lower().endswith(".conllu") else "columns"
+    if path.lower().endswith(CONLLU_SUFFIXES):
+        fmt = "conllu"
+    else:
+        fmt = sniff_format(path)
     return DatasetFile(Path(path), fmt, None, None, path)
+
+
+def sniff_format(path) -> str:
+    """``"conllu"`` or ``"columns"``, from the first 64 KiB of a file (see :func:`sniff_conllu`).
+
+    A file that cannot be read is called ``"columns"``; its reader reports the error.
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return "columns"
+    return "conllu" if sniff_conllu(head) else "columns"
+
+
+def stdin_source(fmt: str | None):
+    """Standard input as a binary stream, and its format (given, else detected from its start).
+
+    The start is peeked, not consumed: the returned stream replays it.
+    """
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    if fmt is not None:
+        return stream, fmt
+    head, stream = peek_stream(stream)
+    return stream, ("conllu" if sniff_conllu(head) else "columns")
 
 
 def _known() -> str:
@@ -243,8 +287,9 @@ def resolve(ref, data_dir: str | os.PathLike | None = None) -> DatasetFile:
     Returns
     -------
     DatasetFile
-        For a path: format from the extension (``.conllu`` -> CoNLL-U), no column
-        spec, separator detected. For a reference: the registry's format,
+        For a path: format from the extension (``.conllu``, ``.cupt``,
+        ``.conllup`` -> CoNLL-U), else from the content; no column spec,
+        separator detected. For a reference: the registry's format,
         column spec and separator.
 
     Raises
@@ -403,8 +448,8 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
         Whether labels are required. With False, labels are read only if the
         column spec (given or the dataset's) names a label column.
     format : {"columns", "conllu"}, optional
-        Overrides the format implied by the reference or extension (standard
-        input defaults to column format).
+        Overrides the format implied by the reference, the extension or the
+        content (standard input: detected from its first lines).
 
     Returns
     -------
@@ -421,19 +466,21 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     ValueError
         ``format`` or ``label_field`` is not an accepted value.
     """
-    if isinstance(source, str) and source == "-":
-        path, name, fmt, spec, file_sep = sys.stdin, "<stdin>", "columns", None, None
+    if format is not None and format not in ("columns", "conllu"):
+        raise ValueError(f"format must be 'columns' or 'conllu', not {format!r}")
+    is_stdin = isinstance(source, str) and source == "-"
+    if is_stdin:
+        path, fmt = stdin_source(format)
+        name, spec, file_sep = "<stdin>", None, None
     else:
         found = resolve(source, data_dir)
         path, name, fmt = found.path, os.fspath(found.path), found.format
         spec, file_sep = found.columns, found.sep
     if format is not None:
-        if format not in ("columns", "conllu"):
-            raise ValueError(f"format must be 'columns' or 'conllu', not {format!r}")
         fmt = format
     if columns is not None:
         spec = columns
-    source_str = "<stdin>" if path is sys.stdin else os.fspath(source)
+    source_str = "<stdin>" if is_stdin else os.fspath(source)
     want_labels = labelled or _spec_has_label(spec)
 
     if fmt == "conllu":
@@ -444,7 +491,8 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
                                    encoding=encoding, name=name)
 
     corpus = Corpus(columns=(), labels=[] if want_labels else None, source=source_str,
-                    label_field=label_field.lower() if fmt == "conllu" and want_labels else None)
+                    label_field=label_field.lower() if fmt == "conllu" and want_labels else None,
+                    format=fmt)
     if spec is not None:
         corpus.columns = tuple(n for n in _spec_names(spec) if n not in (LABEL, IGNORE))
     feature_idx: list[int] = []
@@ -463,6 +511,8 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
             feature_idx = [i for i, n in enumerate(names) if n is not None]
             keep_rows = feature_idx == list(range(len(names)))
             corpus.columns = tuple(names[i] for i in feature_idx)
+            if fmt != "conllu":
+                corpus.label_column, corpus.n_file_columns = label_index, len(names)
             if label_index is None:
                 corpus.labels = None
         rows = sentence.tokens

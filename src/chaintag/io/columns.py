@@ -392,8 +392,12 @@ def _looks_like_conllu(first_line: str, line: str) -> bool:
     return len(fields) == 10 and fields[0].split("-")[0].split(".")[0].isdigit()
 
 
+_CONLLU_ID = re.compile(r"\d+(?:-\d+|\.\d+)?")
+_CONLLU_COMMENT = re.compile(r"#\s*(?:global\.columns|sent_id|text|newdoc|newpar)\b[^=]*=")
+
+
 def sniff_conllu(head: bytes | str) -> bool:
-    """Whether the start of an input looks like CoNLL-U rather than a column file.
+    """Whether the start of an input looks like CoNLL-U (or CoNLL-U Plus) rather than a column file.
 
     Parameters
     ----------
@@ -403,17 +407,64 @@ def sniff_conllu(head: bytes | str) -> bool:
     Returns
     -------
     bool
-        True when its first line is a CoNLL-U comment (``# key = value``) or
-        its first token line has 10 tab-separated columns starting with a
-        word ID.
+        True when its first token line (the first line not starting with
+        ``#``) has a word ID (``3``, ``2-3``, ``4.1``) in its first column
+        and exactly the tab-separated columns of CoNLL-U: 10, or as many as
+        a ``# global.columns = ...`` header names (CoNLL-U Plus). When the
+        head holds comments only, True when the first is a CoNLL-U comment
+        (``# sent_id =``, ``# text =``, ``# global.columns =``, ...). A column
+        file whose tokens start with ``#`` is not taken for CoNLL-U.
     """
     if isinstance(head, bytes):
         head = head.decode("utf-8", errors="replace")
     lines = [ln for ln in _NEWLINE_TEXT.split(head.lstrip("\ufeff")) if not is_blank(ln)]
     if not lines:
         return False
-    first_token = next((ln for ln in lines if not ln.startswith("#")), "")
-    return _looks_like_conllu(lines[0], first_token)
+    declared = None
+    for ln in lines:
+        if not ln.startswith("#"):
+            fields = ln.split("\t")
+            return bool(_CONLLU_ID.fullmatch(fields[0])) and len(fields) == (declared or 10)
+        if ln.startswith("# global.columns"):
+            names = ln.partition("=")[2].split()
+            declared = len(names) or None
+    return bool(_CONLLU_COMMENT.match(lines[0]))
+
+
+def peek_stream(stream, size: int = 1 << 16):
+    """The first ``size`` bytes (or characters) of a stream, and a stream that still yields them.
+
+    Parameters
+    ----------
+    stream : binary or text file object
+        E.g. ``sys.stdin.buffer``. A stream with ``peek`` (a buffered reader)
+        is peeked and returned as it is; any other is read and wrapped.
+
+    Returns
+    -------
+    head : bytes or str
+        At most ``size`` items (fewer at the end of the input, or from ``peek``).
+    stream : file object
+        Reads the whole input from its start.
+    """
+    peek = getattr(stream, "peek", None)
+    if peek is not None:
+        return peek(size)[:size], stream
+    head = stream.read(size)
+    return head, _Replay(head, stream)
+
+
+class _Replay:
+    """A read-only stream that returns ``head`` and then the rest of ``stream``."""
+
+    def __init__(self, head, stream):
+        self._head, self._stream = head, stream
+
+    def read(self, n: int = -1):
+        if self._head:
+            out, self._head = self._head, self._head[:0]
+            return out
+        return self._stream.read(n)
 
 
 def read_sentences(source, **kwargs) -> list[Sentence]:

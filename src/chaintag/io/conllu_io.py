@@ -163,11 +163,15 @@ class ConlluBlock(NamedTuple):
         empty nodes), without line ends.
     word_lines : list of int
         For each word of ``sentence``, the index of its line in ``lines``.
+    columns : tuple of str or None
+        The column names a CoNLL-U Plus ``# global.columns`` header declared
+        (upper case, in order); None for plain CoNLL-U (the 10 standard columns).
     """
 
     sentence: Sentence
     lines: list[str]
     word_lines: list[int]
+    columns: tuple[str, ...] | None = None
 
 
 def iter_conllu_blocks(source, *, encoding: str = "utf-8", name: str | None = None) -> Iterator[ConlluBlock]:
@@ -194,17 +198,24 @@ def iter_conllu_blocks(source, *, encoding: str = "utf-8", name: str | None = No
         columns (file and line named).
     """
     name = source_name(source, name)
+    declared = None
     for sentence, (feed, tokenlist, lines) in _parse(source, None, encoding, name, keep_raw=True):
         start = feed.done_start
         raw = list(feed.done_raw)
+        for line in raw:  # CoNLL-U Plus: the header names the columns (as the conllu reader reads it)
+            if line.startswith("# global.columns = "):
+                declared = tuple(c.upper() for c in line.split("=", 1)[1].split())
         word_lines = [lineno - start for token, lineno in zip(tokenlist, lines)
                       if not isinstance(token.get("id"), tuple)]
-        for i in word_lines:  # the labels are written into column 4 or 5 of exactly 10
+        n_expected = len(declared) if declared else 10
+        for i in word_lines:  # the labels are written into the UPOS or XPOS column
             n = len(_cells(raw[i]))
-            if n != 10:
-                raise InputError(f"a CoNLL-U word line has 10 columns, this one has {n} (to write FORM "
-                                 "and the label only, use --output-format columns)", name, start + i)
-        yield ConlluBlock(sentence, raw, word_lines)
+            if n != n_expected:
+                what = (f"this CoNLL-U Plus file declares {n_expected} columns" if declared
+                        else "a CoNLL-U word line has 10 columns")
+                raise InputError(f"{what}, this one has {n} (to write FORM and the label only, use "
+                                 "--output-format columns)", name, start + i)
+        yield ConlluBlock(sentence, raw, word_lines, declared)
 
 
 def _cells(line: str) -> list[str]:
@@ -233,12 +244,20 @@ def format_conllu_block(block: ConlluBlock, labels, field: str = "xpos") -> str:
     ------
     ValueError
         Unknown ``field``, or not one label per word.
+    InputError
+        A CoNLL-U Plus block whose header names no such column.
     """
     if field not in _FIELD_COLUMN:
         raise ValueError(f"field must be one of {sorted(_FIELD_COLUMN)}, not {field!r}")
     if len(labels) != len(block.word_lines):
         raise ValueError(f"{len(labels)} labels for {len(block.word_lines)} words")
     col = _FIELD_COLUMN[field]
+    if block.columns is not None:
+        if LABEL_FIELDS[field] not in block.columns:
+            raise InputError(f"this CoNLL-U Plus file has no {LABEL_FIELDS[field]} column (its columns: "
+                             f"{' '.join(block.columns)}); choose another --label-field, or write FORM and "
+                             "the label with --output-format columns")
+        col = block.columns.index(LABEL_FIELDS[field])
     out = list(block.lines)
     for i, label in zip(block.word_lines, labels):
         cells = _cells(out[i])

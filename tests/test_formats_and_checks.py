@@ -1,0 +1,159 @@
+"""--format on every command, CoNLL-U Plus, standard input and detection from the content;
+no message suggests an option the command lacks; the mistakes users make, caught
+(eval on two label columns of different kinds, suspicious label columns, default presets)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+
+import pytest
+
+from chaintag.cli.main import build_parser, main
+from chaintag.io.columns import sniff_conllu
+
+# CoNLL-U Plus with its own column order: XPOS is the 3rd column, 6 columns in all
+CUPT = ("# global.columns = ID FORM XPOS UPOS MISC MY:COL\n# sent_id = a\n"
+        "1\tDogs\tNNS\tNOUN\t_\t*\n2\tbark\tVBP\tVERB\t_\t1\n3\t.\t.\tPUNCT\t_\t*\n\n"
+        "# sent_id = b\n1\tCats\tNNS\tNOUN\t_\t*\n2\tsleep\tVBP\tVERB\t_\t*\n\n")
+
+
+def _stdin(monkeypatch, text: str):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
+
+
+def test_sniffing():
+    assert sniff_conllu(CUPT) and sniff_conllu("1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n")
+    assert sniff_conllu("# sent_id = 1\n")
+    assert not sniff_conllu("#1 NN B-NP\n# NN I-NP\n")       # '#' tokens of a column file
+    assert not sniff_conllu("# = SYM O\nA DT O\n")
+    assert not sniff_conllu("1 CD B-NP\n2 CD I-NP\n")         # numbers in a column file
+
+
+def test_conllu_plus_any_name_file_and_stdin(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "data.txt"  # neither the name nor an option says CoNLL-U
+    src.write_text(CUPT, encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(src), "--model", str(model), "--features", "w[0]", "--quiet",
+                 "--no-average"]) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8") == CUPT  # labels written back into its XPOS column
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet", "--label-field", "upos"]) == 0
+    got = out.read_text(encoding="utf-8").splitlines()
+    assert got[2].split("\t") == ["1", "Dogs", "NNS", "NNS", "_", "*"]
+    # standard input, for every command
+    _stdin(monkeypatch, CUPT)
+    assert main(["train", "--train", "-", "--model", str(model), "--features", "w[0]", "--quiet",
+                 "--no-average"]) == 0
+    _stdin(monkeypatch, CUPT)
+    assert main(["eval", "-m", str(model), "--test", "-", "--json", "--quiet"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert fig["accuracy"] == 100.0 and fig["n_tokens"] == 5
+    _stdin(monkeypatch, CUPT)
+    assert main(["tag", "-m", str(model), "--quiet"]) == 0
+    assert capsys.readouterr().out == CUPT
+    # --format on each command overrides detection
+    _stdin(monkeypatch, CUPT)
+    assert main(["train", "--train", "-", "--format", "columns", "--model", str(model), "--quiet"]) == 2
+    assert "expected" in capsys.readouterr().err
+    for cmd in ("train", "eval", "tag", "compare"):
+        assert "--format" in build_parser()._subparsers._group_actions[0].choices[cmd].format_help()
+
+
+def test_eval_file_from_stdin(monkeypatch, capsys):
+    _stdin(monkeypatch, "a B-X B-X\nb I-X O\n")
+    assert main(["eval", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_gold_chunks"] == 1
+
+
+def _options(command: str) -> set[str]:
+    sub = build_parser()._subparsers._group_actions[0].choices[command]
+    return {s for a in sub._actions for s in a.option_strings}
+
+
+def test_messages_suggest_only_options_the_command_has(tmp_path, capsys):
+    cupt = tmp_path / "x.cupt"
+    cupt.write_text(CUPT.replace("\tNNS\t", "\t_\t"), encoding="utf-8")
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("A DT B-NP\n1\tA\ta\tDET\tDT\t_\t2\tdet\t_\t_\n", encoding="utf-8")
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_text("A DT B-NP\n", encoding="utf-8")
+    good = tmp_path / "good.txt"
+    good.write_text("A DT B-NP\ncat NN I-NP\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(good), "--model", str(model), "--features", "w[0]", "--quiet"]) == 0
+    runs = [
+        ["train", "--train", str(cupt), "--model", str(tmp_path / "a.npz")],
+        ["train", "--train", str(mixed), "--model", str(tmp_path / "a.npz")],
+        ["train", "--train", str(tabbed), "--sep", "tab", "--model", str(tmp_path / "a.npz")],
+        ["train", "--train", str(good), "--features", "q[0]", "--model", str(tmp_path / "a.npz")],
+        ["eval", "-m", str(model), "--test", str(mixed)],
+        ["eval", "-m", str(model), "--test", str(cupt)],
+        ["eval", str(cupt)],
+        ["tag", "-m", str(model), str(mixed)],
+        ["tag", "-m", str(model), str(cupt), "--output-format", "conllu", "--label-field", "upos"],
+        ["tag", "-m", str(model), str(good), "--output-format", "conllu"],
+    ]
+    for argv in runs:
+        assert main(argv + ["--quiet"]) == 2, argv
+        err = capsys.readouterr().err
+        assert err
+        named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", err))
+        assert named <= _options(argv[0]), (argv, err)
+
+
+# --------------------------------------------------------------------------
+# Mistakes caught
+# --------------------------------------------------------------------------
+
+def test_eval_refuses_two_columns_that_share_no_label(tmp_path, capsys):
+    f = tmp_path / "ner.txt"
+    f.write_text("Ann NNP B-PER\nmet VBD O\nBob NNP B-PER\n\nHi UH O\n", encoding="utf-8")
+    assert main(["eval", str(f), "--json"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and "share no label" in cap.err and "ner.txt" in cap.err
+    # the right columns score
+    assert main(["eval", str(f), "--gold-column", "-1", "--pred-column", "-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["f1"] == 100.0
+
+
+def test_train_warns_about_label_columns(tmp_path, capsys):
+    one = tmp_path / "one.txt"
+    one.write_text("a NN X\nb NN X\n\nc NN X\n", encoding="utf-8")
+    assert main(["train", "--train", str(one), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "single label, 'X'" in err and "column 3 of 3" in err
+    nums = tmp_path / "nums.txt"
+    nums.write_text("".join(f"w{i} {i % 7}\n" for i in range(20)), encoding="utf-8")
+    assert main(["train", "--train", str(nums), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    assert "are numbers on 20 of 20 tokens" in capsys.readouterr().err
+    swapped = tmp_path / "swapped.txt"
+    swapped.write_text("Ann B-PER NNP\nmet O VBD\nBob B-PER NNP\n", encoding="utf-8")
+    assert main(["train", "--train", str(swapped), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    assert "feature column 'pos' holds chunk labels (IOB2)" in capsys.readouterr().err
+
+
+def test_default_preset_uses_the_pos_column(tmp_path, capsys):
+    from chaintag.learners import load
+    f = tmp_path / "chunks.txt"
+    f.write_text("He PRP B-NP\nruns VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(f), "--model", str(model), "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "preset 'chunking'" in err and "pos[0]" in err and "feature columns: word, pos" in err
+    assert load(model).features == "chunking"
+    ner = tmp_path / "ner.txt"
+    ner.write_text("Ann NNP B-PER\nmet VBD O\n", encoding="utf-8")
+    assert main(["train", "--train", str(ner), "--model", str(model), "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "preset 'ner'" in err and "pos[0]" in err
+    words = tmp_path / "pos.txt"
+    words.write_text("Ann NNP\nmet VBD\n", encoding="utf-8")
+    assert main(["train", "--train", str(words), "--model", str(model), "--epochs", "1"]) == 0
+    assert "preset 'pos'" in capsys.readouterr().err
+    # a preset given is said too
+    assert main(["train", "--train", str(words), "--model", str(model), "--epochs", "1", "-f", "w[0]"]) == 0
+    assert "features: 'w[0]'; 2 templates: bias; word[0]" in capsys.readouterr().err
