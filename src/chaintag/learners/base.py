@@ -25,6 +25,7 @@ from ..features.templates import resolve_templates
 from ..io.model_file import load_model, save_model
 from .inference import InferenceMixin
 from .introspect import IntrospectionMixin, training_summary
+from .sklearn_compat import SklearnTagsMixin
 from .tokens import MAX_LABELS, as_rows, default_columns, looks_like_chunks  # noqa: F401 (re-exported)
 
 @dataclass
@@ -55,7 +56,7 @@ class TrainData:
             self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
 
-class SequenceTagger(InferenceMixin, IntrospectionMixin):
+class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     """Base class of chaintag's linear-chain learners (scikit-learn conventions).
 
     ``__init__`` of a subclass only stores its hyper-parameters. ``fit``
@@ -144,13 +145,18 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
             raise InputError(f"epochs must be a positive integer, not {epochs!r}")
         if getattr(self, "cc", 0) < 0:
             raise InputError(f"cc must be 0 or more, not {self.cc!r}")
-        rows = as_rows(sentences)
+        from ..features.dicts import DICT_COLUMNS, dict_rows, is_dict_corpus
+        dict_input = is_dict_corpus(sentences)
+        rows = dict_rows(sentences) if dict_input else as_rows(sentences)
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
-        n_cols = len(next(r for r in rows if len(r))[0])
-        columns = tuple(self.columns) if self.columns else default_columns(n_cols)
-        if len(columns) != n_cols:
-            raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
+        if dict_input:
+            columns = n_cols = DICT_COLUMNS
+        else:
+            n_cols = len(next(r for r in rows if len(r))[0])
+            columns = tuple(self.columns) if self.columns else default_columns(n_cols)
+            if len(columns) != n_cols:
+                raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns
         flat = [lab for ls in labels for lab in ls]
         label_set = set(flat)
@@ -166,16 +172,18 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
                                 f"{n_labels * n_labels * 8 / 2**30:.1f} GiB): is the label column right? "
                                 "(see --columns)")
         t_start = time.perf_counter()
-        templates = resolve_templates(self.features, columns)
         hash_bits = getattr(self, "hash_bits", None)
-        if hash_bits is not None:
+        if dict_input:
+            extractor = self._dict_extractor(hash_bits)
+        elif hash_bits is not None:
+            templates = resolve_templates(self.features, columns)
             from ..features.hashed import HashedAttributeExtractor
             try:
                 extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits)
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         else:
-            extractor = AttributeExtractor(templates, columns)
+            extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
         index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
@@ -193,7 +201,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
         del attrs
         dev_pack = None
         if dev is not None:
-            dev_rows = as_rows(dev[0], n_cols)
+            dev_rows = self._rows(dev[0])
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
@@ -202,6 +210,20 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
         else:
             self._train(data, dev_pack)
         return self
+
+    def _dict_extractor(self, hash_bits):
+        """The extractor of feature-dict tokens (sklearn-crfsuite style input)."""
+        from ..features.dicts import DictAttributeExtractor
+        if hash_bits is not None:
+            raise InputError("hash_bits applies to template attributes, not to feature-dict tokens")
+        return DictAttributeExtractor(reader=type(self).__name__)
+
+    def _rows(self, sentences):
+        """Sentences checked against the input the model was fitted on (column tokens or feature dicts)."""
+        from ..features.dicts import DICT_COLUMNS, dict_rows
+        if self.columns_ == DICT_COLUMNS:
+            return dict_rows(sentences)
+        return as_rows(sentences, len(self.columns_))
 
     @staticmethod
     def _check_pairs(rows, labels, what: str) -> None:
@@ -345,7 +367,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
             ``constrain`` or ``fixed`` with a model that is not a first-order chain.
         """
         self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         if constrain or fixed is not None:
             from . import constrained
@@ -379,7 +401,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
             scheme (``scheme``), so that F1 is the figure to read.
         """
         self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         labels = [list(map(str, ls)) for ls in labels]
         self._check_pairs(rows, labels, "test") if rows else None
         saved = self.eval_scheme
@@ -451,7 +473,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin):
         model = cls(**params)
         model.labels_ = list(meta["labels"])
         model.columns_ = tuple(meta["columns"])
-        if meta["extractor"].get("hash_bits"):
+        if meta["extractor"].get("kind") == "dict":
+            from ..features.dicts import DictAttributeExtractor
+            model.extractor_ = DictAttributeExtractor.from_state(meta["extractor"], arrays)
+            model.extractor_.reader = cls.__name__
+        elif meta["extractor"].get("hash_bits"):
             from ..features.hashed import HashedAttributeExtractor
             model.extractor_ = HashedAttributeExtractor.from_state(meta["extractor"], arrays)
         else:

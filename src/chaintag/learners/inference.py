@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..decoding.scoring import feature_entries
-from .tokens import as_rows
 
 
 class InferenceMixin:
@@ -49,7 +48,7 @@ class InferenceMixin:
         self._check_fitted()
         if k < 1:
             raise ValueError("k must be at least 1")
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         n_sent = attrs.n_sentences
         paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
@@ -95,7 +94,7 @@ class InferenceMixin:
         if constrain or fixed is not None:
             from . import constrained
             self._check_fitted()
-            attrs = self.extractor_.transform(as_rows(sentences, len(self.columns_)))
+            attrs = self.extractor_.transform(self._rows(sentences))
             out = constrained.marginals(self, attrs, constrain, fixed)
             bounds = attrs.sent_ptr.tolist()
             return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
@@ -105,7 +104,7 @@ class InferenceMixin:
         """Per-sentence token marginals filled by the compiled corpus ``kernel``
         (``kernel(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)``)."""
         self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         L = len(self.labels_)
         out = np.zeros((attrs.n_tokens, L))

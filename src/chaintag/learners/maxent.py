@@ -318,7 +318,9 @@ class MaxEnt(SequenceTagger):
         X = design_matrix(a.tok_ptr, attr_ids, prev, n_attributes, n_labels)
         del attr_ids, prev
         # the bias template comes first; it is attribute 0 unless the cut-off dropped it
-        has_bias = (not self.extractor_.templates[0].atoms) and self.extractor_.attr_offset[1] == 1
+        # (feature-dict tokens have no such attribute: the intercept goes to the previous-label weights)
+        templates = getattr(self.extractor_, "templates", None)
+        has_bias = bool(templates) and (not templates[0].atoms) and self.extractor_.attr_offset[1] == 1
         n_iter, converged = 0, True
         if n_labels >= 2:
             clf = self._classifier()
@@ -384,7 +386,7 @@ class MaxEnt(SequenceTagger):
         from .base import as_rows
 
         self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         n_labels = len(self.labels_)
         if labels is None:

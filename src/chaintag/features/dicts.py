@@ -1,0 +1,190 @@
+"""Tokens given as feature dicts (the ``X`` of sklearn-crfsuite and python-crfsuite).
+
+A token ``{"word.lower()": "the", "postag": "DT", "bias": 1.0, "BOS": True}``
+becomes attributes by these rules:
+
+- a string value ``v`` of key ``k`` gives the attribute ``k=v``;
+- ``True`` gives the attribute ``k``; ``False`` gives nothing;
+- a number gives the attribute ``k`` with that real value (``0`` gives
+  nothing). The attribute's contribution to a score is ``value * weight``,
+  so a value of 1 is the same as a present indicator attribute.
+
+Attribute names are interned into a vocabulary built on the training data
+(one dict lookup per (token, key): the only per-attribute Python work);
+unseen attributes are dropped at prediction, as with templates. The result
+is the CSR layout of :class:`chaintag.features.extract.Attributes`, plus a
+float64 value per entry (``attr_values``; None when every value is 1).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import InputError
+from .extract import Attributes
+
+#: The ``columns_`` of a model trained on feature dicts.
+DICT_COLUMNS = ("<feature dict>",)
+
+
+def is_dict_corpus(sentences) -> bool:
+    """True when the first token of the first non-empty sentence is a dict (a mapping)."""
+    try:
+        for sent in sentences:
+            if isinstance(sent, (str, bytes)):
+                return False
+            for tok in sent:
+                return isinstance(tok, dict)
+    except TypeError:
+        return False
+    return False
+
+
+def dict_rows(sentences) -> list[list[dict]]:
+    """Sentences of feature dicts, checked.
+
+    Raises
+    ------
+    InputError
+        When a sentence is a string or a token is not a dict.
+    """
+    if isinstance(sentences, str):
+        raise InputError("expected a list of sentences, got a string")
+    out = []
+    for s, sent in enumerate(sentences):
+        if isinstance(sent, (str, dict)):
+            raise InputError(f"sentence {s} is a {type(sent).__name__}; a sentence is a list of tokens")
+        sent = list(sent)
+        for i, tok in enumerate(sent):
+            if not isinstance(tok, dict):
+                raise InputError(f"sentence {s}, token {i}: expected a feature dict like the other tokens, "
+                                 f"got {type(tok).__name__}")
+        out.append(sent)
+    return out
+
+
+def _attribute(key, value, where):
+    """``(name, value)`` of one dict item, or None when it gives no attribute."""
+    if isinstance(value, str):
+        return f"{key}={value}", 1.0
+    if isinstance(value, (bool, np.bool_)):
+        return (str(key), 1.0) if value else None
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if not np.isfinite(v):
+            raise InputError(f"{where}: feature {key!r} has the value {value!r}; values must be finite")
+        return (str(key), v) if v != 0.0 else None
+    raise InputError(f"{where}: feature {key!r} has a value of type {type(value).__name__}; "
+                     "values must be strings, booleans or numbers")
+
+
+class DictAttributeExtractor:
+    """Maps sentences of feature dicts to attribute ids and values.
+
+    The interface is that of :class:`chaintag.features.extract.AttributeExtractor`
+    (``fit_transform_counts``, ``transform``, ``prune``, ``n_attributes``,
+    ``attribute_name``, ``state``/``from_state``); the returned
+    :class:`Attributes` carry an extra ``attr_values`` array (float64, shape
+    (n_entries,)) when some value differs from 1, else ``attr_values`` is None.
+    """
+
+    kind = "dict"
+
+    def __init__(self, names: list[str] | None = None, real_values: bool = False, reader: str = "this learner"):
+        self.names: list[str] = list(names or [])
+        self.index = {n: k for k, n in enumerate(self.names)}
+        self.real_values = bool(real_values)
+        self.reader = reader
+
+    @property
+    def n_attributes(self) -> int:
+        return len(self.names)
+
+    def _extract(self, sentences, grow: bool):
+        index = self.index
+        names = self.names
+        lengths = [len(s) for s in sentences]
+        sent_ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=sent_ptr[1:])
+        n_tokens = int(sent_ptr[-1])
+        tok_ptr = np.zeros(n_tokens + 1, dtype=np.int64)
+        ids: list[int] = []
+        values: list[float] = []
+        t = 0
+        for s, sent in enumerate(sentences):
+            for i, tok in enumerate(sent):
+                seen = set()
+                for key, value in tok.items():
+                    item = _attribute(key, value, f"sentence {s}, token {i}")
+                    if item is None:
+                        continue
+                    name, v = item
+                    if v != 1.0 and not self.real_values:
+                        raise InputError(
+                            f"sentence {s}, token {i}: feature {key!r} has the real value {value!r}, but "
+                            f"{self.reader} reads only indicator attributes (strings, True/False, and the "
+                            "numbers 1 = present and 0 = absent); drop the value or make it a string")
+                    a = index.get(name)
+                    if a is None:
+                        if not grow:
+                            continue
+                        a = len(names)
+                        index[name] = a
+                        names.append(name)
+                    if a in seen:  # two keys naming one attribute ("k=v" key and k: "v")
+                        raise InputError(f"sentence {s}, token {i}: the attribute {name!r} is given twice")
+                    seen.add(a)
+                    ids.append(a)
+                    values.append(v)
+                t += 1
+                tok_ptr[t] = len(ids)
+        attr_ids = np.asarray(ids, dtype=np.int32)
+        vals = np.asarray(values, dtype=np.float64)
+        # sort each token's entries by attribute id, like the template extractor's per-template order
+        if len(attr_ids):
+            tok_of = np.repeat(np.arange(n_tokens), np.diff(tok_ptr))
+            order = np.lexsort((attr_ids, tok_of))
+            attr_ids, vals = attr_ids[order], vals[order]
+        attrs = Attributes(sent_ptr, tok_ptr, attr_ids)
+        attrs.attr_values = None if np.all(vals == 1.0) else vals
+        return attrs
+
+    def fit_transform_counts(self, sentences, labels=None, n_labels: int = 0):
+        """Build the vocabulary on training data; returns ``(attrs, pairs)`` as the template extractor."""
+        self.names, self.index = [], {}
+        attrs = self._extract(sentences, grow=True)
+        pairs = None
+        if labels is not None:
+            tok_of = np.repeat(np.arange(attrs.n_tokens), np.diff(attrs.tok_ptr))
+            codes = attrs.attr_ids.astype(np.int64) * n_labels + np.asarray(labels, dtype=np.int64)[tok_of]
+            codes, counts = np.unique(codes, return_counts=True)
+            pairs = (codes.astype(np.int64), counts.astype(np.int64))
+        return attrs, pairs
+
+    def fit_transform(self, sentences) -> Attributes:
+        return self.fit_transform_counts(sentences)[0]
+
+    def transform(self, sentences) -> Attributes:
+        """Attribute ids (and values) of new sentences; unseen attributes are dropped."""
+        return self._extract(sentences, grow=False)
+
+    def prune(self, keep: np.ndarray) -> np.ndarray:
+        """Keep only the attributes where ``keep`` is True; returns the old -> new id map (-1: dropped)."""
+        keep = np.asarray(keep, dtype=bool)
+        remap = np.full(len(keep), -1, dtype=np.int32)
+        remap[keep] = np.arange(int(keep.sum()), dtype=np.int32)
+        self.names = [n for n, k in zip(self.names, keep.tolist()) if k]
+        self.index = {n: k for k, n in enumerate(self.names)}
+        return remap
+
+    def attribute_name(self, attr: int) -> str:
+        return self.names[attr]
+
+    def state(self) -> tuple[dict, dict]:
+        return {"kind": self.kind, "names": list(self.names)}, {}
+
+    @classmethod
+    def from_state(cls, meta: dict, arrays: dict) -> "DictAttributeExtractor":
+        return cls(meta["names"])
