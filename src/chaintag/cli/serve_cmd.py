@@ -1,0 +1,53 @@
+"""``chaintag serve``: an HTTP JSON tagging service for a saved model."""
+
+from __future__ import annotations
+
+import sys
+
+from .common import add_common
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "serve", help="serve a model over HTTP (JSON): POST /tag, GET /health",
+        description="Load a model once and answer tagging requests over HTTP. POST /tag with "
+                    '{"sentences": [[token, ...], ...]} (a token: a string, a list of column strings, or a '
+                    'feature dict) and optionally "nbest": K, "confidence": K, "marginals": true, '
+                    '"constrain": true, "fixed": [[label or null, ...], ...]; the answer holds "labels" '
+                    "and what was asked. GET /health tells the model's algorithm and labels. Bad requests "
+                    "get a 4xx status and a JSON error message; the server keeps running. Stop it with Ctrl-C.")
+    p.add_argument("model", metavar="MODEL", help="model file from chaintag train")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for every interface)")
+    p.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
+    p.add_argument("--max-sentences", type=int, default=10000, metavar="N",
+                   help="most sentences in one request (default: 10000)")
+    p.add_argument("--max-bytes", type=int, default=16 * 2 ** 20, metavar="N",
+                   help="largest request body in bytes (default: 16 MiB)")
+    p.add_argument("--log-requests", action="store_true", help="log every request on stderr")
+    add_common(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..learners import load
+    from ..service import make_server
+
+    if args.max_sentences < 1 or args.max_bytes < 1:
+        raise InputError("--max-sentences and --max-bytes must be at least 1")
+    model = load(args.model)
+    server = make_server(model, args.host, args.port, name=args.model, max_bytes=args.max_bytes,
+                         max_sentences=args.max_sentences, verbose=args.log_requests)
+    host, port = server.server_address[:2]
+    if not args.quiet:
+        print(f"serving {args.model} ({model.algorithm}, {len(model.labels_)} labels) on http://{host}:{port} "
+              "(POST /tag, GET /health); Ctrl-C stops", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        if not args.quiet:
+            print("stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,288 @@
+"""HTTP JSON service that tags posted sentences with a model loaded once.
+
+Built on the standard library's :class:`http.server.ThreadingHTTPServer`
+(one thread per connection, HTTP/1.1 keep-alive). Endpoints:
+
+``GET /health``
+    ``{"status": "ok", "algorithm", "labels", "columns", "model"}``.
+``POST /tag``
+    Body: a JSON object ``{"sentences": [[token, ...], ...]}`` where a token
+    is a string (one-column models), a list of column strings (the model's
+    columns, in order) or a feature dict (models trained on feature dicts).
+    Optional members: ``"nbest": K`` (the K best sequences, with scores and
+    top-K probabilities), ``"confidence": K`` (per-token probability of the
+    label estimated from the top-K), ``"marginals": true`` (per-token
+    forward-backward distribution over the labels), ``"constrain": true``
+    or a scheme name, ``"fixed": [[label or null, ...], ...]`` (partial
+    labels). The answer: ``{"labels": [[...], ...]}`` plus ``"nbest"``,
+    ``"confidence"`` or ``"marginals"`` when asked, and ``"n_tokens"``.
+
+Bad requests never stop the server: each gets a JSON ``{"error": message}``
+with a 4xx status:
+
+- 400: the body is not valid JSON (or not UTF-8), not an object, has no
+  ``sentences`` list, holds a sentence or token of the wrong type or number
+  of columns, an unknown member, a bad ``nbest``/``confidence``/``marginals``
+  value, ``fixed`` of the wrong shape or with an unknown label, or fixed
+  labels that no valid sequence satisfies;
+- 404: an unknown path; 405: a method other than GET on ``/health`` or POST
+  on ``/tag``; 411: a POST without Content-Length; 413: a body over
+  ``max_bytes`` or more than ``max_sentences`` sentences; 415: a
+  Content-Type other than JSON;
+- 501: an option the model does not offer (n-best for max-ent, constraints
+  for the second-order perceptron, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from ..errors import ChaintagError
+
+#: Largest K of "nbest" and "confidence".
+MAX_K = 100
+OPTIONS = {"sentences", "nbest", "confidence", "marginals", "constrain", "fixed"}
+
+
+class RequestError(Exception):
+    """A bad request: HTTP ``status`` and a message for the client."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class TaggingService:
+    """Validates tagging requests and answers them with one loaded model (thread-safe: read-only).
+
+    Parameters
+    ----------
+    model : fitted SequenceTagger
+    name : str, optional
+        Shown by ``/health`` (e.g. the model's path).
+    max_sentences : int, default 10000
+        Sentences per request.
+    """
+
+    def __init__(self, model, name: str | None = None, max_sentences: int = 10000):
+        from ..features.dicts import DICT_COLUMNS
+        self.model = model
+        self.name = name
+        self.max_sentences = int(max_sentences)
+        self.dict_tokens = tuple(model.columns_) == DICT_COLUMNS
+        self.n_columns = len(model.columns_)
+        self.requests = 0
+        self._lock = threading.Lock()
+
+    def health(self) -> dict:
+        with self._lock:
+            served = self.requests
+        return {"status": "ok", "algorithm": self.model.algorithm, "labels": list(self.model.labels_),
+                "columns": list(self.model.columns_), "model": self.name, "requests_served": served}
+
+    # ------------------------------------------------------------ validation
+    def _tokens(self, sentences) -> list:
+        if not isinstance(sentences, list):
+            raise RequestError(400, '"sentences" must be a list of sentences (lists of tokens)')
+        if len(sentences) > self.max_sentences:
+            raise RequestError(413, f"{len(sentences)} sentences in one request; the limit is "
+                                    f"{self.max_sentences}: split the batch")
+        out = []
+        for s, sent in enumerate(sentences):
+            if not isinstance(sent, list):
+                raise RequestError(400, f"sentence {s} is a {type(sent).__name__}, not a list of tokens")
+            toks = []
+            for i, tok in enumerate(sent):
+                where = f"sentence {s}, token {i}"
+                if self.dict_tokens:
+                    if not isinstance(tok, dict):
+                        raise RequestError(400, f"{where}: this model reads feature dicts, got {_kind(tok)}")
+                    toks.append(tok)
+                elif isinstance(tok, str):
+                    if self.n_columns != 1:
+                        raise RequestError(400, f"{where}: this model reads {self.n_columns} columns "
+                                                f"({', '.join(self.model.columns_)}): send a list of strings")
+                    toks.append((tok,))
+                elif isinstance(tok, list) and all(isinstance(v, str) for v in tok):
+                    if len(tok) != self.n_columns:
+                        raise RequestError(400, f"{where}: {len(tok)} columns, the model reads "
+                                                f"{self.n_columns} ({', '.join(self.model.columns_)})")
+                    toks.append(tuple(tok))
+                else:
+                    raise RequestError(400, f"{where}: a token is a string or a list of column strings, "
+                                            f"not {_kind(tok)}")
+            out.append(toks)
+        return out
+
+    @staticmethod
+    def _k(body, key):
+        k = body.get(key)
+        if k is None:
+            return None
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise RequestError(400, f'"{key}" must be an integer from 1 to {MAX_K}')
+        return k
+
+    def tag(self, body) -> dict:
+        """Answer one parsed request body (a dict); raises :class:`RequestError` for a bad one."""
+        if not isinstance(body, dict):
+            raise RequestError(400, 'the body must be a JSON object {"sentences": [...]}')
+        unknown = sorted(set(body) - OPTIONS)
+        if unknown:
+            raise RequestError(400, f"unknown member(s) {', '.join(unknown)}; expected {', '.join(sorted(OPTIONS))}")
+        if "sentences" not in body:
+            raise RequestError(400, 'the body has no "sentences" member')
+        sentences = self._tokens(body["sentences"])
+        nbest, confidence = self._k(body, "nbest"), self._k(body, "confidence")
+        marginals = body.get("marginals", False)
+        if not isinstance(marginals, bool):
+            raise RequestError(400, '"marginals" must be true or false')
+        if sum(x is not None and x is not False for x in (nbest, confidence, marginals or None)) > 1:
+            raise RequestError(400, 'ask for one of "nbest", "confidence", "marginals", not several')
+        constrain = body.get("constrain", False)
+        if not (isinstance(constrain, bool) or constrain in ("iob1", "iob2", "iobes", "bilou")):
+            raise RequestError(400, '"constrain" must be true, false or a scheme (iob1, iob2, iobes, bilou)')
+        fixed = body.get("fixed")
+        if fixed is not None and (not isinstance(fixed, list) or not all(
+                x is None or (isinstance(x, list) and all(v is None or isinstance(v, str) for v in x))
+                for x in fixed)):
+            raise RequestError(400, '"fixed" must be a list (one per sentence) of lists of labels or null')
+        kw = {"constrain": constrain, "fixed": fixed} if constrain or fixed is not None else {}
+        m = self.model
+        try:
+            out = {}
+            if nbest:
+                cands = m.predict_nbest(sentences, nbest, **kw)
+                out["labels"] = [c[0][0] for c in cands]
+                out["nbest"] = [[{"labels": labs, "score": sc, "probability": p} for labs, sc, p in c]
+                                for c in cands]
+            elif confidence:
+                out["labels"], out["confidence"] = m.predict_confidence(sentences, confidence, **kw)
+            else:
+                out["labels"] = m.predict(sentences, **kw)
+                if marginals:
+                    labs = m.labels_
+                    out["marginals"] = [[dict(zip(labs, row)) for row in marg.tolist()]
+                                        for marg in m.predict_marginals(sentences, **kw)]
+        except NotImplementedError as exc:
+            raise RequestError(501, str(exc)) from None
+        except (ChaintagError, ValueError) as exc:
+            raise RequestError(400, str(exc)) from None
+        out["n_tokens"] = sum(len(s) for s in sentences)
+        with self._lock:
+            self.requests += 1
+        return out
+
+
+def _kind(x) -> str:
+    return "null" if x is None else type(x).__name__
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "chaintag"
+
+    def log_message(self, fmt, *args):  # quiet unless the server was made verbose
+        if getattr(self.server, "verbose", False):
+            super().log_message(fmt, *args)
+
+    def _send(self, status: int, obj) -> None:
+        data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        if status >= 400:
+            # the rest of a rejected body may still be unread: do not reuse the connection
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str) -> None:
+        self._send(status, {"error": message})
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        if self.path in ("/health", "/healthz"):
+            return self._send(200, self.server.service.health())
+        if self.path == "/tag":
+            return self._error(405, "use POST on /tag")
+        return self._error(404, f"no such endpoint {self.path!r}; use POST /tag or GET /health")
+
+    def do_POST(self):  # noqa: N802
+        if self.path != "/tag":
+            if self.path in ("/health", "/healthz"):
+                return self._error(405, "use GET on /health")
+            return self._error(404, f"no such endpoint {self.path!r}; use POST /tag or GET /health")
+        ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
+        if ctype not in ("application/json", "text/json", ""):
+            return self._error(415, f"Content-Type {ctype!r}: send application/json")
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return self._error(411, "a POST needs a Content-Length header")
+        try:
+            n = int(length)
+            if n < 0:
+                raise ValueError
+        except ValueError:
+            return self._error(400, f"bad Content-Length {length!r}")
+        if n > self.server.max_bytes:
+            return self._error(413, f"the body has {n} bytes; the limit is {self.server.max_bytes}")
+        raw = self.rfile.read(n)
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            return self._error(400, f"the body is not valid JSON: {exc}")
+        try:
+            out = self.server.service.tag(body)
+        except RequestError as exc:
+            return self._error(exc.status, exc.message)
+        except Exception as exc:  # a bug must not stop the server: report it as a 500
+            return self._send(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+        self._send(200, out)
+
+    def do_PUT(self):  # noqa: N802
+        self._error(405, "use POST /tag or GET /health")
+
+    do_DELETE = do_PATCH = do_PUT
+
+
+def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
+                max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False):
+    """A threading HTTP server answering tagging requests with ``model``.
+
+    Parameters
+    ----------
+    model : fitted SequenceTagger
+    host : str, default "127.0.0.1"
+    port : int, default 8080
+        0 picks a free port (read it from ``server.server_address``).
+    name : str, optional
+        Shown by ``/health``.
+    max_bytes : int, default 16 MiB
+        Largest request body.
+    max_sentences : int, default 10000
+        Most sentences per request.
+    verbose : bool, default False
+        Log every request on stderr.
+
+    Returns
+    -------
+    http.server.ThreadingHTTPServer
+        Call ``serve_forever()`` (and ``shutdown()`` from another thread).
+
+    Raises
+    ------
+    OSError
+        When the address cannot be bound.
+    """
+    server = ThreadingHTTPServer((host, port), _Handler)
+    server.daemon_threads = True
+    server.service = TaggingService(model, name=name, max_sentences=max_sentences)
+    server.max_bytes = int(max_bytes)
+    server.verbose = verbose
+    server.started = time.time()
+    return server
