@@ -258,3 +258,21 @@ def test_eval_on_pos_and_chunk_columns_is_refused(capsys):
     assert main(["eval", str(CASES / "18_gold_only.txt")]) == 2
     cap = capsys.readouterr()
     assert cap.out == "" and "share no label" in cap.err and "18_gold_only.txt" in cap.err
+
+
+def test_sentence_per_line_text(tmp_path, capsys):
+    # case 17: never read as one multi-column token: refused with what the input must look like,
+    # or tagged as sentences with --format text
+    train = tmp_path / "t.txt"
+    train.write_text("The DT\ncat NN\nsat VBD\non IN\nthe DT\nmat NN\n. .\n\nA DT\ndog NN\nbarked VBD\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(train), "--model", str(model), "-f", "w[0]", "--quiet"]) == 0
+    src = CASES / "17_sentence_per_line.txt"
+    assert main(["tag", "-m", str(model), str(src)]) == 2
+    err = capsys.readouterr().err
+    assert "17_sentence_per_line.txt:2" in err and "one sentence per line" in err and "--format text" in err
+    assert main(["tag", "-m", str(model), str(src), "--format", "text", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [[pair.rsplit("/", 1)[0] for pair in ln.split(" ")] for ln in lines] == \
+        [ln.split(" ") for ln in src.read_text(encoding="utf-8").splitlines()]
+    assert lines[0] == "The/DT cat/NN sat/VBD on/IN the/DT mat/NN ./."

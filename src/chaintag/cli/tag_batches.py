@@ -25,7 +25,9 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
     Parameters
     ----------
     model : SequenceTagger
-    kind : {"columns", "conllu"}
+    kind : {"columns", "conllu", "text"}
+        ``text``: ``batch`` holds sentences as lists of column tuples (empty
+        ones allowed), written one tagged sentence per line (``word/label``).
         ``columns``: ``batch`` holds sentences as lists of column tuples,
         written back with the predicted label (and ``options``' extra
         column) or as JSON lines for ``nbest``. ``conllu``: ``batch`` holds
@@ -49,6 +51,12 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
         return out.getvalue()
     from ..io.columns import format_sentence
     rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
+    if kind == "text":  # one tagged sentence per line (an empty sentence: an empty line)
+        from ..io.plain_text import format_tagged_line
+        labels = iter(model.predict([r for r in rows if r]))
+        for toks, row in zip(batch, rows):
+            out.write(format_tagged_line([t[0] for t in toks], next(labels)) if row else "\n")
+        return out.getvalue()
     if options.get("constrain") or options.get("partial"):
         from .constrain_opts import format_constrained
         return format_constrained(model, batch, rows, sep, options)

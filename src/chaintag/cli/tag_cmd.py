@@ -31,14 +31,18 @@ def add_parser(sub) -> None:
     p.add_argument("--sep", choices=["tab", "space"], default=None,
                    help="input separator (default: detected from the first line); the output "
                         "uses the input's separator (tab for CoNLL-U input)")
-    p.add_argument("--format", choices=["columns", "conllu"], default=None,
-                   help="input format (default: from the reference or the .conllu extension; on stdin, "
-                        "from the first lines)")
-    p.add_argument("--output-format", choices=["columns", "conllu"], default=None,
+    p.add_argument("--format", choices=["columns", "conllu", "text"], default=None,
+                   help="input format: columns, conllu (CoNLL-U and CoNLL-U Plus), or text (one sentence "
+                        "per line, tokens separated by spaces; for models that read one column). Default: "
+                        "from the reference or the file name (.conllu, .cupt, .conllup), else detected from "
+                        "the content (CoNLL-U or columns), also on stdin")
+    p.add_argument("--output-format", choices=["columns", "conllu", "text"], default=None,
                    help="output format. conllu (the default for CoNLL-U input): the input's lines "
                         "(comments, multiword tokens, empty nodes, every column) with the predicted "
                         "label written into the --label-field column. columns: one line per word, "
-                        "the input columns plus the label (FORM and the label for CoNLL-U input)")
+                        "the input columns plus the label (FORM and the label for CoNLL-U input). "
+                        "text (the default for text input): one tagged sentence per line, word/label "
+                        "pairs separated by spaces")
     p.add_argument("--label-field", choices=["xpos", "upos"], default=None,
                    help="CoNLL-U column that receives the predicted labels (default: the column the "
                         "model was trained on, else xpos)")
@@ -88,6 +92,9 @@ def _sentences(args):
         source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
         sep = sep_value(args.sep) if args.sep else (found.sep if is_dataset_ref(args.input) else None)
     info = {"sep": "\t", "format": fmt} if fmt == "conllu" else {"format": fmt}
+    if fmt == "text":
+        from ..io.plain_text import iter_text_sentences
+        return iter_text_sentences(source, encoding=args.encoding, name=name), {"format": "text", "sep": " "}, name
     if fmt == "conllu":
         if (args.output_format or "conllu") == "conllu":
             from ..io.conllu_io import iter_conllu_blocks
@@ -112,10 +119,59 @@ def _feature_picker(model, args, n_columns: int, name: str, line: int):
         idx = list(range(len(want)))
     else:
         raise InputError(f"the model reads {len(want)} column(s) ({', '.join(want)}), "
-                         f"but the input has {n_columns}", name, line)
+                         f"but the input has {n_columns}: {_expected_input(model)}", name, line)
     if idx == list(range(n_columns)):
         return None
     return idx
+
+
+def _expected_input(model) -> str:
+    """What input the model can tag, in words."""
+    cols = list(model.columns_)
+    text = (f"give a column file: one token per line, its {', '.join(cols)} column{'s' if len(cols) > 1 else ''} "
+            "first (separated by spaces or tabs; more columns are copied through), a blank line between sentences")
+    if len(cols) == 1:
+        text += ", or plain text: one sentence per line, tokens separated by spaces, with --format text"
+    return text
+
+
+def _explained(sentences, model, name):
+    """The sentences, with a column-count error explained by what the input must look like."""
+    from ..errors import InputError
+    try:
+        yield from sentences
+    except InputError as exc:
+        if not exc.message.startswith("expected ") or "CoNLL-U" in exc.message:
+            raise
+        raise InputError(f"{exc.message}: this is not a column file (the same columns on every line); "
+                         f"{_expected_input(model)}", exc.path, exc.line) from None
+
+
+def _looks_like_text(model, tokens) -> bool:
+    """A one-column model given lines that each hold several words: its second and third columns
+    never repeat a value over four lines or more (tag columns do)."""
+    if len(model.columns_) != 1 or len(tokens) < 4 or len(tokens[0]) < 3:
+        return False
+    return all(len({tok[k] for tok in tokens}) == len(tokens) for k in (1, 2))
+
+
+def _check_text_options(model, args, info, chosen, name):
+    """Refuse plain-text input or output that the model or the other options cannot give."""
+    from ..errors import InputError
+    if info["format"] == "text" and len(model.columns_) != 1:
+        raise InputError(f"plain text gives each token one column (the word), but this model reads "
+                         f"{len(model.columns_)} ({', '.join(model.columns_)}): {_expected_input(model)}", name)
+    out = args.output_format or ("text" if info["format"] == "text" else None)
+    if out == "text" and info["format"] == "conllu":
+        raise InputError("--output-format text is for column or text input; CoNLL-U input is written back as "
+                         "CoNLL-U or as columns")
+    if out == "text" and not args.nbest:
+        extra = [opt for opt, v in (("--confidence", args.confidence), ("--marginals", args.marginals or None),
+                                    ("--constrain", args.constrain or None), ("--partial", args.partial or None))
+                 if v is not None]
+        if extra:
+            raise InputError(f"{extra[0]} needs column output: add --output-format columns")
+    return out
 
 
 def run(args) -> int:
@@ -146,6 +202,9 @@ def run(args) -> int:
         print(f"warning: the model was trained on {trained_on.upper()} labels; they are written into the "
               f"{args.label_field.upper()} column", file=sys.stderr)
     sentences, info, name = _sentences(args)
+    text_out = _check_text_options(model, args, info, chosen, name) == "text"
+    if info["format"] == "columns":
+        sentences = _explained(sentences, model, name)
     if args.output_format == "conllu" and info["format"] != "conllu":
         raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")
     if args.nbest and args.output_format:
@@ -166,27 +225,36 @@ def run(args) -> int:
         batch = []
         picker = "unset"
         out_sep = None
+        kind = "text" if text_out and not args.nbest else "columns"
         for sent in sentences:
             if bar is not None:
                 bar.update(1)
             if sent.marker is not None:
                 # document markers are copied through, each followed by a blank line
                 if batch:
-                    writer.batch("columns", batch, picker, out_sep)
+                    writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
                     batch = []
                 if not args.nbest:
-                    writer.text(sent.marker + "\n\n")
+                    writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
+                continue
+            if not sent.tokens:  # a blank line of plain text: an empty line of text output
+                if kind == "text":
+                    batch.append([])
                 continue
             if picker == "unset":
                 picker = _feature_picker(model, args, len(sent.tokens[0]), name, sent.line)
+                if info["format"] == "columns" and not args.quiet and _looks_like_text(model, sent.tokens):
+                    print(f"warning: {name}: the first sentence looks like lines of plain text (every line "
+                          f"has {len(sent.tokens[0])} different words); this model reads {_expected_input(model)[5:]}",
+                          file=sys.stderr)
                 # the output keeps the input's separator (tab-separated tokens may hold spaces)
                 out_sep = info.get("sep", " ")
             batch.append(sent.tokens)
             if len(batch) >= args.batch_size:
-                writer.batch("columns", batch, picker, out_sep)
+                writer.batch(kind, batch, picker, out_sep)
                 batch = []
         if batch:
-            writer.batch("columns", batch, picker, out_sep)
+            writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
     if bar is not None:
         bar.close()
     return 0
