@@ -266,7 +266,8 @@ def test_sentence_per_line_text(tmp_path, capsys):
     train = tmp_path / "t.txt"
     train.write_text("The DT\ncat NN\nsat VBD\non IN\nthe DT\nmat NN\n. .\n\nA DT\ndog NN\nbarked VBD\n", encoding="utf-8")
     model = tmp_path / "m.npz"
-    assert main(["train", "--train", str(train), "--model", str(model), "-f", "w[0]", "--quiet"]) == 0
+    assert main(["train", "--train", str(train), "--model", str(model), "-f", "w[0]", "--no-average",
+                 "--quiet"]) == 0
     src = CASES / "17_sentence_per_line.txt"
     assert main(["tag", "-m", str(model), str(src)]) == 2
     err = capsys.readouterr().err
