@@ -17,7 +17,8 @@ from toy_corpus import LABELS, SENTS
 IOB2 = ["B-NP", "B-VP", "I-NP", "I-VP", "O"]
 IOBES = ["B-X", "E-X", "I-X", "O", "S-X", "S-Y"]
 SETS = {"iob2": IOB2, "iob1": ["B-NP", "I-NP", "I-VP", "O"], "iobes": IOBES,
-        "bilou": ["B-X", "I-X", "L-X", "O", "U-X"]}
+        "bilou": ["B-X", "I-X", "L-X", "O", "U-X"], "ioe2": ["E-X", "E-Y", "I-X", "I-Y", "O"],
+        "ioe1": ["E-X", "I-X", "I-Y", "O"], "bmes": ["B-X", "E-X", "M-X", "O", "S-X"], "bare": ["B", "I", "O"]}
 
 
 def test_detect_scheme():
@@ -30,8 +31,36 @@ def test_detect_scheme():
         scheme_masks(["DT", "NN"])
     with pytest.raises(ValueError, match="IOBES scheme, not IOB2"):
         scheme_masks(IOBES, "iob2")
-    with pytest.raises(ValueError, match="does not belong"):
-        scheme_masks(["B-X", "I-X", "O", "X"], "iob2")
+    # a label that fits no chunk prefix is read as O, as the chunk scorer reads it
+    _, t, s, e = scheme_masks(["B-X", "I-X", "O", "X"], "iob2")
+    np.testing.assert_array_equal(t[3], t[2]) and np.testing.assert_array_equal(t[:, 3], t[:, 2])
+    assert detect_scheme(["I-X", "E-X", "O"]) == "ioe2" and detect_scheme(["B-X", "M-X", "E-X", "S-X"]) == "bmes"
+    assert detect_scheme(["B", "I", "O"]) == "iob2"
+
+
+def test_ioe_rules_by_hand():
+    labels = SETS["ioe2"]
+    _, t, s, e = scheme_masks(labels)
+    ix = {lab: j for j, lab in enumerate(labels)}
+    assert s.all() and not e[ix["I-X"]] and e[ix["E-X"]]
+    assert not t[ix["I-X"], ix["O"]] and not t[ix["I-X"], ix["I-Y"]] and t[ix["I-X"], ix["E-X"]]
+    assert t[ix["E-X"], ix["I-Y"]] and t[ix["O"], ix["I-X"]]
+    _, t, s, e = scheme_masks(labels, "ioe1")
+    assert e[ix["I-X"]] and not e[ix["E-X"]] and t[ix["I-X"], ix["O"]]
+    assert not t[ix["E-X"], ix["O"]] and t[ix["E-X"], ix["I-X"]] and not t[ix["E-X"], ix["I-Y"]]
+
+
+def test_model_records_its_training_scheme():
+    # IOB1 training data (a chunk opens with I): decoding uses IOB1's rules, not IOB2's
+    sents = [["a", "b", "c"], ["d", "e"]]
+    labs = [["I-NP", "I-NP", "B-NP"], ["O", "I-VP"]]
+    m = chaintag.StructuredPerceptron(features="w[0]", epochs=2).fit(sents, labs)
+    assert m.training_summary_["label_scheme"] == "iob1"
+    plain = m.predict(sents)
+    assert plain[0][0] == "I-NP" and plain[1] == ["O", "I-VP"]
+    assert m.predict(sents, constrain=True) == plain  # valid in IOB1
+    iob2 = m.predict(sents, constrain="iob2")
+    assert iob2[0][0] != "I-NP" and iob2[1] != ["O", "I-VP"]
 
 
 def test_scheme_rules_by_hand():
@@ -91,7 +120,7 @@ def test_kernels_match_brute_force(name, T, seed, constrain, n_fixed):
     rng = np.random.default_rng(seed)
     E, U = rng.normal(size=(T, L)), rng.normal(size=(L, L))
     start, end = rng.normal(size=L), rng.normal(size=L)
-    _, *masks = scheme_masks(labels, name)
+    _, *masks = scheme_masks(labels, None if name == "bare" else name)
     sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w = _corpus(E, U, start, end)
     if constrain:
         w = constrained_weights(w, len(feat_label), L, *masks)
@@ -154,14 +183,16 @@ def _invalid(model, seqs):
 def test_model_predict_constrained(tagger):
     plain = tagger.predict(SENTS)
     assert _invalid(tagger, plain) > 0  # the test would be empty otherwise
-    assert _invalid(tagger, tagger.predict(SENTS, constrain=True)) == 0
+    # its random training labels read as IOB1 (chunks open with I): constrain=True enforces IOB1
+    assert tagger.training_summary_["label_scheme"] == "iob1"
+    assert tagger.predict(SENTS, constrain=True) == tagger.predict(SENTS, constrain="iob1")
     assert _invalid(tagger, tagger.predict(SENTS, constrain="iob2")) == 0
-    for cands in tagger.predict_nbest(SENTS, 4, constrain=True):
+    for cands in tagger.predict_nbest(SENTS, 4, constrain="iob2"):
         assert _invalid(tagger, [c[0] for c in cands]) == 0
         assert abs(sum(p for *_, p in cands) - 1) < 1e-9
-    labels, conf = tagger.predict_confidence(SENTS, 4, constrain=True)
-    assert labels == tagger.predict(SENTS, constrain=True)
-    for marg, sent in zip(tagger.predict_marginals(SENTS, constrain=True), SENTS):
+    labels, conf = tagger.predict_confidence(SENTS, 4, constrain="iob2")
+    assert labels == tagger.predict(SENTS, constrain="iob2")
+    for marg, sent in zip(tagger.predict_marginals(SENTS, constrain="iob2"), SENTS):
         assert marg.shape == (len(sent), len(tagger.labels_))
         np.testing.assert_allclose(marg.sum(axis=1), 1.0)
         assert marg[0, tagger.labels_.index("I-NP")] == 0.0  # no sentence starts inside a chunk
@@ -183,7 +214,7 @@ def test_model_partial_labels(tagger):
     bad[0][0] = "I-NP"
     assert tagger.predict(SENTS, fixed=bad)[0][0] == "I-NP"
     with pytest.raises(InputError, match="sentence 0: no label sequence"):
-        tagger.predict(SENTS, fixed=bad, constrain=True)
+        tagger.predict(SENTS, fixed=bad, constrain="iob2")
     with pytest.raises(InputError, match="no label 'B-XX'"):
         tagger.predict(SENTS[:1], fixed=[["B-XX", None, None]])
     with pytest.raises(InputError, match="2 entries"):

@@ -61,9 +61,9 @@ def add_parser(sub) -> None:
     p.add_argument("--constrain", action="store_true",
                    help="forbid the label sequences the chunk scheme makes invalid (O -> I-X in IOB2, "
                         "B-X -> I-Y, start and end rules), also in --nbest, --confidence and --marginals")
-    p.add_argument("--scheme", choices=["iob1", "iob2", "iobes", "bilou"], default=None,
-                   help="the chunk scheme of --constrain (default: detected from the model's labels; "
-                        "B-/I- labels are read as IOB2)")
+    p.add_argument("--scheme", choices=["iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou", "bmes"], default=None,
+                   help="the chunk scheme of --constrain (default: the scheme of the model's training labels, "
+                        "else detected from its label set)")
     p.add_argument("--partial", action="store_true",
                    help="partial labels: the last input column holds the label a token must take, or _ "
                         "to leave it free; the other labels are decoded around the fixed ones")

@@ -19,15 +19,19 @@ formed while one valid sequence exists; when none exists (fixed labels that
 break the scheme rules) the best score is ``-inf`` and the callers report it.
 
 Schemes (Ramshaw & Marcus 1995; Tjong Kim Sang & Veenstra 1999; Ratinov &
-Roth 2009 for BILOU): with ``X``, ``Y`` chunk types,
+Roth 2009 for BILOU), labels read as by :mod:`chaintag.evaluation.schemes`
+(``L`` as ``E``, ``U`` as ``S``, ``M`` as ``I``; labels that fit no prefix
+as ``O``); with ``X``, ``Y`` chunk types:
 
 - ``iob2``: ``I-X`` only after ``B-X`` or ``I-X``; no sentence starts with ``I-X``;
 - ``iob1``: ``B-X`` only after ``B-X`` or ``I-X`` (it separates two ``X`` chunks);
   no sentence starts with ``B-X``;
-- ``iobes`` (``bilou``: ``L`` for ``E``, ``U`` for ``S``): after ``B-X`` or
-  ``I-X`` only ``I-X`` or ``E-X``; after ``E-X``, ``S-X`` or ``O`` anything but
-  ``I-Y``/``E-Y``; a sentence starts with ``B``, ``S`` or ``O`` and ends with
-  ``E``, ``S`` or ``O``.
+- ``ioe2``: after ``I-X`` only ``I-X`` or ``E-X``; no sentence ends with ``I-X``;
+- ``ioe1``: after ``E-X`` only ``I-X`` or ``E-X`` (it separates two ``X`` chunks);
+  no sentence ends with ``E-X``;
+- ``iobes``, ``bilou``, ``bmes``: after ``B-X`` or ``I-X`` only ``I-X`` or
+  ``E-X``; after ``E-X``, ``S-X`` or ``O`` anything but ``I-Y``/``E-Y``; a
+  sentence starts with ``B``, ``S`` or ``O`` and ends with ``E``, ``S`` or ``O``.
 """
 
 from __future__ import annotations
@@ -40,27 +44,18 @@ from .nbest import astar_nbest_retry, astar_workspace
 from .scoring import emission_scores, max_sentence_length, weight_views
 from .viterbi import viterbi_kernel
 
-SCHEMES = ("iob1", "iob2", "iobes", "bilou")
-
-_PREFIXES = {"iob1": "BI", "iob2": "BI", "iobes": "BIES", "bilou": "BILU"}
-
-
-def _split_label(label: str):
-    """``("B", "NP")`` for ``B-NP``; ``("O", "")`` for ``O``; None for any other label."""
-    if label == "O":
-        return "O", ""
-    if len(label) >= 2 and label[1] in "-_" and label[0] in "BIESLU":
-        return label[0], label[2:]
-    return None
+#: Schemes whose rules can be enforced (aliases such as ``bio``/``bioes`` are accepted too).
+SCHEMES = ("iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou", "bmes")
 
 
 def detect_scheme(labels) -> str | None:
     """The chunk scheme a label set follows, or None (POS tags and other plain labels).
 
-    ``B``/``I`` labels give ``iob2`` (the scheme of CoNLL-2000 and JNLPBA;
-    pass ``iob1`` explicitly for IOB1 data), ``I`` labels alone ``iob1``
-    (which then forbids nothing), ``E``/``S`` labels ``iobes``, ``L``/``U``
-    labels ``bilou``.
+    From the label set alone IOB1 and IOB2 (and IOE1 and IOE2) look alike:
+    ``B``/``I`` labels give ``iob2`` (the scheme of CoNLL-2000 and JNLPBA),
+    ``I``/``E`` labels ``ioe2``; ``I`` labels alone ``iob1`` (which then
+    forbids nothing). Models record the scheme of their training sequences
+    (``training_summary_["label_scheme"]``), which decoding prefers.
 
     Parameters
     ----------
@@ -71,46 +66,46 @@ def detect_scheme(labels) -> str | None:
     str or None
         One of :data:`SCHEMES`.
     """
-    parts = [_split_label(lab) for lab in labels]
-    if not parts or any(p is None for p in parts):
+    from ..evaluation.schemes import _parse
+
+    parts = [_parse(lab) for lab in labels]
+    kinds = {k for k, _, _ in parts} - {"O"}
+    if not kinds or "other" in kinds or kinds == {"typed", "bare"}:
         return None
-    prefixes = {p for p, _ in parts} - {"O"}
-    if not prefixes:
-        return None
-    if prefixes <= set("BI"):
-        return "iob2" if "B" in prefixes else "iob1"
-    if prefixes <= set("BIES"):
-        return "iobes"
-    if prefixes <= set("BILU"):
-        return "bilou"
-    return None
+    prefixes = {p for k, p, _ in parts if k != "O"}
+    if prefixes & {"L", "U"}:
+        return "bilou" if prefixes <= set("BILU") else None
+    if "M" in prefixes:
+        return "bmes" if prefixes <= set("BMES") else None
+    if "S" in prefixes or {"B", "E"} <= prefixes:
+        return "iobes" if prefixes <= set("BIES") else None
+    if "E" in prefixes:
+        return "ioe2"
+    return "iob2" if "B" in prefixes else "iob1"
 
 
 def _allowed(scheme: str, prev, cur) -> bool:
     """Whether label ``cur`` may follow ``prev`` (``None``: sentence start for ``prev``,
-    sentence end for ``cur``); labels as (prefix, type) pairs."""
-    if scheme in ("iobes", "bilou"):
-        inside = "BI"  # a chunk is open after these
-        cont = "IE" if scheme == "iobes" else "IL"  # these continue an open chunk
+    sentence end for ``cur``); labels as conlleval's (prefix, type) pairs: prefixes
+    ``B``, ``I``, ``E``, ``S`` or ``O`` (BILOU's ``L``/``U`` and BMES's ``M`` renamed)."""
+    if scheme in ("iobes", "bilou", "bmes"):
         if prev is None:
-            return cur[0] not in cont
+            return cur[0] not in "IE"
         if cur is None:
-            return prev[0] not in inside
-        if prev[0] in inside:
-            return cur[0] in cont and cur[1] == prev[1]
-        return cur[0] not in cont
-    if scheme == "iob2":
-        if cur is None:
-            return True
-        if cur[0] != "I":
+            return prev[0] not in "BI"
+        if prev[0] in "BI":  # a chunk is open: only its continuation or its end may follow
+            return cur[0] in "IE" and cur[1] == prev[1]
+        return cur[0] not in "IE"
+    if scheme in ("iob2", "iob1"):
+        opener = "I" if scheme == "iob2" else "B"  # I continues (IOB2); B separates two X chunks (IOB1)
+        if cur is None or cur[0] != opener:
             return True
         return prev is not None and prev[0] in "BI" and prev[1] == cur[1]
-    if scheme == "iob1":
-        if cur is None:
+    if scheme in ("ioe2", "ioe1"):
+        closer = "I" if scheme == "ioe2" else "E"  # I is followed by its chunk (IOE2); E by one of its type (IOE1)
+        if prev is None or prev[0] != closer:
             return True
-        if cur[0] != "B":
-            return True
-        return prev is not None and prev[0] in "BI" and prev[1] == cur[1]
+        return cur is not None and cur[0] in "IE" and cur[1] == prev[1]
     raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
 
 
@@ -122,7 +117,8 @@ def scheme_masks(labels, scheme: str | None = None):
     labels : list of str
         The model's labels (``labels_``), in id order.
     scheme : str, optional
-        One of :data:`SCHEMES`; detected from the labels when None.
+        One of :data:`SCHEMES` (or an alias: ``bio``, ``bioes``, ...);
+        detected from the labels when None (:func:`detect_scheme`).
 
     Returns
     -------
@@ -134,28 +130,36 @@ def scheme_masks(labels, scheme: str | None = None):
     Raises
     ------
     ValueError
-        When the labels follow no known scheme, or when a label does not fit
-        the given scheme (e.g. ``E-X`` under ``iob2``).
+        When the labels follow no chunk scheme, or not the one named
+        (``E-X`` under IOB2). Labels that fit no chunk prefix at all (a POS
+        tag among chunk labels) are read as ``O``, as the chunk scorer does.
+
+    Notes
+    -----
+    Labels are read by :func:`chaintag.evaluation.schemes.detect_scheme`
+    with the scheme given, so decoding and scoring agree on every label.
     """
+    from ..evaluation.schemes import detect_scheme as read_labels
+    from ..evaluation.schemes import resolve_scheme
+
     labels = list(labels)
+    found = detect_scheme(labels)
     if scheme is None:
-        scheme = detect_scheme(labels)
+        scheme = found
         if scheme is None:
             shown = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
-            raise ValueError(f"the labels ({shown}) follow no chunk scheme (IOB1, IOB2, IOBES, BILOU): "
+            raise ValueError(f"the labels ({shown}) follow no chunk scheme ({', '.join(SCHEMES)}): "
                              "there is no transition rule to enforce")
-    scheme = scheme.lower()
+    scheme = resolve_scheme(scheme)
     if scheme not in SCHEMES:
         raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
-    found = detect_scheme(labels)
-    if found is not None and scheme != found and not {scheme, found} <= {"iob1", "iob2"}:
+    families = ({"iob1", "iob2"}, {"ioe1", "ioe2"})
+    if found is not None and scheme != found and not any({scheme, found} <= f for f in families):
         raise ValueError(f"the labels follow the {found.upper()} scheme, not {scheme.upper()}")
-    parts = []
-    for lab in labels:
-        p = _split_label(lab)
-        if p is None or (p[0] != "O" and p[0] not in _PREFIXES[scheme]):
-            raise ValueError(f"label {lab!r} does not belong to the {scheme.upper()} scheme")
-        parts.append(p)
+    read = read_labels([[lab] for lab in labels], scheme=scheme)
+    if read.stray and len(read.stray) == len([lab for lab in labels if lab != "O"]):
+        raise ValueError(f"no label belongs to the {scheme.upper()} scheme")
+    parts = [read.read[lab] for lab in labels]
     L = len(labels)
     trans_ok = np.ones((L, L), dtype=bool)
     start_ok = np.ones(L, dtype=bool)

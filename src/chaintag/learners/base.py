@@ -196,7 +196,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         self.extractor_ = extractor
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
-        self.training_summary_ = training_summary(len(rows), gold, self.labels_)
+        self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
         data = TrainData(attrs, gold, index)
         del attrs
         dev_pack = None

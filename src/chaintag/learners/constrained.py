@@ -34,8 +34,9 @@ def decoding_weights(model, constrain) -> np.ndarray:
     ----------
     model : fitted first-order SequenceTagger
     constrain : bool or str
-        False: the weights as they are; True: the scheme detected from the
-        labels; a scheme name (``iob1``, ``iob2``, ``iobes``, ``bilou``).
+        False: the weights as they are; True: the scheme of the training
+        labels (recorded with the model; else detected from the label set);
+        a scheme name (see :data:`chaintag.decoding.constraints.SCHEMES`).
 
     Raises
     ------
@@ -45,6 +46,11 @@ def decoding_weights(model, constrain) -> np.ndarray:
     if not constrain:
         return model.weights_
     scheme = None if constrain is True else str(constrain)
+    if scheme is None:
+        # the scheme of the training sequences (tells IOB1 from IOB2), when the model recorded it
+        scheme = ((getattr(model, "training_summary_", None) or {}).get("label_scheme")) or None
+        if scheme == "none":
+            scheme = None
     _, trans_ok, start_ok, end_ok = scheme_masks(model.labels_, scheme)
     return constrained_weights(model.weights_, model.feature_index_.n_features, len(model.labels_),
                                trans_ok, start_ok, end_ok)

@@ -192,8 +192,8 @@ class IntrospectionMixin:
         }
 
 
-def training_summary(n_sentences: int, gold: np.ndarray, labels: list) -> dict:
-    """Sentences, tokens and label counts of a training corpus (kept with the model).
+def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences=None) -> dict:
+    """Sentences, tokens, label counts and label scheme of a training corpus (kept with the model).
 
     Parameters
     ----------
@@ -202,7 +202,16 @@ def training_summary(n_sentences: int, gold: np.ndarray, labels: list) -> dict:
         Label id of each token.
     labels : list of str
         Label of each id.
+    sequences : list of lists of str, optional
+        The gold label sequences: their chunk scheme is recorded as
+        ``label_scheme`` (:func:`chaintag.evaluation.schemes.detect_scheme`;
+        ``"none"`` for labels that are not chunk labels).
     """
     counts = np.bincount(np.asarray(gold, dtype=np.int64), minlength=len(labels))
-    return {"n_sentences": int(n_sentences), "n_tokens": int(len(gold)),
-            "label_counts": {lab: int(c) for lab, c in zip(labels, counts.tolist())}}
+    out = {"n_sentences": int(n_sentences), "n_tokens": int(len(gold)),
+           "label_counts": {lab: int(c) for lab, c in zip(labels, counts.tolist())}}
+    if sequences is not None:
+        from ..evaluation.schemes import detect_scheme
+        seqs = [s if all(type(x) is str for x in s) else [str(x) for x in s] for s in sequences]
+        out["label_scheme"] = detect_scheme(seqs).name
+    return out

@@ -144,8 +144,9 @@ class TaggingService:
         if sum(x is not None and x is not False for x in (nbest, confidence, marginals or None)) > 1:
             raise RequestError(400, 'ask for one of "nbest", "confidence", "marginals", not several')
         constrain = body.get("constrain", False)
-        if not (isinstance(constrain, bool) or constrain in ("iob1", "iob2", "iobes", "bilou")):
-            raise RequestError(400, '"constrain" must be true, false or a scheme (iob1, iob2, iobes, bilou)')
+        from ..decoding.constraints import SCHEMES
+        if not (isinstance(constrain, bool) or constrain in SCHEMES):
+            raise RequestError(400, f'"constrain" must be true, false or a scheme ({", ".join(SCHEMES)})')
         fixed = body.get("fixed")
         if fixed is not None and (not isinstance(fixed, list) or not all(
                 x is None or (isinstance(x, list) and all(v is None or isinstance(v, str) for v in x))
