@@ -82,7 +82,40 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
     return out.getvalue()
 
 
-def _init_worker(model_path: str) -> None:
+def _die_with_parent(parent_pid: int, poll_seconds: float = 1.0) -> None:
+    """End this worker process when its parent process ends, however it ends (even SIGKILL).
+
+    On Linux the kernel sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``
+    through ``prctl``); everywhere, a daemon thread checks every ``poll_seconds``
+    that the parent is still this process's parent, and exits at once if not.
+    """
+    import os
+    import sys
+    import threading
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread below
+            pass
+    if os.getppid() != parent_pid:  # the parent died before we got here
+        os._exit(1)
+
+    def watch() -> None:
+        import time
+        while True:
+            time.sleep(poll_seconds)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _init_worker(model_path: str, parent_pid: int | None = None) -> None:
+    if parent_pid is not None:
+        _die_with_parent(parent_pid)
     from ..learners import load
     _WORKER["model"] = load(model_path)
 
@@ -109,7 +142,8 @@ class OrderedWriter:
     Notes
     -----
     With ``jobs > 1`` at most ``2 * jobs`` batches are in flight, so memory
-    stays bounded; output order and bytes are those of ``jobs == 1``. An
+    stays bounded; the workers end when this process ends, even when it is
+    killed (:func:`_die_with_parent`); output order and bytes are those of ``jobs == 1``. An
     error in a worker is raised here when its batch's turn to be written
     comes. Use as a context manager; leaving it writes what is pending
     (or, on an exception, stops the workers).
@@ -123,8 +157,10 @@ class OrderedWriter:
         if jobs > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
+            import os
+            # workers end with this process, even when it is killed (no orphans)
             self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_init_worker, initargs=(model_path,))
+                                            initializer=_init_worker, initargs=(model_path, os.getpid()))
 
     def text(self, text: str) -> None:
         """Literal output (a document marker line)."""
