@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 
 import numpy as np
 
 from ..io.atomic import check_writable
 from .common import add_common, add_data_options, add_scheme_option, figures, load, log, print_json, report
+
+
+# exit codes of `chaintag train` beyond 0 (success) and 2 (error, nothing written)
+EXIT_HISTORY_NOT_WRITTEN = 3  # the model was saved; the --history file was not written
+EXIT_STATE_KEPT = 4  # the model was not saved to --model; the trained state was kept (the message says where)
 
 
 def add_parser(sub) -> None:
@@ -250,7 +256,10 @@ def run(args) -> int:
             raise
         raise InputError(str(exc)) from None
     learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
-    learner.save(args.model)
+    try:
+        learner.save(args.model)
+    except OSError as exc:  # a full disk, ...: keep the trained state, say where
+        raise _model_not_saved(args, learner, exc) from None
     train_seconds = time.perf_counter() - t0
     message = getattr(learner, "optimizer_message_", None)
     if message and "CONVERGENCE" not in message:
@@ -260,11 +269,15 @@ def run(args) -> int:
     if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
         best = learner.history_[learner.best_epoch_ - 1]
         log(args, f"dev score of the kept epoch ({learner.best_epoch_}): {best['dev_score']:.2f}")
+    history_error = None
     if args.history:
         from ..io.atomic import atomic_open
-        with atomic_open(args.history) as f:
-            for rec in learner.history_:
-                f.write(json.dumps(rec) + "\n")
+        try:
+            with atomic_open(args.history) as f:
+                for rec in learner.history_:
+                    f.write(json.dumps(rec) + "\n")
+        except OSError as exc:  # the model is saved: say so, and exit with its own code
+            history_error = exc
     out = {"model": args.model, "algorithm": name, "seconds": train_seconds,
            "best_epoch": learner.best_epoch_, "history": learner.history_,
            "train": {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))},
@@ -288,4 +301,43 @@ def run(args) -> int:
     if args.json:
         out = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in out.items()}
         print_json(out)
+    if history_error is not None:
+        print(f"chaintag train: error: {history_error}; the model was saved to {args.model}, "
+              "the history was not written", file=sys.stderr)
+        return EXIT_HISTORY_NOT_WRITTEN
     return 0
+
+
+def _model_not_saved(args, learner, exc: OSError):
+    """The error for a model that could not be saved: where the trained state is kept, if anywhere.
+
+    With ``--checkpoint-dir`` the checkpoint holds the final state (rerun with
+    ``--resume`` to write the model without training again); otherwise the
+    model is saved to the temporary folder (``$TMPDIR``, else the system's)
+    or the home folder, whichever takes it.
+    """
+    from ..errors import OutputError
+    errno_ = getattr(exc, "errno", None)
+    if args.checkpoint_dir:
+        ck = os.path.join(args.checkpoint_dir, "checkpoint.npz")
+        if os.path.exists(ck):
+            return OutputError(f"{exc}; the model was not saved, the trained state is kept in {ck}: free some "
+                               "space and run the same command with --resume to write the model without "
+                               "training again", args.model, errno_, exit_code=EXIT_STATE_KEPT)
+    import tempfile
+    base = os.path.basename(args.model) or "model.npz"
+    stem = base[:-4] if base.endswith(".npz") else base
+    tried = []
+    for folder in (tempfile.gettempdir(), os.path.expanduser("~")):
+        rescue = os.path.join(folder, f"{stem}.rescued-{os.getpid()}.npz")
+        if folder in tried or os.path.abspath(folder) == os.path.dirname(os.path.abspath(args.model)):
+            continue
+        tried.append(folder)
+        try:
+            learner.save(rescue)
+        except (OSError, ValueError):  # cannot write there either (or no such folder)
+            continue
+        return OutputError(f"{exc}; the model was not saved there, the trained model was saved to {rescue} "
+                           "instead: move it where you want it", args.model, errno_, exit_code=EXIT_STATE_KEPT)
+    return OutputError(f"{exc}; the model was not saved, nor a rescue copy in {' or '.join(tried) or 'another folder'}"
+                       "; the trained model is lost", args.model, errno_)

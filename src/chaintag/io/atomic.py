@@ -169,6 +169,25 @@ class _Guarded:
         return iter(self._f)
 
 
+def _finish(f, shown: str, sync: bool) -> None:
+    """Flush (and fsync) and close ``f``; an error names the destination."""
+    try:
+        f.flush()
+        if sync:
+            os.fsync(f.fileno())
+        f.close()
+    except OSError as exc:
+        raise write_error(shown, exc) from None
+
+
+def _close_quietly(f) -> None:
+    """Close ``f`` (a no-op when closed); an error of its unwritten buffer was reported already."""
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None):
     """Open a temporary file that replaces ``path`` only if the block succeeds.
@@ -212,12 +231,11 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
             f = open(path, mode, **kwargs)
         except OSError as exc:
             raise write_error(shown, exc, "cannot open") from None
-        with f:
+        try:
             yield _Guarded(f, shown)
-            try:
-                f.flush()
-            except OSError as exc:
-                raise write_error(shown, exc) from None
+            _finish(f, shown, sync=False)
+        finally:
+            _close_quietly(f)
         return
     check_writable(path)
     folder = os.path.dirname(path)
@@ -235,13 +253,12 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
         except FileNotFoundError:
             mode_bits = 0o666 & ~_umask()
         os.chmod(tmp, mode_bits)
-        with os.fdopen(fd, mode, **kwargs) as f:
+        f = os.fdopen(fd, mode, **kwargs)
+        try:
             yield _Guarded(f, shown)
-            try:
-                f.flush()
-                os.fsync(f.fileno())
-            except OSError as exc:
-                raise write_error(shown, exc) from None
+            _finish(f, shown, sync=True)
+        finally:
+            _close_quietly(f)  # after a failed write, without a second error from its buffer
         try:
             os.replace(tmp, path)
         except OSError as exc:

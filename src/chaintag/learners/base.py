@@ -138,8 +138,19 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         Raises
         ------
         InputError
-            On empty data, length mismatches, or templates reading missing columns.
+            On empty data, length mismatches, or templates reading missing columns;
+            or when another process is training with the same ``checkpoint_dir``
+            (a lock held while it runs, released when it ends or dies).
+        chaintag.errors.OutputError
+            When a checkpoint cannot be written (the message names it).
         """
+        if checkpoint_dir:
+            from .checkpoint import folder_lock
+            with folder_lock(checkpoint_dir):
+                return self._fit(sentences, labels, dev, checkpoint_dir, resume)
+        return self._fit(sentences, labels, dev, None, False)
+
+    def _fit(self, sentences, labels, dev, checkpoint_dir, resume) -> "SequenceTagger":
         epochs = getattr(self, "epochs", 1)
         if not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise InputError(f"epochs must be a positive integer, not {epochs!r}")

@@ -11,16 +11,23 @@ it ends with the same weights as an uninterrupted run with the same seed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 from ..io.model_file import load_model, save_model
 
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None
+
 FILE_NAME = "checkpoint.npz"
+LOCK_NAME = "checkpoint.lock"
 
 
 def fingerprint(model, data, dev_pack=None) -> str:
@@ -45,8 +52,48 @@ def fingerprint(model, data, dev_pack=None) -> str:
     return h.hexdigest()
 
 
+@contextlib.contextmanager
+def folder_lock(folder):
+    """Hold ``folder/checkpoint.lock`` for the duration of a training run.
+
+    The lock is an exclusive ``flock`` on the file, which the operating
+    system releases when the process ends, however it ends: a dead run
+    never keeps the folder. The file holds the pid of the run holding it
+    (for the message); it is left in place, empty of meaning once unlocked.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When another run (this process or another) holds the folder.
+    """
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, LOCK_NAME)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                who = f"process {holder}" if holder.isdigit() else "another process"
+                raise InputError(f"another training run ({who}) is using this checkpoint folder; wait for it "
+                                 "to end, or use another --checkpoint-dir", folder) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield path
+    finally:
+        os.close(fd)
+
+
 def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple, print_: str) -> None:
-    """Write the state after ``epoch`` to ``folder/checkpoint.npz`` (atomically)."""
+    """Write the state after ``epoch`` to ``folder/checkpoint.npz`` (atomically).
+
+    Raises
+    ------
+    chaintag.errors.OutputError
+        When it cannot be written (a full disk, ...): the message names the
+        file and says which epoch's checkpoint is kept.
+    """
     arrays, scalars = {}, {}
     for key, value in state.items():
         if isinstance(value, np.ndarray) and value.dtype == np.float64:
@@ -60,7 +107,14 @@ def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple,
             "best_score": None if not np.isfinite(best_score) else best_score, "best_epoch": best_epoch,
             "fingerprint": print_}
     os.makedirs(folder, exist_ok=True)
-    save_model(os.path.join(folder, FILE_NAME), meta, arrays)
+    path = os.path.join(folder, FILE_NAME)
+    try:
+        save_model(path, meta, arrays)
+    except OSError as exc:
+        kept = (f"the checkpoint of epoch {epoch - 1} is kept: free some space and rerun with --resume"
+                if epoch > 1 and os.path.exists(path) else "no checkpoint is kept")
+        raise OutputError(f"{exc}; training stopped after epoch {epoch}, {kept}", path,
+                          getattr(exc, "errno", None)) from None
 
 
 def load_checkpoint(folder, state: dict, print_: str):
