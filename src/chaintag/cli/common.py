@@ -47,10 +47,15 @@ def sep_value(sep: str | None) -> str | None:
 def load(source: str, args, labelled: bool = True, columns=None):
     """Load a corpus with the input-data options of ``args``."""
     from ..data.datasets import load_corpus
-    return load_corpus(source, columns=columns if columns is not None else args.columns,
-                       data_dir=args.data_dir, label_field=args.label_field or "xpos",
-                       sep=sep_value(args.sep), encoding=args.encoding, labelled=labelled,
-                       format=getattr(args, "format", None))
+    from ..data.label_check import describe_control_labels
+    corpus = load_corpus(source, columns=columns if columns is not None else args.columns,
+                         data_dir=args.data_dir, label_field=args.label_field or "xpos",
+                         sep=sep_value(args.sep), encoding=args.encoding, labelled=labelled,
+                         format=getattr(args, "format", None))
+    if corpus.labels:  # labels with control characters (NUL, ...): warn, naming file, line and label
+        for warning in describe_control_labels(corpus, corpus.source or source):
+            log(args, warning)
+    return corpus
 
 
 def log(args, message: str) -> None:
