@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import io
 import json
 import os
 import shutil
@@ -83,9 +84,30 @@ class RunResult:
         return [rec.get(name) for rec in self.records]
 
     def test_stats(self, epoch: int | None = None) -> np.ndarray:
-        """Per-sentence test counts (shape ``(n_sentences, 5)``) at ``epoch`` (default: the last)."""
+        """Per-sentence test counts (shape ``(n_sentences, 5)``) at ``epoch`` (default: the last).
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            When the file is damaged (the message names it; rerun to recompute it).
+        """
         epoch = len(self.records) if epoch is None else epoch
-        return np.load(self.folder / f"test-{epoch:03d}.npy")
+        path = self.folder / f"test-{epoch:03d}.npy"
+        stats = _load_stats(path)
+        if stats is None:
+            raise InputError("cached test counts are damaged or missing; run again to recompute them", path)
+        return stats
+
+
+def _load_stats(path: Path, sha256: str | None = None) -> np.ndarray | None:
+    """A cached test counts file, or None when it is missing, unreadable or not the recorded bytes."""
+    try:
+        raw = path.read_bytes()
+        if sha256 is not None and hashlib.sha256(raw).hexdigest() != sha256:
+            return None
+        return np.load(io.BytesIO(raw), allow_pickle=False)
+    except Exception:  # damaged header: ValueError, SyntaxError, ... (the digest catches most first)
+        return None
 
 
 def summarize(run: Run, records: list[dict]) -> dict:
@@ -139,10 +161,30 @@ def _write_atomic(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def _save_npy_atomic(path: Path, array: np.ndarray) -> None:
+def _save_npy_atomic(path: Path, array: np.ndarray) -> str:
+    """Save ``array`` as ``.npy`` atomically; returns the hex SHA-256 of the file's bytes."""
     from ..io.atomic import atomic_open
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
     with atomic_open(path, "wb", encoding=None) as fh:
-        np.save(fh, array)
+        fh.write(buf.getvalue())
+    return hashlib.sha256(buf.getvalue()).hexdigest()
+
+
+def _text_check(body: dict) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=_json_default).encode("utf-8")).hexdigest()
+
+
+def _record_line(record: dict, stats_sha256: str) -> str:
+    """One line of ``epochs.jsonl``: the record, the SHA-256 of its test counts file, and a check
+    (SHA-256 of the rest), so that a damaged line is noticed, not read as another value."""
+    body = dict(record, test_stats_sha256=stats_sha256)
+    body = json.loads(json.dumps(body, default=_json_default))  # the values as they read back
+    return json.dumps(dict(body, check=_text_check(body)), sort_keys=True) + "\n"
+
+
+def _warn(path, what: str) -> None:
+    print(f"warning: {path}: {what}", file=sys.stderr, flush=True)
 
 
 def _json_default(value):
@@ -272,8 +314,8 @@ class Runner:
         if bar is not None:
             bar.set_postfix_str(run.key)
         if summary_path.exists():
-            summary = json.loads(summary_path.read_text(encoding="utf-8"))
-            if summary.get("digest") == digest:
+            summary = self._read_summary(summary_path)
+            if summary is not None and summary.get("digest") == digest:
                 records = self._read_records(folder, run.epochs)
                 if len(records) == run.epochs:
                     if bar is not None:
@@ -303,9 +345,9 @@ class Runner:
             test_stats = sentence_stats(test[1], model.predict(test[0]))
             record.update(self._scores("test", test_stats, run.metric))
             record["eval_seconds"] = time.perf_counter() - t0
-            _save_npy_atomic(folder / f"test-{epoch:03d}.npy", test_stats)
+            stats_sha256 = _save_npy_atomic(folder / f"test-{epoch:03d}.npy", test_stats)
             with open(folder / "epochs.jsonl", "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record, default=_json_default, sort_keys=True) + "\n")
+                fh.write(_record_line(record, stats_sha256))
                 fh.flush()
                 os.fsync(fh.fileno())
             records.append(record)
@@ -322,10 +364,27 @@ class Runner:
                    **summarize(run, records),
                    "session_seconds": time.perf_counter() - started,
                    "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        text = json.dumps(summary, indent=1, default=_json_default)
-        _write_atomic(summary_path, text)
-        summary = json.loads(text)  # the same values as a cached read gives
+        summary = json.loads(json.dumps(summary, default=_json_default))  # the same values as a cached read gives
+        _write_atomic(summary_path, json.dumps(dict(summary, check=_text_check(summary)), indent=1))
         return RunResult(run, digest, folder, records, summary)
+
+    @staticmethod
+    def _read_summary(path: Path) -> dict | None:
+        """A run's summary, or None (with a warning naming the file) when it is damaged."""
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            _warn(path, f"damaged cache file ({exc}); recomputing its summary")
+            return None
+        if not isinstance(summary, dict):
+            _warn(path, "damaged cache file (not a JSON object); recomputing its summary")
+            return None
+        check = summary.pop("check", None)
+        if check != _text_check(summary):  # a summary is recomputed from the records in no time
+            _warn(path, "damaged cache file (its SHA-256 check does not match, or is missing); "
+                        "recomputing its summary")
+            return None
+        return summary
 
     def _copy_prefix(self, run: Run, folder: Path) -> bool:
         """Seed ``folder`` with the first epochs of a cached run that differs only by having more.
@@ -351,11 +410,15 @@ class Runner:
             records = self._read_records(other.parent, run.epochs)
             if len(records) < run.epochs:
                 continue
+            lines = []
             for rec in records:
                 name = f"test-{rec['epoch']:03d}.npy"
-                _save_npy_atomic(folder / name, np.load(other.parent / name))
-            _write_atomic(folder / "epochs.jsonl", "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
-            return True
+                stats = _load_stats(other.parent / name)
+                if stats is None:
+                    break
+                lines.append(_record_line(rec, _save_npy_atomic(folder / name, stats)))
+            _write_atomic(folder / "epochs.jsonl", "".join(lines))
+            return bool(lines)
         return False
 
     def strategy(self, run: Run) -> str:
@@ -416,21 +479,50 @@ class Runner:
 
     @staticmethod
     def _read_records(folder: Path, epochs: int) -> list[dict]:
-        """The consistent prefix of the recorded epochs (1, 2, ... with their test counts saved)."""
+        """The consistent prefix of the recorded epochs (1, 2, ... with their test counts saved).
+
+        Each line's check and its test counts file's SHA-256 are verified
+        (lines of earlier releases have neither, and are taken as they are;
+        a summary without its check is recomputed from the records);
+        a damaged line or file ends the prefix, with a warning naming it, and
+        its epochs are trained again.
+        """
         path = folder / "epochs.jsonl"
         if not path.exists():
             return []
-        records = []
-        lines = path.read_text(encoding="utf-8").splitlines()
-        for line in lines:
+        records, kept = [], []
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            _warn(path, f"damaged cache file ({exc}); its epochs are trained again")
+            lines = [""]
+        for lineno, line in enumerate(lines, 1):
             try:
                 rec = json.loads(line)
-            except json.JSONDecodeError:
+            except ValueError:
+                if lineno < len(lines) or line.strip():  # not just a torn last line
+                    _warn(f"{path}:{lineno}", "damaged cache line; this and later epochs are trained again")
                 break
-            if rec.get("epoch") != len(records) + 1 or len(records) >= epochs \
-                    or not (folder / f"test-{rec['epoch']:03d}.npy").exists():
+            if not isinstance(rec, dict):
+                _warn(f"{path}:{lineno}", "damaged cache line; this and later epochs are trained again")
+                break
+            check = rec.pop("check", None)
+            legacy = check is None and "test_stats_sha256" not in rec  # a line of an earlier release
+            if not legacy and check != _text_check(rec):
+                _warn(f"{path}:{lineno}", "damaged cache line (its SHA-256 check does not match); this and "
+                                          "later epochs are trained again")
+                break
+            sha = rec.pop("test_stats_sha256", None)
+            if rec.get("epoch") != len(records) + 1 or len(records) >= epochs:
+                break
+            stats_path = folder / f"test-{rec['epoch']:03d}.npy"
+            if not stats_path.exists():
+                break
+            if _load_stats(stats_path, sha) is None:
+                _warn(stats_path, "damaged cache file; this and later epochs are trained again")
                 break
             records.append(rec)
-        if len(records) != len(lines):  # drop a torn or inconsistent tail
-            _write_atomic(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+            kept.append(line + "\n")
+        if len(records) != len(lines):  # drop a torn, damaged or inconsistent tail
+            _write_atomic(path, "".join(kept))
         return records

@@ -1,0 +1,91 @@
+"""Cached experiment runs: a damaged cache file is noticed (warning naming it) and recomputed,
+never read back as other values."""
+
+import random
+
+import numpy as np
+
+from chaintag.experiments import Runner
+from chaintag.experiments.runner import _load_stats
+
+from test_experiments import _toy_run, toy_files  # noqa: F401  (the fixture)
+
+TIMING = ("seconds", "cpu_seconds", "fit_seconds", "eval_seconds")
+
+
+def _untimed(records):
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in records]
+
+
+def _flip(path, pos, bit=0x10):
+    b = bytearray(path.read_bytes())
+    b[pos] ^= bit
+    path.write_bytes(bytes(b))
+
+
+def test_every_flip_of_a_cache_file_is_caught_or_harmless(toy_files, tmp_path):  # noqa: F811
+    train, test = toy_files
+    run = _toy_run(train, test, epochs=3)
+    first = Runner(tmp_path, progress=False)
+    res = first.run_one(run)
+    folder = res.folder
+    # test counts: every byte of the file, flipped, is refused (the recorded SHA-256)
+    stats_path = folder / "test-002.npy"
+    raw = stats_path.read_bytes()
+    lines = (folder / "epochs.jsonl").read_text().splitlines()
+    import json
+    sha = json.loads(lines[1])["test_stats_sha256"]
+    assert _load_stats(stats_path, sha) is not None
+    for pos in range(len(raw)):
+        _flip(stats_path, pos, 1 << (pos % 8))
+        assert _load_stats(stats_path, sha) is None
+        stats_path.write_bytes(raw)
+    # epochs.jsonl and summary.json: a flipped byte is caught, or leaves the values as they were
+    for name in ("epochs.jsonl", "summary.json"):
+        path = folder / name
+        original = path.read_bytes()
+        # every byte of the lines' and the summary's checks, and of their key names, plus random ones
+        text = original.decode()
+        hot = [i for key in ('"check": "', '"test_stats_sha256": "') for j in range(len(text))
+               if text.startswith(key, j) for i in range(j, j + len(key) + 64)]
+        for pos in hot + random.Random(name).sample(range(len(original)), 60):
+            _flip(path, pos, 1 << (pos % 7))
+            if name == "summary.json":
+                got = Runner._read_summary(path)
+                assert got is None or got == res.summary
+            else:
+                got = Runner._read_records(folder, 3)
+                assert _untimed(got) == _untimed(res.records[:len(got)]) and got == res.records[:len(got)]
+            path.write_bytes(original)
+
+
+def test_damaged_cache_files_are_recomputed_with_a_warning(toy_files, tmp_path, capsys):  # noqa: F811
+    train, test = toy_files
+    run = _toy_run(train, test, epochs=3)
+    res = Runner(tmp_path, progress=False).run_one(run)
+    folder = res.folder
+    # a digit of epoch 2's test score changed: still valid JSON, caught by the line's check
+    lines = (folder / "epochs.jsonl").read_text().splitlines()
+    i = lines[1].index('"test_score": ') + len('"test_score": ') + 1
+    lines[1] = lines[1][:i] + ("1" if lines[1][i] != "1" else "2") + lines[1][i + 1:]
+    (folder / "epochs.jsonl").write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    again = Runner(tmp_path, progress=False)
+    out = again.run_one(run)
+    err = capsys.readouterr().err
+    assert f"{folder / 'epochs.jsonl'}:2" in err and "damaged" in err
+    assert again.epochs_trained == 2
+    assert _untimed(out.records) == _untimed(res.records)
+    # a damaged test counts file: named, its epoch and the later ones recomputed
+    _flip(folder / "test-003.npy", 200)
+    again = Runner(tmp_path, progress=False)
+    out = again.run_one(run)
+    assert str(folder / "test-003.npy") in capsys.readouterr().err and again.epochs_trained == 1
+    np.testing.assert_array_equal(out.test_stats(3), res.test_stats(3))
+    # a damaged summary: named, recomputed from the records (nothing trained)
+    text = (folder / "summary.json").read_text()
+    (folder / "summary.json").write_text(text.replace('"epochs_done": 3', '"epochs_done": 4'))
+    again = Runner(tmp_path, progress=False)
+    out = again.run_one(run)
+    assert str(folder / "summary.json") in capsys.readouterr().err and again.epochs_trained == 0
+    assert out.summary["epochs_done"] == 3
