@@ -36,7 +36,7 @@ def control_char_labels(corpus) -> list[tuple[int | None, str]]:
     bad = {lab for lab in distinct if _has_control(lab)}
     if not bad:
         return []
-    exact = getattr(corpus, "label_field", None) is None
+    exact = getattr(corpus, "format", "columns") != "conllu" and getattr(corpus, "label_field", None) is None
     found: list[tuple[int | None, str]] = []
     seen: set[str] = set()
     lines = getattr(corpus, "lines", None) or []
