@@ -296,9 +296,10 @@ def resolve(ref, data_dir: str | os.PathLike | None = None) -> DatasetFile:
     ------
     InputError
         Unknown dataset name or split (the message lists the choices); the
-        dataset's file is missing (the message says to run ``chaintag data fetch
-        NAME`` or to pass ``--data-dir`` / set ``CHAINTAG_DATA``); a path that does
-        not exist.
+        dataset's file is missing and cannot be fetched on first use
+        (:mod:`chaintag.data.autofetch`; the message says to run ``chaintag data
+        fetch NAME`` or to pass ``--data-dir`` / set ``CHAINTAG_DATA``); a path
+        that does not exist.
     """
     s = os.fspath(ref)
     if os.path.exists(s):
@@ -321,9 +322,8 @@ def resolve(ref, data_dir: str | os.PathLike | None = None) -> DatasetFile:
     folder = resolve_data_dir(data_dir)
     path = folder / name / info.splits[split]
     if not path.is_file():
-        raise InputError(f"dataset file not found: {path}; run `chaintag data fetch {name}`, "
-                         f"or pass --data-dir / set {DATA_ENV} to the folder that holds {name}/",
-                         s)
+        from .autofetch import fetch_missing
+        path = fetch_missing(name, path, data_dir, s)  # fetched on first use, or a clear error
     return DatasetFile(path, info.format, info.columns, info.sep, s)
 
 
