@@ -164,8 +164,7 @@ class ShardPool:
                     results[i] = f.result()
                     done[i] = True
                 elif f.status in ("error", "cancelled", "lost"):
-                    alive = set(live_workers(self.client))
-                    if self.where[i] not in alive or f.status != "error":
+                    if self._gone([i]) or f.status != "error":
                         raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i}")
                     exc = f.exception()
                     if type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"):
@@ -173,10 +172,19 @@ class ShardPool:
                     raise exc
             if time.monotonic() - last_check >= check_every:
                 last_check = time.monotonic()
-                alive = set(live_workers(self.client))
-                gone = [i for i in pending if not done[i] and self.where[i] not in alive]
+                gone = self._gone([i for i in pending if not done[i]])
                 if gone:
                     raise WorkerLost(f"worker {self.where[gone[0]]} left while it ran shard {gone[0]}")
+
+    def _gone(self, shards: list[int]) -> list[int]:
+        """The shards among ``shards`` whose worker the scheduler no longer lists (asked twice, 0.2 s
+        apart, so that a slow answer is not taken for a departure)."""
+        gone = [i for i in shards if self.where[i] not in set(live_workers(self.client))]
+        if gone:
+            time.sleep(0.2)
+            alive = set(live_workers(self.client))
+            gone = [i for i in gone if self.where[i] not in alive]
+        return gone
 
     def close(self) -> None:
         """Release the shards on the workers."""

@@ -1,0 +1,118 @@
+"""Peak RSS of training against corpus size, in bytes per training token.
+
+Not a unit test. Builds training files of growing size by repeating a corpus
+(default: JNLPBA's training file, 0.49 M tokens, 1, 2, 4 and 8 times) and, for
+each, trains the averaged perceptron (``ner`` preset, one epoch) in a child
+process of its own, so that each peak is one run's. Each child records
+
+- ``baseline``: peak RSS after the imports and a warm-up fit on 20 sentences
+  (which loads the compiled kernels);
+- ``peak``: peak RSS at the end of reading the file and training;
+- ``model``: the bytes of the arrays whose size follows the model, not the
+  corpus: the weight vectors the learner holds at its peak (the weights, the
+  averaging sums and the returned averaged copy: 3 x 8 bytes per weight), the
+  feature labels (4 bytes per feature) and the attribute table (16 bytes per
+  attribute: key and feature offset);
+
+and the script prints ``(peak - baseline - model) / tokens``: the bytes per
+training token beyond the model.
+
+Usage
+-----
+    python benchmarks/bench_memory.py                         # 1 2 4 8 x JNLPBA train
+    python benchmarks/bench_memory.py --repeats 1 2 --json memory.json
+    python benchmarks/bench_memory.py --train conll2000:train --features chunking
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+
+
+def peak_mib() -> float:
+    """Peak resident set size of this process so far, MiB (``ru_maxrss`` is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def child(path: str, features: str, algorithm: str) -> dict:
+    """Train on ``path`` in this process and return its figures."""
+    import chaintag
+    from chaintag.data.datasets import load_corpus
+    head = []
+    with open(path, encoding="utf-8") as fh:  # the first sentences only: the baseline holds no corpus
+        for line in fh:
+            head.append(line)
+            if len(head) > 500 and not line.strip():
+                break
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as fh:
+        fh.write("".join(head))
+    small = load_corpus(fh.name)
+    os.unlink(fh.name)
+    warm = chaintag.make_learner(algorithm, features=features, columns=small.columns, epochs=1, progress=False)
+    warm.fit(small.tokens, small.labels)
+    del small, warm, head
+    baseline = peak_mib()
+    corpus = load_corpus(path)
+    n_tokens = sum(map(len, corpus.tokens))
+    model = chaintag.make_learner(algorithm, features=features, columns=corpus.columns, epochs=1, progress=False)
+    model.fit(corpus.tokens, corpus.labels)
+    peak = peak_mib()
+    n_w = model.feature_index_.n_weights
+    model_bytes = 3 * 8 * n_w + 4 * model.feature_index_.n_features + 16 * model.extractor_.n_attributes
+    return {"tokens": n_tokens, "baseline_mib": baseline, "peak_mib": peak, "model_mib": model_bytes / 2**20,
+            "n_weights": n_w, "n_attributes": model.extractor_.n_attributes,
+            "bytes_per_token": (peak - baseline) * 2**20 / n_tokens,
+            "bytes_per_token_beyond_model": ((peak - baseline) * 2**20 - model_bytes) / n_tokens}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--train", default="jnlpba:train", help="corpus to repeat (file or dataset reference)")
+    p.add_argument("--features", default="ner")
+    p.add_argument("--algorithm", default="perceptron")
+    p.add_argument("--repeats", type=int, nargs="+", default=[1, 2, 4, 8])
+    p.add_argument("--data-dir")
+    p.add_argument("--json", metavar="PATH")
+    p.add_argument("--only", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.only:
+        print(json.dumps(child(args.only, args.features, args.algorithm)))
+        return 0
+    from chaintag.data.datasets import resolve
+    source = resolve(args.train, args.data_dir).path
+    text = open(source, encoding="utf-8").read()
+    if not text.endswith("\n\n"):
+        text = text.rstrip("\n") + "\n\n"
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in args.repeats:
+            path = os.path.join(tmp, f"train_x{r}.txt")
+            with open(path, "w", encoding="utf-8") as fh:
+                for _ in range(r):
+                    fh.write(text)
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--only", path, "--features",
+                                  args.features, "--algorithm", args.algorithm],
+                                 check=True, capture_output=True, text=True).stdout
+            row = json.loads(out.strip().splitlines()[-1])
+            row["repeats"] = r
+            rows.append(row)
+            os.unlink(path)
+            print(f"x{r}: {row['tokens'] / 1e6:.2f} M tokens, peak {row['peak_mib']:.0f} MiB "
+                  f"(baseline {row['baseline_mib']:.0f}, model arrays {row['model_mib']:.0f}), "
+                  f"{row['bytes_per_token']:.0f} B/token, {row['bytes_per_token_beyond_model']:.0f} B/token "
+                  "beyond the model", flush=True)
+    print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
