@@ -17,11 +17,23 @@ SETTINGS = {
     "crf-lbfgs": dict(l2=0.01),
     "mira": dict(epochs=20),
     "nbest-mira": dict(epochs=20),
+    "bilstm": dict(epochs=25, word_dim=8, char_dim=4, char_filters=4, hidden=8, feature_dim=4,
+                   learning_rate=0.05, dropout=0.0, batch_size=2),
+    "bilstm-crf": dict(epochs=25, word_dim=8, char_dim=4, char_filters=4, hidden=8, feature_dim=4,
+                       learning_rate=0.05, dropout=0.0, batch_size=2),
 }
+NEURAL = {"bilstm", "bilstm-crf"}
+
+
+def _skip_without_torch(name):
+    if name in NEURAL:
+        torch = pytest.importorskip("torch", reason="the neural learners need the 'neural' extra (PyTorch)")
+        torch.set_num_threads(1)  # tiny models: threads only add overhead
 
 
 @pytest.mark.parametrize("name", sorted(chaintag.learners.LEARNERS))
 def test_learner_contract(name, tmp_path):
+    _skip_without_torch(name)
     params = {**BASE, **SETTINGS.get(name, {})}
     sents, labels = copy.deepcopy(SENTS), copy.deepcopy(LABELS)
     a = chaintag.make_learner(name, strict=False, random_state=4, **params)
@@ -47,6 +59,7 @@ def test_kernel_warm_up_changes_nothing(name, variant, monkeypatch, tmp_path):
     itself where the learner declares it a no-op, else on a copy) leaves the weights as without it,
     also when a run resumes from a checkpoint with weights already learned."""
     from chaintag.learners.base import SequenceTagger
+    _skip_without_torch(name)
     cls = type(chaintag.make_learner(name, strict=False))
     if "checkpoint_dir" not in __import__("inspect").signature(cls.fit).parameters:
         pytest.skip("no checkpoints")

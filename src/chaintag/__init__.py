@@ -19,10 +19,11 @@ from .errors import ChaintagError, InputError, ModelFormatError  # noqa: E402
 from .evaluation import EvalResult, conlleval_report, evaluate  # noqa: E402
 from .learners.sklearn_compat import sequence_scorer  # noqa: E402
 from .learners import CRF, CRFLBFGS, MIRA, SAPO, NBestMIRA, SecondOrderPerceptron, MaxEnt, SequenceTagger, StructuredPerceptron, load, make_learner  # noqa: E402
+from .learners import BiLSTM, BiLSTMCRF  # noqa: E402
 
 __all__ = [
     "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "ModelFormatError",
     "EvalResult", "conlleval_report", "evaluate", "SequenceTagger", "StructuredPerceptron", "SAPO", "CRF",
-    "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "MaxEnt",
+    "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "MaxEnt", "BiLSTM", "BiLSTMCRF",
     "load", "make_learner", "sequence_scorer",
 ]

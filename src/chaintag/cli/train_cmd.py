@@ -24,12 +24,14 @@ def add_parser(sub) -> None:
                        description="Train a tagger and save it. Sources are files or dataset "
                                    "references such as conll2000:train.")
     p.add_argument("--algorithm", "-a", default="perceptron",
-                   choices=["perceptron", "sapo", "crf", "crf-lbfgs", "mira", "nbest-mira", "maxent"],
+                   choices=["perceptron", "sapo", "crf", "crf-lbfgs", "mira", "nbest-mira", "maxent", "bilstm",
+                            "bilstm-crf"],
                    help="learner: perceptron (Collins's averaged structured perceptron, the "
                         "default), sapo (search-based probabilistic online learning), crf "
                         "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
                         "nbest-mira (MIRA with the top --n-best candidates), maxent (Ratnaparkhi's "
-                        "locally normalized tagger, scikit-learn; --maxent-c)")
+                        "locally normalized tagger, scikit-learn; --maxent-c), bilstm and bilstm-crf "
+                        "(neural taggers, PyTorch: pip install 'chaintag[neural]')")
     p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
@@ -42,7 +44,8 @@ def add_parser(sub) -> None:
                         "chosen from the columns: chunking for a pos column and phrase chunk labels, ner "
                         "for a pos column or chunk labels, else pos; the choice is logged)")
     p.add_argument("--epochs", "-e", type=int, default=None,
-                   help="training passes (default: 10; crf-lbfgs: at most 100 iterations)")
+                   help="training passes (default: 10; crf-lbfgs: at most 100 iterations; bilstm, "
+                        "bilstm-crf: 30)")
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
                    help="model order of the perceptron: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs)")
@@ -95,6 +98,20 @@ def add_parser(sub) -> None:
                    help="MIRA loss (default: hamming)")
     g.add_argument("--sequential", action="store_true", default=None,
                    help="N-best MIRA: one-constraint steps per candidate in turn (variant)")
+    g = p.add_argument_group("neural learners (bilstm, bilstm-crf)")
+    g.add_argument("--device", default=None, help="PyTorch device (default: cpu; e.g. cuda)")
+    g.add_argument("--embeddings", metavar="PATH", default=None,
+                   help="pretrained word vectors (word2vec, GloVe or fastText text format)")
+    g.add_argument("--word-dim", type=int, default=None, metavar="N",
+                   help="word embedding size (default: 100, or the vectors file's)")
+    g.add_argument("--char-encoder", choices=["cnn", "lstm", "none"], default=None,
+                   help="character encoder: CNN (default, Ma and Hovy) or BiLSTM (Lample et al.)")
+    g.add_argument("--hidden-size", dest="hidden", type=int, default=None, metavar="N",
+                   help="LSTM units per direction (default: 200)")
+    g.add_argument("--dropout", type=float, default=None, metavar="P", help="dropout (default: 0.5)")
+    g.add_argument("--optimizer", choices=["adam", "sgd"], default=None,
+                   help="adam (default; learning rate 0.001) or sgd (0.015, decayed per epoch)")
+    g.add_argument("--batch-size", type=int, default=None, metavar="N", help="sentences per minibatch (default: 32)")
     p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
     p.add_argument("--checkpoint-dir", metavar="DIR",
                    help="save the training state after every epoch in DIR/checkpoint.npz")
@@ -215,7 +232,11 @@ def run(args) -> int:
               "l2_per_pass": ("--l2-per-pass", args.l2_per_pass), "stop_ratio": ("--stop-ratio", args.stop_ratio),
               "loss": ("--mira-loss", args.mira_loss), "sequential": ("--sequential", args.sequential),
               "tag_dict": ("--tag-dict/--no-tag-dict", args.tag_dict),
-              "tag_dict_min": ("--tag-dict-min", args.tag_dict_min)}
+              "tag_dict_min": ("--tag-dict-min", args.tag_dict_min),
+              "device": ("--device", args.device), "embeddings": ("--embeddings", args.embeddings),
+              "word_dim": ("--word-dim", args.word_dim), "char_encoder": ("--char-encoder", args.char_encoder),
+              "hidden": ("--hidden-size", args.hidden), "dropout": ("--dropout", args.dropout),
+              "optimizer": ("--optimizer", args.optimizer), "batch_size": ("--batch-size", args.batch_size)}
     if name == "maxent":
         chosen.update(C=("--maxent-c", args.maxent_C), solver=("--maxent-solver", args.maxent_solver))
         if args.C is not None or args.no_clip:
@@ -264,7 +285,9 @@ def run(args) -> int:
     message = getattr(learner, "optimizer_message_", None)
     if message and "CONVERGENCE" not in message:
         log(args, f"warning: L-BFGS stopped before converging ({message}); raise --epochs")
-    log(args, f"saved {args.model}: {learner.feature_index_.n_features} features, "
+    size = (f"{learner.n_parameters_} parameters" if hasattr(learner, "n_parameters_")
+            else f"{learner.feature_index_.n_features} features")
+    log(args, f"saved {args.model}: {size}, "
               f"{len(learner.labels_)} labels, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
     if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
         best = learner.history_[learner.best_epoch_ - 1]
@@ -281,9 +304,11 @@ def run(args) -> int:
     out = {"model": args.model, "algorithm": name, "seconds": train_seconds,
            "best_epoch": learner.best_epoch_, "history": learner.history_,
            "train": {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))},
-           "n_features": learner.feature_index_.n_features,
-           "n_attributes": learner.extractor_.n_attributes,
            "extraction_seconds": learner.extraction_seconds_}
+    if hasattr(learner, "n_parameters_"):
+        out["n_parameters"] = learner.n_parameters_
+    else:
+        out.update(n_features=learner.feature_index_.n_features, n_attributes=learner.extractor_.n_attributes)
     if test is not None:
         t1 = time.perf_counter()
         result = learner.evaluate(test.tokens, test.labels)

@@ -7,10 +7,11 @@ from .crf import CRF, CRFLBFGS
 from .mira import MIRA, NBestMIRA
 from .second_order import SecondOrderPerceptron
 from .maxent import MaxEnt
+from .neural import BiLSTM, BiLSTMCRF
 
 LEARNERS = {"perceptron": StructuredPerceptron, "sapo": SAPO, "crf": CRF, "crf-lbfgs": CRFLBFGS,
             "mira": MIRA, "nbest-mira": NBestMIRA, "perceptron2": SecondOrderPerceptron,
-            "maxent": MaxEnt}
+            "maxent": MaxEnt, "bilstm": BiLSTM, "bilstm-crf": BiLSTMCRF}
 
 
 def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
@@ -46,4 +47,4 @@ def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
 
 
 __all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
-           "SecondOrderPerceptron", "MaxEnt", "load", "register", "make_learner", "LEARNERS"]
+           "SecondOrderPerceptron", "MaxEnt", "BiLSTM", "BiLSTMCRF", "load", "register", "make_learner", "LEARNERS"]

@@ -267,7 +267,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         best_weights = None
         best_epoch = 0
         done = 0
-        print_ = ckpt.fingerprint(self, data, dev_pack) if checkpoint_dir else ""
+        print_ = self._fingerprint(data, dev_pack) if checkpoint_dir else ""
         if checkpoint_dir and resume:
             restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
             if restored is not None:
@@ -283,7 +283,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         bar = self._progress_bar()
         if bar is not None and done:
             bar.update(done)
+        limit = getattr(self, "max_seconds", None)  # a wall-clock budget, for learners that take one
+        t_train = time.perf_counter()
         for epoch in range(done + 1, self.epochs + 1):
+            if limit is not None and epoch > done + 1 and time.perf_counter() - t_train > limit:
+                break
             order = rng.permutation(n_sent).astype(np.int64) if self.shuffle else np.arange(n_sent, dtype=np.int64)
             t0, c0 = time.perf_counter(), time.process_time()
             stats = self._run_epoch(state, data, order)
@@ -312,10 +316,15 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if bar is not None:
             bar.close()
         if best_weights is None:
-            best_weights, best_epoch = self._current_weights(state), self.epochs
+            best_weights, best_epoch = self._current_weights(state), len(history)
         self.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
         self.best_epoch_ = best_epoch
         self.history_ = history
+
+    def _fingerprint(self, data, dev_pack) -> str:
+        """Checksum of the data and settings a checkpoint must match (:func:`checkpoint.fingerprint`)."""
+        from . import checkpoint as ckpt
+        return ckpt.fingerprint(self, data, dev_pack)
 
     def _progress_bar(self):
         show = self.progress

@@ -1,0 +1,197 @@
+"""The neural taggers (bilstm, bilstm-crf) on the benchmark data: speed, memory and accuracy.
+
+Not a unit test. Two modes:
+
+``speed``
+    Seconds per CoNLL-2000 training epoch (all 8,936 sentences) of the
+    neural learner in the reference configuration (word embeddings 100d,
+    character CNN 30d x 50 filters, POS embeddings 25d, BiLSTM, Adam, batch
+    32), and of SAPO (n = 5, ``chunking`` attributes) beside it, each in its
+    own process so that the peak RSS is its own. Prints the load average
+    before and after, since the machine may be shared.
+
+``accuracy``
+    Trains on a task with the epoch chosen on dev data (the task's dev
+    split, or a seeded 10 % of the training sentences where it has none:
+    CoNLL-2000, base NP, JNLPBA), then scores the test set once, at the
+    chosen epoch. Writes the history and the figures as JSON.
+
+Usage
+-----
+    python benchmarks/bench_neural.py speed --epochs 2
+    python benchmarks/bench_neural.py accuracy --task conll2000 --algorithm bilstm-crf --epochs 30 --out r.json
+    python benchmarks/bench_neural.py accuracy --task jnlpba --device cuda --max-seconds 400 --out j.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import chaintag
+
+#: Task: (train, dev or None, test, extra load options).
+TASKS = {
+    "conll2000": ("conll2000:train", None, "conll2000:test", {}),
+    "conll2000_np": ("conll2000_np:train", None, "conll2000_np:test", {}),
+    "jnlpba": ("jnlpba:train", None, "jnlpba:test", {}),
+    "ptb_sample": ("ptb_sample:train", "ptb_sample:dev", "ptb_sample:test", {}),
+    "ud_en_ewt": ("ud_en_ewt:train", "ud_en_ewt:dev", "ud_en_ewt:test", {"label_field": "xpos"}),
+}
+#: The reference configuration.
+REFERENCE = dict(word_dim=100, char_encoder="cnn", char_dim=30, char_filters=50, feature_dim=25,
+                 optimizer="adam", batch_size=32)
+DEV_FRACTION = 0.1
+
+
+def _load(ref, data_dir, options, limit=None):
+    c = chaintag.load_corpus(ref, data_dir=data_dir, **options)
+    n = len(c.tokens) if limit is None else min(limit, len(c.tokens))
+    return c.tokens[:n], c.labels[:n]
+
+
+def carve_dev(tokens, labels, fraction=DEV_FRACTION, seed=0):
+    """A seeded random ``fraction`` of the training sentences as dev data; returns (train, dev)."""
+    n = len(tokens)
+    perm = np.random.default_rng(seed).permutation(n)
+    n_dev = max(1, int(round(n * fraction)))
+    dev_ids, train_ids = sorted(perm[:n_dev].tolist()), sorted(perm[n_dev:].tolist())
+    pick = lambda ids: ([tokens[i] for i in ids], [labels[i] for i in ids])  # noqa: E731
+    return pick(train_ids), pick(dev_ids)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _loadavg() -> str:
+    try:
+        with open("/proc/loadavg") as fh:
+            return " ".join(fh.read().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def speed_one(args) -> dict:
+    """Train one learner on all of CoNLL-2000 for ``args.epochs`` epochs; per-epoch figures."""
+    threads = None
+    if args.learner != "sapo":
+        import torch
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        threads = torch.get_num_threads()
+    tokens, labels = _load("conll2000:train", args.data_dir, {})
+    if args.learner == "sapo":
+        m = chaintag.make_learner("sapo", features="chunking", n_best=5, epochs=args.epochs, progress=False)
+    else:
+        m = chaintag.make_learner(args.learner, epochs=args.epochs, hidden=args.hidden, device=args.device,
+                                  progress=False, **REFERENCE)
+    load0 = _loadavg()
+    t0 = time.perf_counter()
+    m.fit(tokens, labels)
+    return {"learner": args.learner, "hidden": args.hidden if args.learner != "sapo" else None,
+            "epoch_seconds": [r["seconds"] for r in m.history_],
+            "epoch_cpu_seconds": [r["cpu_seconds"] for r in m.history_],
+            "fit_seconds": time.perf_counter() - t0, "peak_rss_mb": _peak_rss_mb(),
+            "torch_threads": threads, "loadavg_before": load0, "loadavg_after": _loadavg()}
+
+
+def speed(args) -> None:
+    rows = []
+    for learner in args.learners:
+        cmd = [sys.executable, __file__, "speed-one", "--learner", learner, "--epochs", str(args.epochs),
+               "--hidden", str(args.hidden), "--device", args.device, "--threads", str(args.threads)]
+        if args.data_dir:
+            cmd += ["--data-dir", args.data_dir]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode:
+            sys.exit(out.stderr)
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"{'learner':12} {'s/epoch (each)':30} {'cpu s/epoch':12} {'peak RSS MB':12} load avg before -> after")
+    for r in rows:
+        each = ", ".join(f"{s:.1f}" for s in r["epoch_seconds"])
+        cpu = np.mean(r["epoch_cpu_seconds"])
+        print(f"{r['learner']:12} {each:30} {cpu:12.1f} {r['peak_rss_mb']:12.0f} {r['loadavg_before']} -> "
+              f"{r['loadavg_after']}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+
+
+def accuracy(args) -> dict:
+    import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    train_ref, dev_ref, test_ref, options = TASKS[args.task]
+    tokens, labels = _load(train_ref, args.data_dir, options, args.limit)
+    if dev_ref is None:
+        (tokens, labels), dev = carve_dev(tokens, labels)
+        dev_desc = f"seeded {DEV_FRACTION:.0%} of {train_ref}"
+    else:
+        dev = _load(dev_ref, args.data_dir, options, args.limit)
+        dev_desc = dev_ref
+    test = _load(test_ref, args.data_dir, options, args.limit)
+    params = dict(REFERENCE, epochs=args.epochs, hidden=args.hidden, device=args.device,
+                  max_seconds=args.max_seconds, random_state=args.seed, progress=None)
+    m = chaintag.make_learner(args.algorithm, **params)
+    t0 = time.perf_counter()
+    m.fit(tokens, labels, dev=dev)
+    fit_seconds = time.perf_counter() - t0
+    result = m.evaluate(*test)
+    out = {"task": args.task, "algorithm": args.algorithm, "device": args.device, "hidden": args.hidden,
+           "dev": dev_desc, "train_sentences": len(tokens), "dev_sentences": len(dev[0]),
+           "epochs_run": len(m.history_), "best_epoch": m.best_epoch_,
+           "dev_best": m.history_[m.best_epoch_ - 1].get("dev_score"),
+           "test_f1": result.f1 if result.is_chunking else None, "test_accuracy": result.accuracy,
+           "test_score": result.f1 if result.is_chunking else result.accuracy,
+           "fit_seconds": fit_seconds, "median_epoch_seconds": float(np.median([r["seconds"] for r in m.history_])),
+           "peak_rss_mb": _peak_rss_mb(), "history": m.history_}
+    print(json.dumps({k: v for k, v in out.items() if k != "history"}), flush=True)
+    if args.out:
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump(out, fh, indent=1)
+        os.replace(tmp, args.out)
+    return out
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="mode", required=True)
+    for name in ("speed", "speed-one", "accuracy"):
+        q = sub.add_parser(name)
+        q.add_argument("--data-dir", default=None)
+        q.add_argument("--epochs", type=int, default=2 if name != "accuracy" else 30)
+        q.add_argument("--hidden", type=int, default=200, help="LSTM units per direction (default: 200)")
+        q.add_argument("--device", default="cpu")
+        q.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's)")
+        if name == "speed":
+            q.add_argument("--learners", nargs="+", default=["bilstm-crf", "bilstm", "sapo"])
+            q.add_argument("--json", default=None)
+        elif name == "speed-one":
+            q.add_argument("--learner", required=True)
+        else:
+            q.add_argument("--task", choices=sorted(TASKS), default="conll2000")
+            q.add_argument("--algorithm", choices=["bilstm", "bilstm-crf"], default="bilstm-crf")
+            q.add_argument("--max-seconds", type=float, default=None)
+            q.add_argument("--limit", type=int, default=None, help="use the first N sentences of each split")
+            q.add_argument("--seed", type=int, default=0)
+            q.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    if args.mode == "speed":
+        speed(args)
+    elif args.mode == "speed-one":
+        print(json.dumps(speed_one(args)))
+    else:
+        accuracy(args)
+
+
+if __name__ == "__main__":
+    main()

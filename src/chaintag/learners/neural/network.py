@@ -1,0 +1,120 @@
+"""The network of the neural learners (Lample et al. 2016; Ma and Hovy 2016), in PyTorch.
+
+Each token is represented by the concatenation of
+
+- its word embedding (``word_dim``; random, or initialized from pretrained vectors),
+- a character-level encoding of the word as written: a CNN over character
+  embeddings with max pooling (Ma and Hovy 2016, s. 2.1; ``char_filters``
+  filters of width ``char_window``), or the final states of a character
+  BiLSTM (Lample et al. 2016, s. 4.1),
+- one embedding per extra input column (e.g. POS tags; ``feature_dim``).
+
+Dropout is applied to that vector and to the output of a bidirectional LSTM
+(``hidden`` units per direction) whose states are projected to one emission
+score per label. The softmax tagger normalizes those scores per token; the
+CRF tagger adds transition, start and end scores (:mod:`.crf_layer`).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+
+class CharCNN(nn.Module):
+    """Character CNN: embeddings, one convolution, max over the word's positions (Ma and Hovy 2016)."""
+
+    def __init__(self, n_chars: int, dim: int, filters: int, window: int):
+        super().__init__()
+        self.emb = nn.Embedding(n_chars, dim, padding_idx=0)
+        self.conv = nn.Conv1d(dim, filters, window, padding=window // 2)
+        self.out_dim = filters
+
+    def forward(self, chars, lengths):
+        """chars: int64 (N, W) padded with 0; lengths: int64 (N,) >= 1. Returns (N, filters)."""
+        h = self.conv(self.emb(chars).transpose(1, 2))  # (N, F, W')
+        width = h.shape[2]
+        pos = torch.arange(width, device=chars.device).unsqueeze(0)
+        pad = (pos >= lengths.unsqueeze(1)).unsqueeze(1)
+        return h.masked_fill(pad, float("-inf")).max(dim=2).values
+
+
+class CharLSTM(nn.Module):
+    """Character BiLSTM: the last forward and the first backward state (Lample et al. 2016, s. 4.1)."""
+
+    def __init__(self, n_chars: int, dim: int, hidden: int):
+        super().__init__()
+        self.emb = nn.Embedding(n_chars, dim, padding_idx=0)
+        self.lstm = nn.LSTM(dim, hidden, batch_first=True, bidirectional=True)
+        self.out_dim = 2 * hidden
+
+    def forward(self, chars, lengths):
+        packed = pack_padded_sequence(self.emb(chars), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        _, (h, _) = self.lstm(packed)
+        return torch.cat([h[0], h[1]], dim=1)
+
+
+class TaggerNet(nn.Module):
+    """Word, character and column embeddings, a BiLSTM, and per-label emission scores.
+
+    Parameters
+    ----------
+    n_words, n_chars : int
+        Vocabulary sizes (ids 0 padding, 1 unknown).
+    extra_sizes : list of int
+        Vocabulary size of each extra input column.
+    n_labels : int
+    word_dim, char_dim, char_filters, char_window, char_hidden, feature_dim, hidden : int
+    char_encoder : {"cnn", "lstm", "none"}
+    dropout : float
+    crf : bool
+        Add transition, start and end scores.
+    """
+
+    def __init__(self, n_words, n_chars, extra_sizes, n_labels, *, word_dim, char_encoder, char_dim,
+                 char_filters, char_window, char_hidden, feature_dim, hidden, dropout, crf):
+        super().__init__()
+        self.word_emb = nn.Embedding(n_words, word_dim, padding_idx=0)
+        if char_encoder == "cnn":
+            self.char = CharCNN(n_chars, char_dim, char_filters, char_window)
+        elif char_encoder == "lstm":
+            self.char = CharLSTM(n_chars, char_dim, char_hidden)
+        else:
+            self.char = None
+        self.extra_emb = nn.ModuleList(nn.Embedding(n, feature_dim, padding_idx=0) for n in extra_sizes)
+        in_dim = word_dim + (self.char.out_dim if self.char is not None else 0) + feature_dim * len(extra_sizes)
+        self.dropout = nn.Dropout(dropout)
+        # the two directions run on padded batches: the backward one reads each sentence reversed
+        # within its length (no packing, which is slow on the CPU)
+        self.lstm_fw = nn.LSTM(in_dim, hidden, batch_first=True)
+        self.lstm_bw = nn.LSTM(in_dim, hidden, batch_first=True)
+        self.proj = nn.Linear(2 * hidden, n_labels)
+        self.crf = crf
+        if crf:
+            self.transitions = nn.Parameter(torch.zeros(n_labels, n_labels))
+            self.start = nn.Parameter(torch.zeros(n_labels))
+            self.end = nn.Parameter(torch.zeros(n_labels))
+
+    def emissions(self, batch):
+        """Emission scores of a padded batch (:func:`chaintag.learners.neural.batches.make_batch`).
+
+        Returns
+        -------
+        float tensor, shape (B, T, L)
+        """
+        parts = [self.word_emb(batch["words"])]
+        B, T = batch["words"].shape
+        if self.char is not None:
+            enc = self.char(batch["chars"], batch["char_len"])  # (N, C) over the real tokens
+            full = enc.new_zeros((B * T, enc.shape[1]))
+            full[batch["flat_pos"]] = enc
+            parts.append(full.view(B, T, -1))
+        for j, emb in enumerate(self.extra_emb):
+            parts.append(emb(batch["extras"][j]))
+        x = self.dropout(torch.cat(parts, dim=2))
+        rev = batch["reverse"].unsqueeze(2)
+        fw, _ = self.lstm_fw(x)
+        bw, _ = self.lstm_bw(x.gather(1, rev.expand(-1, -1, x.shape[2])))
+        bw = bw.gather(1, rev.expand(-1, -1, bw.shape[2]))
+        return self.proj(self.dropout(torch.cat([fw, bw], dim=2)))

@@ -1,0 +1,121 @@
+"""BiLSTM and BiLSTM-CRF taggers (Huang et al. 2015; Lample et al. 2016; Ma and Hovy 2016).
+
+Both are :class:`~chaintag.learners.neural.learner.NeuralTagger` networks;
+they differ in the output layer: a softmax per token, or a linear-chain CRF
+(:mod:`chaintag.learners.neural.crf_layer`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import register
+from ..tokens import as_rows
+from .learner import NeuralTagger
+
+
+@register
+class BiLSTM(NeuralTagger):
+    """BiLSTM tagger with a softmax output per token (the ``bilstm`` learner).
+
+    The loss is the cross-entropy of each token's label (summed over the
+    sentence); tagging takes each token's most probable label. Ma and Hovy
+    (2016, table 4) and Lample et al. (2016) report it as the baseline of
+    their CRF models. Parameters: see :class:`NeuralTagger`.
+    """
+
+    algorithm = "bilstm"
+
+    def _loss(self, torch, em, batch):
+        mask = batch["mask"]
+        return torch.nn.functional.cross_entropy(em[mask], batch["tags"][mask], reduction="sum")
+
+    @staticmethod
+    def _decode(torch, em, batch):
+        return em.argmax(dim=2)
+
+    @staticmethod
+    def _marginals(torch, em, batch):
+        return torch.softmax(em, dim=2)
+
+    def predict_nbest(self, sentences, k: int = 5):
+        """Not offered: the softmax tagger scores tokens independently (use ``bilstm-crf``).
+
+        Raises
+        ------
+        NotImplementedError
+        """
+        raise NotImplementedError("the bilstm tagger has no n-best sequences (its labels are chosen token "
+                                  "by token); use bilstm-crf")
+
+
+@register
+class BiLSTMCRF(NeuralTagger):
+    """BiLSTM tagger with a linear-chain CRF output layer (the ``bilstm-crf`` learner).
+
+    Huang et al. (2015); Lample et al. (2016, s. 2); Ma and Hovy (2016, s.
+    2.3). The loss is the CRF's negative log-likelihood ``log Z(x) - s(x,
+    y)`` by the batched forward algorithm, tagging is batched Viterbi
+    (:mod:`chaintag.learners.neural.crf_layer`); ``predict_marginals`` gives
+    the posterior marginals and ``predict_nbest`` the exact k best sequences
+    (A* over the network's scores). Parameters: see :class:`NeuralTagger`.
+    """
+
+    algorithm = "bilstm-crf"
+    _crf = True
+
+    def _crf_params(self):
+        n = self.net_
+        return n.transitions, n.start, n.end
+
+    def _loss(self, torch, em, batch):
+        from .crf_layer import neg_log_likelihood
+        return neg_log_likelihood(em, batch["mask"], batch["tags"], *self._crf_params()).sum()
+
+    def _decode(self, torch, em, batch):
+        from .crf_layer import viterbi
+        return viterbi(em, batch["mask"], *self._crf_params())[0]
+
+    def _marginals(self, torch, em, batch):
+        from .crf_layer import marginals
+        return marginals(em, batch["mask"], *self._crf_params())
+
+    def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
+        """The ``k`` best label sequences of each sentence, by exact A* search over the network's
+        emission scores and the CRF's transitions.
+
+        Returns
+        -------
+        list (one per sentence) of lists of ``(labels, score, probability)``
+            Best first. ``probability`` is the CRF's own probability
+            ``exp(score - log Z(x))`` of the sequence (not renormalized over the k).
+
+        Raises
+        ------
+        ValueError
+            If ``k < 1``.
+        """
+        from ...decoding.nbest import nbest
+        from .crf_layer import log_partition
+        self._check_fitted()
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        rows = as_rows(sentences, len(self.columns_))
+        enc = self.extractor_.transform(rows)
+        U, s, e = (p.detach().double().cpu().numpy() for p in self._crf_params())
+        out: list = [[([], 0.0, 1.0)] for _ in range(enc.n_sentences)]
+        sent_of = np.repeat(np.arange(enc.n_sentences), enc.sent_ptr[1:] - enc.sent_ptr[:-1])
+
+        def run(torch, em, batch):
+            return em, log_partition(em, batch["mask"], *self._crf_params())
+
+        labs = self.labels_
+        for batch, (em, logz) in self._batched_outputs(enc, None, run):
+            em = em.double().cpu().numpy()
+            logz = logz.double().cpu().numpy()
+            first = batch["tokens"][np.r_[0, np.cumsum(batch["lengths"])[:-1]]]
+            for b, n_tok in enumerate(batch["lengths"].tolist()):
+                cands = nbest(em[b, :n_tok], U, s, e, n=k)
+                out[sent_of[first[b]]] = [([labs[j] for j in path.tolist()], sc, float(np.exp(sc - logz[b])))
+                                          for sc, path in cands]
+        return out

@@ -1,0 +1,93 @@
+"""Pretrained word vectors in the text format of word2vec, GloVe and fastText."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ...errors import InputError
+
+
+def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
+    """Read a text file of word vectors: one word and its values per line, separated by spaces.
+
+    The word2vec and fastText ``.vec`` files start with a header line
+    ``n_words dim``, GloVe files have none; both are read. The first word
+    line fixes the dimension. A word given twice keeps its first vector.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    encoding : str, default "utf-8"
+
+    Returns
+    -------
+    words : list of str
+    vectors : float32 array, shape (len(words), dim)
+
+    Raises
+    ------
+    InputError
+        Naming the file and line: a line with another number of values than
+        the first, a value that is not a finite number, a header that does not
+        match the file, undecodable text, or no vectors at all.
+    FileNotFoundError
+        If ``path`` does not exist.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such vectors file")
+    words: list[str] = []
+    rows: list[np.ndarray] = []
+    seen: set[str] = set()
+    dim = None
+    header = None
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode(encoding).rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"cannot decode the line as {encoding}: {exc.reason}", path, lineno) from None
+            if lineno == 1:
+                line = line.lstrip("\ufeff")
+            parts = line.rstrip().split(" ")
+            if not line.strip():
+                continue
+            if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                header = (int(parts[0]), int(parts[1]))
+                dim = header[1]
+                continue
+            if len(parts) < 2:
+                raise InputError("expected a word followed by its vector values", path, lineno)
+            word, values = parts[0], parts[1:]
+            if dim is None:
+                dim = len(values)
+            if len(values) != dim:
+                raise InputError(f"{len(values)} values on this line, but the vectors have dimension {dim}",
+                                 path, lineno)
+            try:
+                vec = np.array(values, dtype=np.float32)
+            except ValueError:
+                bad = next(v for v in values if not _is_number(v))
+                raise InputError(f"the value {bad!r} of word {word!r} is not a number", path, lineno) from None
+            if not np.all(np.isfinite(vec)):
+                raise InputError(f"word {word!r} has a value that is not finite", path, lineno)
+            if word in seen:
+                continue
+            seen.add(word)
+            words.append(word)
+            rows.append(vec)
+    if not words:
+        raise InputError("no word vectors in the file", path)
+    if header is not None and header[0] != len(words) and header[0] < len(words):
+        raise InputError(f"the header announces {header[0]} words but the file has {len(words)}", path, 1)
+    return words, np.vstack(rows)
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
