@@ -181,6 +181,10 @@ def test_marginals_and_nbest_agree_with_viterbi():
         assert cands[0][0] == labels
         assert [c[1] for c in cands] == sorted((c[1] for c in cands), reverse=True)
         assert all(0 < c[2] <= 1 for c in cands) and sum(c[2] for c in cands) <= 1 + 1e-6
+    with pytest.raises(NotImplementedError):
+        m.predict(SENTS, constrain=True)
+    table = m.transitions_
+    assert table[m.labels_[0], m.labels_[1]] == pytest.approx(float(m.net_.transitions.detach()[0, 1]))
     with pytest.raises(NotImplementedError, match="bilstm-crf"):
         chaintag.make_learner("bilstm", epochs=1, **TINY).fit(SENTS, LABELS).predict_nbest(SENTS, 2)
 
@@ -299,6 +303,8 @@ def test_cli_train_tag_eval(tmp_path):
     assert out["algorithm"] == "bilstm-crf" and len(out["history"]) == 2 and out["n_parameters"] > 0
     back = chaintag.load(model)
     assert back.hidden == 4 and back.char_encoder == "lstm"
+    info = subprocess.run(cli + ["inspect", str(model)], capture_output=True, text=True)
+    assert info.returncode == 0 and "transitions" in info.stdout, info.stderr
     tagged = subprocess.run(cli + ["tag", "--model", str(model), str(train), "--marginals"],
                             capture_output=True, text=True)
     assert tagged.returncode == 0, tagged.stderr

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...errors import InputError, ModelFormatError
 from ..base import SequenceTagger
+from ..introspect import training_summary
 from ..tokens import MAX_LABELS, as_rows, default_columns
 from ._torch import require_torch
 from .batches import bucketed_batches, make_batch, to_device
@@ -283,6 +284,7 @@ class NeuralTagger(SequenceTagger):
         counts = np.bincount(enc.words, minlength=len(encoder.words))
         self._singletons = counts == 1
         self.extraction_seconds_ = time.perf_counter() - t_start
+        self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
         torch.manual_seed(self.random_state)
         self.net_ = self._build_net(torch, vectors).to(device)
         self._device = device
@@ -577,7 +579,8 @@ class NeuralTagger(SequenceTagger):
         self._check_fitted()
         self._use(self.weights_)
         arrays = {"param." + name: p.detach().cpu().numpy() for name, p in self.net_.named_parameters()}
-        meta = {"algorithm": self.algorithm, "params": self.get_params(), "labels": self.labels_,
+        params = {k: v for k, v in self.get_params().items() if k != "progress"}  # display only
+        meta = {"algorithm": self.algorithm, "params": params, "labels": self.labels_,
                 "columns": list(self.columns_), "encoder": self.extractor_.state(),
                 "word_dim": int(self.net_.word_emb.weight.shape[1]),
                 "parameter_shapes": {name: list(p.shape) for name, p in self.net_.named_parameters()},
@@ -586,6 +589,8 @@ class NeuralTagger(SequenceTagger):
                 "best_epoch": self.best_epoch_, "n_parameters": int(len(self.weights_))}
         if getattr(self, "label_field_", None):
             meta["label_field"] = self.label_field_
+        if getattr(self, "training_summary_", None):
+            meta["training"] = self.training_summary_
         save_model(path, meta, arrays)
 
     @classmethod
@@ -617,7 +622,65 @@ class NeuralTagger(SequenceTagger):
         model.history_ = list(meta.get("history", []))
         model.best_epoch_ = meta.get("best_epoch")
         model.label_field_ = meta.get("label_field")
+        model.training_summary_ = meta.get("training")
         return model
+
+    # -------------------------------------------------------- introspection
+    @property
+    def transitions_(self):
+        """The CRF layer's transition, start and end scores as a
+        :class:`~chaintag.learners.introspect.TransitionTable`; zeros for the
+        softmax tagger, which scores no transitions.
+
+        Raises
+        ------
+        RuntimeError
+            If the model is not fitted.
+        """
+        from ..introspect import TransitionTable
+        self._check_fitted()
+        self._use(self.weights_)
+        L = len(self.labels_)
+        if not self._crf:
+            return TransitionTable(list(self.labels_), np.zeros((L, L)), np.zeros(L), np.zeros(L))
+        n = self.net_
+        return TransitionTable(list(self.labels_), *(p.detach().double().cpu().numpy().copy()
+                                                     for p in (n.transitions, n.start, n.end)))
+
+    def top_features(self, label: str, k: int = 10) -> dict:
+        """Not offered: a neural tagger has no attribute weights to rank.
+
+        Raises
+        ------
+        NotImplementedError
+        """
+        raise NotImplementedError(f"{type(self).__name__} learns its own token representation; it has no "
+                                  "attribute weights to rank")
+
+    def summary(self, k: int = 5) -> dict:
+        """A JSON-ready description of the model (what ``chaintag inspect`` prints).
+
+        Returns
+        -------
+        dict
+            The keys of :meth:`SequenceTagger.summary`, with ``n_attributes``
+            and ``n_features`` 0 and ``top_features`` empty (no attribute
+            weights), ``n_weights`` the number of network parameters, plus
+            ``vocabulary`` (sizes of the word, character and column vocabularies).
+        """
+        self._check_fitted()
+        enc = self.extractor_
+        return {
+            "algorithm": self.algorithm, "class": type(self).__name__,
+            "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in self.get_params().items()},
+            "training": getattr(self, "training_summary_", None), "best_epoch": getattr(self, "best_epoch_", None),
+            "epochs_run": len(getattr(self, "history_", []) or []), "labels": list(self.labels_),
+            "columns": list(self.columns_), "n_attributes": 0, "n_features": 0,
+            "n_weights": int(len(self.weights_)), "nonzero_weights": int(np.count_nonzero(self.weights_)),
+            "vocabulary": {"words": len(enc.words), "chars": len(enc.chars),
+                           "columns": [len(v) for v in enc.extras]},
+            "top_features": {}, "transitions": self.transitions_.to_dict(),
+        }
 
     def to(self, device) -> "NeuralTagger":
         """Move a fitted model to a PyTorch ``device`` (e.g. ``"cuda"``) for tagging; returns ``self``."""
