@@ -262,6 +262,10 @@ class NeuralTagger(SequenceTagger):
             raise InputError(f"epochs must be a positive integer, not {epochs!r}")
         self._check_params()
         device = self._torch_device()
+        from ...features.dicts import is_dict_corpus
+        if is_dict_corpus(sentences):
+            raise InputError(f"{self.algorithm} reads column tokens (the word, and optional columns such as "
+                             "POS), not feature dicts: it learns its own token representation")
         rows = as_rows(sentences)
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
