@@ -19,8 +19,9 @@ it is trusted:
   again on the parsed arrays.
 
 Any failure raises :class:`~chaintag.errors.ModelFormatError` with one line
-naming the file. Files of format version 1 (no digests) still load: every
-entry is read in full, so the zip's CRC-32 of each entry is checked.
+naming the file. Files of format version 1 (no digests) still load: the
+zip's CRC-32 of every entry is checked. Entries must be stored (not
+compressed), as :func:`save_model` writes them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -106,31 +108,64 @@ def _corrupt(path: str, what: str) -> ModelFormatError:
     return ModelFormatError(f"{path}: damaged or not a chaintag model file ({what}); refusing to load it")
 
 
-def _read_entries(path: str, data: bytes) -> dict[str, bytes]:
-    """Every entry's bytes (read in full, so the zip's CRC-32 of each one is checked)."""
+def _read_entries(path: str, data: bytes, end: int, check_crc: bool) -> dict[str, memoryview]:
+    """Every entry's bytes, as views of ``data`` (stored entries only; ``end``: where the zip's
+    entries must end). ``check_crc``: compare each entry's zip CRC-32 (files without a digest)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            names = zf.namelist()
-            if len(set(names)) != len(names):
-                raise _corrupt(path, "an entry name occurs twice")
-            return {name: zf.read(name) for name in names}
-    except ModelFormatError:
-        raise
+            infos = zf.infolist()
     except Exception as exc:  # zipfile raises many kinds (BadZipFile, NotImplementedError, struct.error, ...)
         raise _corrupt(path, f"unreadable zip archive: {_one_line(exc)}") from None
+    view = memoryview(data)
+    out: dict[str, memoryview] = {}
+    for info in infos:
+        name = info.filename
+        if name in out:
+            raise _corrupt(path, "an entry name occurs twice")
+        if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
+            raise _corrupt(path, f"entry {name!r} is compressed or its sizes differ")
+        h = info.header_offset
+        if h < 0 or h + 30 > end or data[h:h + 4] != b"PK\x03\x04":
+            raise _corrupt(path, f"entry {name!r}: no local header where the directory says")
+        start = h + 30 + int.from_bytes(data[h + 26:h + 28], "little") + int.from_bytes(data[h + 28:h + 30], "little")
+        stop = start + info.file_size
+        if stop > end:
+            raise _corrupt(path, f"entry {name!r} runs past the end of the archive")
+        out[name] = view[start:stop]
+        if check_crc and zlib.crc32(out[name]) != info.CRC:
+            raise _corrupt(path, f"entry {name!r}: CRC-32 mismatch")
+    return out
 
 
-def _parse_array(path: str, name: str, raw: bytes) -> np.ndarray:
+def _parse_array(path: str, name: str, raw: memoryview) -> np.ndarray:
+    """An ``.npy`` entry as an array (a writable copy), refusing object arrays and stray bytes."""
+    fmt = np.lib.format
     try:
-        arr = np.lib.format.read_array(io.BytesIO(raw), allow_pickle=False)
+        if len(raw) < 10 or bytes(raw[:6]) != fmt.MAGIC_PREFIX:
+            raise ValueError("not an .npy array")
+        size_len = 2 if raw[6] == 1 else 4
+        offset = 8 + size_len + int.from_bytes(raw[8:8 + size_len], "little")
+        if offset > len(raw):
+            raise ValueError("its header runs past the entry")
+        fp = io.BytesIO(bytes(raw[:offset]))
+        version = fmt.read_magic(fp)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(fp)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(fp)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        if dtype.hasobject:
+            raise ValueError("it holds pickled (executable) data, which chaintag refuses to load")
+        count = 1
+        for n in shape:
+            count *= n
+        if len(raw) - offset != count * dtype.itemsize:
+            raise ValueError(f"{len(raw) - offset} data bytes for shape {shape} of {dtype}")
+        arr = np.frombuffer(raw, dtype=dtype, count=count, offset=offset).copy()
+        return arr.reshape(shape[::-1]).transpose() if fortran else arr.reshape(shape)
     except Exception as exc:  # header parsing raises ValueError, SyntaxError, TokenError, ...
-        detail = _one_line(exc)
-        if "pickle" in detail:  # never suggest loading pickles
-            detail = "it holds pickled (executable) data, which chaintag refuses to load"
-        raise _corrupt(path, f"array {name!r} unreadable: {detail}") from None
-    if arr.dtype.hasobject:
-        raise _corrupt(path, f"array {name!r} holds Python objects")
-    return arr
+        raise _corrupt(path, f"array {name!r} unreadable: {_one_line(exc)}") from None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -179,7 +214,7 @@ def load_model(path) -> tuple[dict, dict[str, np.ndarray]]:
     elif not zipfile.is_zipfile(io.BytesIO(data)):
         raise ModelFormatError(f"{path}: not a chaintag model file (not an npz archive; "
                                "truncated, or some other kind of file)")
-    entries = _read_entries(path, data)
+    entries = _read_entries(path, data, len(data) - _TRAILER if checked else len(data), check_crc=not checked)
     if "__meta__.npy" not in entries:
         raise ModelFormatError(f"{path}: not a chaintag model file (no metadata)")
     try:
