@@ -34,7 +34,8 @@ def add_parser(sub) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="report folder")
     add_data_options(p, with_format=True)
     add_common(p)
-    p.set_defaults(run=run)
+    from .interrupt import cached_runs_hint
+    p.set_defaults(run=run, resume_hint=cached_runs_hint)
 
 
 def run(args) -> int:

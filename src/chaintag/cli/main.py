@@ -60,6 +60,7 @@ def main(argv=None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
     try:
         return int(args.run(args) or 0)
@@ -74,7 +75,12 @@ def main(argv=None) -> int:
         print(f"chaintag {args.command}: terminated", file=sys.stderr)
         return 143
     except KeyboardInterrupt:
-        print(f"chaintag {args.command}: interrupted", file=sys.stderr)
+        hint = getattr(args, "resume_hint", None)
+        try:
+            hint = hint(args) if callable(hint) else hint
+        except Exception:  # the advice must never hide the interrupt
+            hint = None
+        print(f"chaintag {args.command}: interrupted" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 130
     finally:
         restore()

@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
                    help="data directory for the datasets (default: $CHAINTAG_DATA, else ../shared/data if it "
                         "exists, else ~/.local/share/chaintag/data)")
     add_common(p)
-    p.set_defaults(run=run)
+    from .interrupt import cached_runs_hint
+    p.set_defaults(run=run, resume_hint=cached_runs_hint)
 
 
 def _command_line(args, out: str) -> str:

@@ -124,7 +124,8 @@ def add_parser(sub) -> None:
     add_train_options(p)
     add_data_options(p, with_format=True)
     add_common(p)
-    p.set_defaults(run=run)
+    from .interrupt import train_hint
+    p.set_defaults(run=run, resume_hint=train_hint)
 
 
 def _validate(args) -> None:
@@ -221,7 +222,7 @@ def run(args) -> int:
         name = "perceptron2"
     params = dict(features=args.features, columns=train.columns, cc=args.cc,
                   feature_space=args.feature_space, random_state=args.seed,
-                  progress=False if args.quiet else None)
+                  progress=False if args.quiet else True)  # bars on a terminal, else one line per epoch
     # options left unset keep each learner's own default; a set option must apply
     chosen = {"epochs": ("--epochs", args.epochs), "averaged": ("--average/--no-average", args.averaged),
               "shuffle": ("--shuffle/--no-shuffle", args.shuffle), "hash_bits": ("--hash-bits", args.hash_bits),
@@ -259,6 +260,8 @@ def run(args) -> int:
             raise InputError(f"--no-clip does not apply to {shown}")
         params["C"] = None
     learner = make_learner(name, strict=False, **params)
+    if "progress" not in accepted:  # maxent: its solver step is reported the same way
+        learner.progress = params["progress"]
     learner.eval_scheme = args.scheme  # dev scoring (best epoch) and --test
     from ..distributed.options import fit_with_options, wants_distributed
     try:

@@ -290,13 +290,23 @@ class Runner:
         keys = [r.key for r in runs]
         if len(set(keys)) != len(keys):
             raise ValueError("run keys must be unique")
+        from ..progress import progress_mode
+        mode = progress_mode(True if self.progress else False)
         bar = None
-        if self.progress:
+        if mode == "bar":
             from tqdm.auto import tqdm
             bar = tqdm(total=sum(r.epochs for r in runs), unit="epoch", file=sys.stderr,
                        desc=self.desc, dynamic_ncols=True)
         try:
-            return {run.key: self.run_one(run, bar) for run in runs}
+            if mode != "log":
+                return {run.key: self.run_one(run, bar) for run in runs}
+            out = {}
+            for i, run in enumerate(runs, 1):  # one plain line per run when stderr is not a terminal
+                t0 = time.perf_counter()
+                out[run.key] = self.run_one(run, None)
+                print(f"{self.desc or 'runs'}: run {i}/{len(runs)} {run.key} ({run.epochs} epochs): "
+                      f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+            return out
         finally:
             if bar is not None:
                 bar.close()

@@ -196,10 +196,13 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         else:
             extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
-        attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
-        index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
-                                          cc=self.cc, space=self.feature_space, pairs=pairs)
-        attrs = remap_attributes(attrs, extractor.prune(keep))
+        from ..progress import progress_mode, step
+        with step(progress_mode(getattr(self, "progress", None)),
+                  f"attribute extraction ({len(rows)} sentences, {len(gold)} tokens)"):
+            attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
+            index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
+                                              cc=self.cc, space=self.feature_space, pairs=pairs)
+            attrs = remap_attributes(attrs, extractor.prune(keep))
         if index.n_features == 0:
             from ..errors import TrainingError
             raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "
@@ -268,6 +271,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         best_epoch = 0
         done = 0
         print_ = self._fingerprint(data, dev_pack) if checkpoint_dir else ""
+        from ..progress import EpochProgress, progress_mode, say, step
+        mode = progress_mode(getattr(self, "progress", None))
         if checkpoint_dir and resume:
             restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
             if restored is not None:
@@ -278,11 +283,20 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                 for _ in range(done):  # replay the sample orders of the epochs done
                     if self.shuffle:
                         rng.permutation(n_sent)
+                say(mode, f"resuming from the checkpoint in {checkpoint_dir}: epochs 1-{done} restored, "
+                          f"continuing at epoch {done + 1} of {self.epochs}" if done < self.epochs else
+                          f"resuming from the checkpoint in {checkpoint_dir}: all {done} epochs are done")
+            else:
+                say(mode, f"no checkpoint in {checkpoint_dir} yet: starting at epoch 1")
         if done < self.epochs:
-            self._warm_up(state, data)
-        bar = self._progress_bar()
-        if bar is not None and done:
-            bar.update(done)
+            with step(mode, "compiled kernels (loaded from the cache; compiled on a first run)"):
+                self._warm_up(state, data)
+        if type(self)._progress_bar is not SequenceTagger._progress_bar:  # a learner's own epoch display
+            from ..progress import BarAdapter
+            bar = BarAdapter(self._progress_bar(), done)
+        else:
+            bar = EpochProgress(mode, self.epochs, f"{self.algorithm} epoch" + ("s" if mode == "bar" else ""),
+                                done)
         limit = getattr(self, "max_seconds", None)  # a wall-clock budget, for learners that take one
         t_train = time.perf_counter()
         for epoch in range(done + 1, self.epochs + 1):
@@ -307,14 +321,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             if checkpoint_dir:
                 ckpt.save_checkpoint(checkpoint_dir, epoch, state, history,
                                      (best_score, best_weights, best_epoch), print_)
-            if bar is not None:
-                bar.update(1)
-                post = {"errors": stats.get("errors", 0)}
-                if dev_pack is not None:
-                    post["dev"] = f"{record['dev_score']:.2f}"
-                bar.set_postfix(post)
-        if bar is not None:
-            bar.close()
+            bar.update(epoch, record)
+        bar.close()
         if best_weights is None:
             best_weights, best_epoch = self._current_weights(state), len(history)
         self.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
@@ -327,10 +335,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         return ckpt.fingerprint(self, data, dev_pack)
 
     def _progress_bar(self):
-        show = self.progress
-        if show is None:
-            show = sys.stderr.isatty()
-        if not show:
+        """A tqdm bar over the epochs when progress is shown as bars (see :mod:`chaintag.progress`), else None."""
+        from ..progress import progress_mode
+        if progress_mode(self.progress) != "bar":
             return None
         from tqdm.auto import tqdm
         return tqdm(total=self.epochs, desc=f"{self.algorithm} epochs", unit="epoch", file=sys.stderr)

@@ -326,7 +326,10 @@ class MaxEnt(SequenceTagger):
             clf = self._classifier()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
-                clf.fit(X, data.gold)
+                from ..progress import progress_mode, step
+                with step(progress_mode(getattr(self, "progress", None)),
+                          f"maxent: {self.solver} solver on {X.shape[0]} tokens x {X.shape[1]} columns"):
+                    clf.fit(X, data.gold)
             converged = not any(issubclass(c.category, ConvergenceWarning) for c in caught)
             for c in caught:
                 if not issubclass(c.category, ConvergenceWarning):
