@@ -57,9 +57,50 @@ def test_second_run_refused_while_the_first_holds_the_folder(sig, tmp_path, caps
 
 
 def test_lock_is_per_run_in_one_process_too(tmp_path):
-    with folder_lock(tmp_path):
-        with pytest.raises(InputError, match="another training run"):
+    """Another thread of this process is another run; the holding thread may fit in its folder."""
+    import threading
+    errors = []
+
+    def other_run():
+        try:
             chaintag.StructuredPerceptron(epochs=1, **BASE).fit(SENTS, LABELS, checkpoint_dir=tmp_path)
+        except InputError as exc:
+            errors.append(str(exc))
+
+    with folder_lock(tmp_path):
+        t = threading.Thread(target=other_run)
+        t.start()
+        t.join()
+        assert len(errors) == 1 and "another training run" in errors[0]
+        chaintag.StructuredPerceptron(epochs=1, **BASE).fit(SENTS, LABELS, checkpoint_dir=tmp_path)
     # released: training goes ahead, and can run again after
     chaintag.StructuredPerceptron(epochs=1, **BASE).fit(SENTS, LABELS, checkpoint_dir=tmp_path)
     chaintag.StructuredPerceptron(epochs=2, **BASE).fit(SENTS, LABELS, checkpoint_dir=tmp_path, resume=True)
+
+
+def test_two_cli_runs_on_one_checkpoint_folder(tmp_path, capsys):
+    """The first `chaintag train` holds the folder from before it reads its data (here: stdin, left
+    open) until its model is saved; a second one is refused at once, and the first one ends well."""
+    ck = tmp_path / "ck"
+    argv = _train_argv(tmp_path, ck)
+    data = (tmp_path / "train.txt").read_text()
+    first_argv = [a if a != str(tmp_path / "train.txt") else "-" for a in argv]
+    first_argv[first_argv.index(str(tmp_path / "m.npz"))] = str(tmp_path / "first.npz")
+    first = subprocess.Popen([sys.executable, "-m", "chaintag.cli.main", *first_argv], stdin=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        import time
+        deadline = time.time() + 60
+        lock = ck / "checkpoint.lock"
+        while time.time() < deadline and not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+            time.sleep(0.05)
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"process {first.pid}" in err and str(ck) in err
+        first.stdin.write(data)
+        first.stdin.close()
+        assert first.wait(timeout=120) == 0, first.stderr.read()
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert main(argv) == 0  # free again

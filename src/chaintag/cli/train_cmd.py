@@ -180,10 +180,23 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    _validate(args)
+    if not args.checkpoint_dir:
+        return _run(args)
+    from ..errors import InputError
+    if args.order == 2 or args.algorithm in ("maxent", "crf-lbfgs"):
+        shown = "--order 2" if args.order == 2 else args.algorithm
+        raise InputError(f"--checkpoint-dir is not offered for {shown}")
+    from ..learners.checkpoint import folder_lock
+    # one run per checkpoint folder, from before the data is read until the model is saved
+    with folder_lock(args.checkpoint_dir):
+        return _run(args)
+
+
+def _run(args) -> int:
     from ..errors import InputError
     from ..learners import make_learner
 
-    _validate(args)
     t0 = time.perf_counter()
     train = load(args.train, args)
     if train.n_sentences == 0:

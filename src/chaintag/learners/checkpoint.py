@@ -52,6 +52,10 @@ def fingerprint(model, data, dev_pack=None) -> str:
     return h.hexdigest()
 
 
+# folders this process holds, by (real path, thread): a holder may take its own lock again
+_HELD: dict[tuple[str, int], int] = {}
+
+
 @contextlib.contextmanager
 def folder_lock(folder):
     """Hold ``folder/checkpoint.lock`` for the duration of a training run.
@@ -60,13 +64,25 @@ def folder_lock(folder):
     system releases when the process ends, however it ends: a dead run
     never keeps the folder. The file holds the pid of the run holding it
     (for the message); it is left in place, empty of meaning once unlocked.
+    The thread holding the lock may take it again (``chaintag train`` holds
+    it from before reading its data until the model is saved; ``fit``
+    takes it too).
 
     Raises
     ------
     chaintag.errors.InputError
-        When another run (this process or another) holds the folder.
+        When another run (another process, or another thread) holds the folder.
     """
+    import threading
     os.makedirs(folder, exist_ok=True)
+    key = (os.path.realpath(folder), threading.get_ident())
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield os.path.join(folder, LOCK_NAME)
+        finally:
+            _HELD[key] -= 1
+        return
     path = os.path.join(folder, LOCK_NAME)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -80,7 +96,11 @@ def folder_lock(folder):
                                  "to end, or use another --checkpoint-dir", folder) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-        yield path
+        _HELD[key] = 1
+        try:
+            yield path
+        finally:
+            del _HELD[key]
     finally:
         os.close(fd)
 
