@@ -238,3 +238,16 @@ def test_case_19_script_through_the_cli(tmp_path):
         r = subprocess.run([sys.executable, "-m", "chaintag.cli.main", "eval", "--model", str(bad),
                             "--test", str(test), "-q"], capture_output=True, text=True)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and "bad.npz" in r.stderr, r.stderr
+
+
+def test_plot_names_a_damaged_model_as_a_model(tmp_path, capsys):
+    """A model whose zip end record is damaged is still read as a model (and refused as one), not as
+    a history file of JSON lines."""
+    from chaintag.cli.main import main
+    raw = bytearray(_model(tmp_path).read_bytes())
+    raw[raw.rfind(b"PK\x05\x06")] ^= 0x10
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(raw)
+    assert main(["plot", str(bad), "-o", str(tmp_path / "c.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "checksum does not match" in err and str(bad) in err

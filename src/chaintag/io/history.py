@@ -40,7 +40,7 @@ def read_history(path) -> list[dict]:
         A model file that is not a valid chaintag model.
     """
     name = os.fspath(path)
-    if zipfile.is_zipfile(name):
+    if _looks_like_zip(name):  # a model file (even a damaged one: load_model says what is wrong)
         from chaintag.io.model_file import load_model
         meta, _ = load_model(name)
         records = meta.get("history") or []
@@ -76,3 +76,14 @@ def read_history(path) -> list[dict]:
     if not records:
         raise InputError("no history records in the file", name)
     return records
+
+
+def _looks_like_zip(name: str) -> bool:
+    """Whether ``name`` starts like a zip archive, or is one (its end record found)."""
+    try:
+        with open(name, "rb") as fh:
+            if fh.read(4) == b"PK\x03\x04":
+                return True
+    except OSError:
+        return False
+    return zipfile.is_zipfile(name)
