@@ -277,3 +277,23 @@ def test_sentence_per_line_text(tmp_path, capsys):
     assert [[pair.rsplit("/", 1)[0] for pair in ln.split(" ")] for ln in lines] == \
         [ln.split(" ") for ln in src.read_text(encoding="utf-8").splitlines()]
     assert lines[0] == "The/DT cat/NN sat/VBD on/IN the/DT mat/NN ./."
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "sapo", "crf", "mira"])
+def test_tied_scores_give_the_same_labels_everywhere(tmp_path, capsys, algorithm):
+    # case 16: tag, --nbest's first path, --confidence and --marginals agree on tied scores
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(CASES / "16_tie_train.txt"), "--model", str(model), "-a", algorithm,
+                 "--quiet"]) == 0
+    src = str(CASES / "16_tie_input.txt")
+    runs = {}
+    for opt in ([], ["--nbest", "1"], ["--nbest", "3"], ["--confidence", "3"], ["--marginals"]):
+        assert main(["tag", "-m", str(model), src, "--quiet", *opt]) == 0
+        out = capsys.readouterr().out
+        if opt and opt[0] == "--nbest":
+            runs[tuple(opt)] = [json.loads(ln)["nbest"][0]["labels"] for ln in out.splitlines()]
+        else:
+            runs[tuple(opt)] = [[ln.split()[1] for ln in block.splitlines()] for block in out.split("\n\n")
+                                if block.strip()]
+    first = runs[()]
+    assert all(labels == first for labels in runs.values()), runs

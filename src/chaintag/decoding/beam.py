@@ -6,6 +6,14 @@ label, then the second best of every label, ... up to ``n`` per label), then
 by score. With ``beam_width >= L`` the best path always survives, so the
 1-best equals Viterbi; with ``beam_width >= n L`` the top-n is exact. SAPO
 (Sun et al., s. 2) used a beam of 50.
+
+Ties are broken as Viterbi breaks them (:func:`chaintag.decoding.viterbi.
+viterbi_kernel`): among prefixes giving a label the same score, the one of the
+best rank, then of the lowest last label, is extended; among complete paths
+of equal score, the one of the best rank, then of the lowest last label, comes
+first. With ``beam_width >= L`` the first path is then Viterbi's path, also
+when several paths tie (the additions are made in the same order as Viterbi's,
+so exact ties stay ties).
 """
 
 from __future__ import annotations
@@ -32,6 +40,9 @@ def beam_nbest_kernel(emissions, transitions, start, end, n, beam_width, paths, 
     back = np.empty((n_tokens, B), dtype=np.int32)
     g = np.empty(B)
     g_new = np.empty(B)
+    # tie key of every kept prefix: rank * n_labels + last label (lower goes first)
+    key = np.zeros(B, dtype=np.int64)
+    key_new = np.zeros(B, dtype=np.int64)
     kept = 0
     # per label: the best `per_label` candidates (score, source prefix)
     top_s = np.empty((n_labels, per_label))
@@ -49,15 +60,18 @@ def beam_nbest_kernel(emissions, transitions, start, end, n, beam_width, paths, 
                     v = start[j] + emissions[0, j]
                 else:
                     v = g[p] + transitions[lab[i - 1, p], j] + emissions[i, j]
+                kp = 0 if i == 0 else key[p]
                 c = top_n[j]
-                if c == per_label and v <= top_s[j, c - 1]:
+                if c == per_label and (v < top_s[j, c - 1] or (
+                        v == top_s[j, c - 1] and kp >= key[top_p[j, c - 1]])):
                     continue
                 if c < per_label:
                     top_n[j] = c + 1
                     k = c
                 else:
                     k = c - 1
-                while k > 0 and top_s[j, k - 1] < v:
+                while k > 0 and (top_s[j, k - 1] < v or (
+                        i > 0 and top_s[j, k - 1] == v and key[top_p[j, k - 1]] > kp)):
                     top_s[j, k] = top_s[j, k - 1]
                     top_p[j, k] = top_p[j, k - 1]
                     k -= 1
@@ -90,17 +104,21 @@ def beam_nbest_kernel(emissions, transitions, start, end, n, beam_width, paths, 
                 lab[i, new_kept] = j
                 back[i, new_kept] = top_p[j, r]
                 g_new[new_kept] = rank_vals[a]
+                key_new[new_kept] = r * n_labels + j
                 new_kept += 1
             if new_kept >= B or m == 0:
                 break
         for k in range(new_kept):
             g[k] = g_new[k]
+            key[k] = key_new[k]
         kept = new_kept
     # finish: add end scores and pick the best n kept prefixes
     final = np.empty(kept)
     for k in range(kept):
         final[k] = g[k] + end[lab[n_tokens - 1, k]]
-    order = np.argsort(-final, kind="mergesort")
+    # by score, then tie key: stable sort by key first, then by score
+    by_key = np.argsort(key[:kept], kind="mergesort")
+    order = by_key[np.argsort(-final[by_key], kind="mergesort")]
     found = min(n, kept)
     for r in range(found):
         k = order[r]

@@ -13,6 +13,54 @@ import numpy as np
 from ..decoding.scoring import feature_entries
 
 
+def viterbi_first(paths, scores, found, best, sent_ptr) -> None:
+    """Put each sentence's Viterbi path first in its top-k, in place (one tie rule for every decoder).
+
+    Parameters
+    ----------
+    paths : int32 array, shape (k, n_tokens)
+        ``paths[r, t0:t1]``: the r-th best labels of the sentence ``t0:t1``
+        (exact top-k, best first, as ``nbest_corpus`` fills it).
+    scores : float64 array, shape (n_sentences, k)
+    found : int32 array, shape (n_sentences,)
+    best : int32 array, shape (n_tokens,)
+        The Viterbi path of every sentence.
+    sent_ptr : int64 array, shape (n_sentences + 1,)
+
+    Notes
+    -----
+    Viterbi and the exact top-k search find paths of the same, best, score;
+    they differ only where several paths tie, because A* extends prefixes
+    left to right (lower label first) while Viterbi keeps the lower label
+    when it traces back from the end. The Viterbi path is always among the
+    best, so when the top-k does not start with it, it ties with the first:
+    it is moved to the front (or, when the top-k left it out among equal
+    scores, put first in place of the last). The rule of every decoder is
+    then Viterbi's: among the best-scoring sequences, the lowest last label,
+    then the lowest label before it, and so on (:func:`~chaintag.decoding.
+    viterbi.viterbi_kernel`). Cost: ``O(k T)`` per sentence whose first path
+    differs, none otherwise.
+    """
+    bounds = sent_ptr.tolist()
+    for s in range(len(bounds) - 1):
+        t0, t1, f = bounds[s], bounds[s + 1], int(found[s])
+        if f == 0 or t1 == t0:
+            continue
+        v = best[t0:t1]
+        if np.array_equal(paths[0, t0:t1], v):
+            continue
+        at = next((r for r in range(1, f) if np.array_equal(paths[r, t0:t1], v)), None)
+        if at is None:  # left out among equal scores: the last one makes room
+            at = f - 1
+            paths[at, t0:t1] = v
+            scores[s, at] = scores[s, 0]
+        moved, moved_score = paths[at, t0:t1].copy(), scores[s, at]
+        paths[1:at + 1, t0:t1] = paths[0:at, t0:t1].copy()
+        scores[s, 1:at + 1] = scores[s, 0:at].copy()
+        paths[0, t0:t1] = moved
+        scores[s, 0] = moved_score
+
+
 class InferenceMixin:
     """n-best, confidence and marginals for models with first-order linear-chain scores."""
 
@@ -32,7 +80,11 @@ class InferenceMixin:
         Returns
         -------
         list (one per sentence) of lists of ``(labels, score, probability)``
-            Best first (exact A* search). ``probability`` is
+            Best first (exact A* search). Among sequences of equal score the
+            first is the one :meth:`predict` gives (Viterbi's tie rule, see
+            :func:`viterbi_first`), so the labels of ``predict``,
+            ``predict_nbest(...)[s][0]``, ``predict_confidence`` and
+            ``chaintag tag --marginals`` always agree. ``probability`` is
             ``exp(score) / sum of exp(score)`` over the returned top-k: a
             distribution over these k sequences only, not a CRF posterior;
             it is meaningful for probabilistically trained models (SAPO) and
@@ -57,10 +109,14 @@ class InferenceMixin:
         if constrain or fixed is not None:
             from . import constrained
             paths, scores, found = constrained.nbest(self, attrs, k, constrain, fixed)
+            best = constrained.tag_ids(self, attrs, constrain, fixed) if attrs.n_tokens else None
         elif attrs.n_tokens:
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
             nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
                          self.weights_, len(self.labels_), k, paths, scores, found)
+            best = self._tag_ids(attrs)
+        if attrs.n_tokens:
+            viterbi_first(paths, scores, found, best, attrs.sent_ptr)
         labs = self.labels_
         bounds = attrs.sent_ptr.tolist()
         out = []
