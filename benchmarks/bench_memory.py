@@ -14,7 +14,11 @@ process of its own, so that each peak is one run's. Each child records
   feature labels (4 bytes per feature) and the attribute table (16 bytes per
   attribute: key and feature offset);
 
-and the script prints ``(peak - baseline - model) / tokens``: the bytes per
+With ``--streamed N`` the child trains with
+:func:`chaintag.streaming.fit_streamed` instead: the file is read in chunks of
+N sentences and each chunk's arrays go to ``.npy`` files beside it.
+
+The script prints ``(peak - baseline - model) / tokens``: the bytes per
 training token beyond the model.
 
 Usage
@@ -22,6 +26,7 @@ Usage
     python benchmarks/bench_memory.py                         # 1 2 4 8 x JNLPBA train
     python benchmarks/bench_memory.py --repeats 1 2 --json memory.json
     python benchmarks/bench_memory.py --train conll2000:train --features chunking
+    python benchmarks/bench_memory.py --streamed 20000            # chunked reading, arrays on disk
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def child(path: str, features: str, algorithm: str) -> dict:
+def child(path: str, features: str, algorithm: str, streamed: int = 0) -> dict:
     """Train on ``path`` in this process and return its figures."""
     import chaintag
     from chaintag.data.datasets import load_corpus
@@ -58,10 +63,17 @@ def child(path: str, features: str, algorithm: str) -> dict:
     warm.fit(small.tokens, small.labels)
     del small, warm, head
     baseline = peak_mib()
-    corpus = load_corpus(path)
-    n_tokens = sum(map(len, corpus.tokens))
-    model = chaintag.make_learner(algorithm, features=features, columns=corpus.columns, epochs=1, progress=False)
-    model.fit(corpus.tokens, corpus.labels)
+    if streamed:
+        from chaintag.streaming import fit_streamed
+        model = chaintag.make_learner(algorithm, features=features, epochs=1, progress=False)
+        fit_streamed(model, path, chunk_sentences=streamed, folder=os.path.dirname(path))
+        n_tokens = model.training_summary_["n_tokens"]
+    else:
+        corpus = load_corpus(path)
+        n_tokens = sum(map(len, corpus.tokens))
+        model = chaintag.make_learner(algorithm, features=features, columns=corpus.columns, epochs=1,
+                                      progress=False)
+        model.fit(corpus.tokens, corpus.labels)
     peak = peak_mib()
     n_w = model.feature_index_.n_weights
     model_bytes = 3 * 8 * n_w + 4 * model.feature_index_.n_features + 16 * model.extractor_.n_attributes
@@ -79,10 +91,13 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, nargs="+", default=[1, 2, 4, 8])
     p.add_argument("--data-dir")
     p.add_argument("--json", metavar="PATH")
+    p.add_argument("--streamed", type=int, default=0, metavar="N",
+                   help="train with chaintag.streaming.fit_streamed, N sentences per chunk (default: "
+                        "0, fit on the corpus read into memory)")
     p.add_argument("--only", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.only:
-        print(json.dumps(child(args.only, args.features, args.algorithm)))
+        print(json.dumps(child(args.only, args.features, args.algorithm, args.streamed)))
         return 0
     from chaintag.data.datasets import resolve
     source = resolve(args.train, args.data_dir).path
@@ -97,7 +112,7 @@ def main(argv=None) -> int:
                 for _ in range(r):
                     fh.write(text)
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--only", path, "--features",
-                                  args.features, "--algorithm", args.algorithm],
+                                  args.features, "--algorithm", args.algorithm, "--streamed", str(args.streamed)],
                                  check=True, capture_output=True, text=True).stdout
             row = json.loads(out.strip().splitlines()[-1])
             row["repeats"] = r

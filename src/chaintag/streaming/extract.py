@@ -1,0 +1,187 @@
+"""Attribute extraction in bounded chunks, with the corpus's compact arrays written to disk.
+
+Three passes over the file, each holding one chunk of sentences at a time:
+
+1. labels and the vocabularies of the derived columns (words, suffixes, shapes:
+   grown in order of first appearance, exactly as one pass over the whole
+   corpus would grow them), then each template's radix;
+2. each template's keys and the counts of their (key, label) pairs, merged
+   chunk by chunk (their size follows the attribute table, not the corpus),
+   then the sorted attribute table, the feature index and the pruning, as
+   :meth:`~chaintag.features.extract.AttributeExtractor.fit_transform_counts`
+   and :func:`~chaintag.features.space.build_feature_index` make them;
+3. each chunk's attribute ids, turned into feature entries and written as
+   ``.npy`` files: ``sent_ptr``, ``tok_ptr`` (int64, from 0 in the chunk),
+   ``ent_lo``, ``ent_n``, ``gold``.
+
+The extractor, feature index and entries are the ones ``fit`` builds from the
+whole corpus in memory, so the model is the same.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..features.extract import EXACT_KEY_LIMIT
+from ..features.hashing import intern_keys
+from ..features.space import FeatureIndex
+from .reader import iter_chunks
+
+ARRAYS = ("sent_ptr", "tok_ptr", "ent_lo", "ent_n", "gold")
+
+
+class StreamedCorpus:
+    """The training corpus as chunk files on disk.
+
+    Attributes
+    ----------
+    folder : str
+    n_chunks, n_sentences, n_tokens : int
+    bounds : int64 array, shape (n_chunks + 1,)
+        Chunk ``c`` holds sentences ``bounds[c]:bounds[c+1]``.
+    gold_digest : bytes
+        sha256 of the gold label ids (for checkpoint fingerprints).
+    """
+
+    def __init__(self, folder: str, bounds: list[int], n_tokens: int):
+        self.folder = folder
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        self.n_chunks = len(bounds) - 1
+        self.n_sentences = int(bounds[-1])
+        self.n_tokens = int(n_tokens)
+
+    def path(self, c: int, name: str) -> str:
+        return os.path.join(self.folder, f"chunk{c:06d}.{name}.npy")
+
+    def load(self, c: int) -> dict:
+        """Chunk ``c``'s arrays, memory-mapped read-only (unmapped when no longer referenced)."""
+        return {name: np.load(self.path(c, name), mmap_mode="r") for name in ARRAYS}
+
+
+def _merge_pairs(keys, labels, counts):
+    """Sum the counts of equal (key, label) pairs; sorted by key, then label."""
+    order = np.lexsort((labels, keys))
+    keys, labels, counts = keys[order], labels[order], counts[order]
+    if len(keys) == 0:
+        return keys, labels, counts
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = (keys[1:] != keys[:-1]) | (labels[1:] != labels[:-1])
+    starts = np.flatnonzero(new)
+    return keys[starts], labels[starts], np.add.reduceat(counts, starts)
+
+
+def extract_to_disk(extractor, chunks, folder: str, cc: int = 0, space: str = "gold", sequences=None):
+    """Fit ``extractor`` and build the feature index over a corpus read in chunks; write the chunks' arrays.
+
+    Parameters
+    ----------
+    extractor : AttributeExtractor
+        Unfitted (exact attributes; hashed extractors are not offered here).
+    chunks : callable
+        ``chunks()`` returns a new iterator of ``(names, tokens, labels)`` chunks
+        (:func:`~chaintag.streaming.reader.iter_chunks`); called three times.
+    folder : str
+        Where the chunk files are written (an existing folder).
+    cc : int
+        Count cut-off.
+    space : {"gold", "all"}
+    sequences : list, optional
+        Filled with the gold label sequences (sharing one string object per
+        label: about 8 bytes per token), for the training summary.
+
+    Returns
+    -------
+    labels : list of str
+        Sorted (label ``k`` has id ``k``, as ``fit`` numbers them).
+    index : FeatureIndex
+    corpus : StreamedCorpus
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``space``.
+    """
+    if space not in ("gold", "all"):
+        raise ValueError(f"unknown feature space {space!r}; expected 'gold' or 'all'")
+    # pass 1: labels, and the vocabularies of the derived columns in order of first appearance
+    label_set = set()
+    for _, tokens, labels in chunks():
+        extractor._derive(tokens, grow=True)
+        for ls in labels:
+            label_set.update(ls)
+        if sequences is not None:
+            canon: dict = {}
+            sequences.extend([canon.setdefault(y, y) for y in ls] for ls in labels)
+    label_list = sorted(label_set)
+    label_id = {lab: k for k, lab in enumerate(label_list)}
+    n_labels = len(label_list)
+    extractor.radix, extractor.hashed = [], []
+    for t in range(len(extractor.templates)):
+        radix = np.asarray([extractor._derived[r].size for r in extractor._atom_rows[t]], dtype=np.int64)
+        product = 1
+        for r in radix.tolist():
+            product *= int(r)
+        extractor.radix.append(radix)
+        extractor.hashed.append(bool(product >= EXACT_KEY_LIMIT))
+    # pass 2: keys and (key, label) counts per template
+    n_t = len(extractor.templates)
+    acc = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)) for _ in range(n_t)]
+    for _, tokens, labels in chunks():
+        sent_ptr, derived = extractor._derive(tokens, grow=False)
+        gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int64,
+                           count=int(sent_ptr[-1]))
+        for t in range(n_t):
+            ids, uniques = intern_keys(extractor._keys(sent_ptr, derived, t))
+            fired = ids >= 0
+            codes, counts = np.unique(ids[fired].astype(np.int64) * n_labels + gold[fired], return_counts=True)
+            k0, l0, c0 = acc[t]
+            acc[t] = _merge_pairs(np.concatenate([k0, uniques[codes // n_labels]]),
+                                  np.concatenate([l0, codes % n_labels]),
+                                  np.concatenate([c0, counts.astype(np.int64)]))
+        del sent_ptr, derived, gold
+    keys_per_template, codes, counts = [], [], []
+    offset = 0
+    for t in range(n_t):
+        k, lab, c = acc[t]
+        table = np.unique(k)
+        keys_per_template.append(table)
+        codes.append((offset + np.searchsorted(table, k)) * n_labels + lab)
+        counts.append(c)
+        offset += len(table)
+    del acc
+    extractor._set_table(keys_per_template)
+    codes, counts = np.concatenate(codes), np.concatenate(counts)
+    minimum = max(int(cc), 1)
+    n_attr = extractor.n_attributes
+    if space == "gold":
+        codes = np.sort(codes[counts >= minimum])
+        feat_attr = codes // n_labels
+        feat_label = (codes % n_labels).astype(np.int32)
+    else:
+        attr_counts = np.bincount(codes // n_labels, weights=counts, minlength=n_attr)
+        kept = np.flatnonzero(attr_counts >= minimum)
+        feat_attr = np.repeat(kept, n_labels)
+        feat_label = np.tile(np.arange(n_labels, dtype=np.int32), len(kept))
+    per_attr = np.bincount(feat_attr, minlength=n_attr)
+    keep = per_attr > 0
+    feat_ptr = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+    np.cumsum(per_attr[keep], out=feat_ptr[1:])
+    index = FeatureIndex(feat_ptr, np.ascontiguousarray(feat_label, dtype=np.int32), n_labels)
+    extractor.prune(keep)
+    del codes, counts, feat_attr
+    # pass 3: the chunks' entries, to disk
+    from ..decoding.scoring import feature_entries
+    bounds, n_tokens = [0], 0
+    corpus = StreamedCorpus(folder, [0], 0)
+    for c, (_, tokens, labels) in enumerate(chunks()):
+        attrs = extractor.transform(tokens)
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, index.feat_ptr, n_labels)
+        gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int32, count=attrs.n_tokens)
+        for name, arr in zip(ARRAYS, (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold)):
+            np.save(corpus.path(c, name), arr)
+        bounds.append(bounds[-1] + attrs.n_sentences)
+        n_tokens += attrs.n_tokens
+        del attrs, ent_lo, ent_n, gold
+    return label_list, index, StreamedCorpus(folder, bounds, n_tokens)

@@ -1,0 +1,154 @@
+"""``fit_streamed``: train a learner from a file read in chunks, one chunk's arrays in memory at a time."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+
+import numpy as np
+
+from ..errors import InputError, TrainingError
+
+
+def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int = 20000, columns=None,
+                 data_dir=None, label_field: str = "xpos", sep=None, encoding: str = "utf-8"):
+    """Fit ``learner`` on a labelled file without holding the corpus in memory.
+
+    Parameters
+    ----------
+    learner : SequenceTagger
+        Perceptron (first order), MIRA, N-best MIRA, SAPO or CRF (SGD), exact
+        attributes (no ``hash_bits``).
+    source : str or os.PathLike
+        Training file or dataset reference (read three times, in chunks).
+    dev : tuple (sentences, labels), optional
+        Held-out data, in memory, scored after each epoch (the best epoch is kept).
+    folder : str, optional
+        Where the chunk files go (default: a temporary folder removed at the end).
+    chunk_sentences : int, default 20000
+        Sentences per chunk: memory while reading and training is about one
+        chunk's strings and arrays.
+    columns, data_dir, label_field, sep, encoding
+        As for :func:`chaintag.load_corpus`.
+
+    Returns
+    -------
+    learner
+        Fitted, as by ``fit``. With the perceptron and MIRA without shuffling
+        the model equals ``fit`` on the whole corpus bit for bit (the chunks are
+        visited in file order with the learner's state carried from one to the
+        next). With shuffling, each chunk visits its sentences in the relative
+        order of one corpus-wide permutation, chunk after chunk. SAPO and CRF
+        fold their scale at the end of each chunk instead of each epoch, which
+        changes the rounding only.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For bad input (named by file and line), standard input, hashed
+        attributes, or a learner without a compiled epoch.
+    """
+    from ..distributed.mixing import family_of
+    from ..features.extract import AttributeExtractor
+    from ..features.templates import resolve_templates
+    from .extract import extract_to_disk
+    from .reader import iter_chunks
+    fam = family_of(learner)
+    if getattr(learner, "hash_bits", None) is not None:
+        raise InputError("streamed training uses exact attributes: leave out hash_bits")
+    epochs = getattr(learner, "epochs", 1)
+    if not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise InputError(f"epochs must be a positive integer, not {epochs!r}")
+    if chunk_sentences < 1:
+        raise InputError(f"chunk_sentences must be at least 1 (got {chunk_sentences})")
+
+    def chunks():
+        return iter_chunks(source, chunk_sentences, columns=columns, data_dir=data_dir,
+                           label_field=label_field, sep=sep, encoding=encoding)
+
+    first = next(chunks(), None)
+    if first is None:
+        raise InputError("training data: no sentences", str(source))
+    names = tuple(learner.columns) if learner.columns else first[0]
+    if len(names) != len(first[0]):
+        raise InputError(f"columns {names} do not match the {len(first[0])} columns of the tokens")
+    del first
+    learner.columns_ = names
+    with tempfile.TemporaryDirectory(prefix="chaintag-chunks-", dir=folder) as tmp:
+        t0 = time.perf_counter()
+        extractor = AttributeExtractor(resolve_templates(learner.features, names), names)
+        sequences: list = []
+        labels, index, corpus = extract_to_disk(extractor, chunks, tmp, cc=learner.cc,
+                                                space=learner.feature_space, sequences=sequences)
+        from ..learners.introspect import training_summary
+        label_id = {lab: k for k, lab in enumerate(labels)}
+        gold = np.fromiter((label_id[y] for ls in sequences for y in ls), dtype=np.int32, count=corpus.n_tokens)
+        learner.training_summary_ = training_summary(corpus.n_sentences, gold, labels, sequences)
+        del gold, sequences
+        if index.n_features == 0:
+            raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "
+                                f"cc={learner.cc} times")
+        learner.labels_, learner.extractor_, learner.feature_index_ = labels, extractor, index
+        learner.extraction_seconds_ = time.perf_counter() - t0
+        dev_pack = None
+        if dev is not None:
+            from ..learners.tokens import as_rows
+            dev_rows = as_rows(dev[0], len(names))
+            dev_labels = [list(map(str, ls)) for ls in dev[1]]
+            learner._check_pairs(dev_rows, dev_labels, "dev")
+            dev_pack = (extractor.transform(dev_rows), dev_labels)
+        _train_chunks(learner, fam, corpus, dev_pack)
+    return learner
+
+
+def _train_chunks(learner, fam, corpus, dev_pack) -> None:
+    """The epoch driver: every epoch visits the chunks in order, the learner's state carried through."""
+    from ..distributed.shards import shard_orders
+    from ..distributed.worker import ShardWorker
+    index = learner.feature_index_
+    cls, params = type(learner), learner.get_params()
+    rng = np.random.default_rng(learner.random_state)
+    n_sent = corpus.n_sentences
+    history, best_score, best_weights, best_epoch = [], -np.inf, None, 0
+    carried = None
+    bar = learner._progress_bar()
+    for epoch in range(1, learner.epochs + 1):
+        order = rng.permutation(n_sent).astype(np.int64) if learner.shuffle else np.arange(n_sent, dtype=np.int64)
+        orders = shard_orders(order, corpus.bounds)
+        t0, c0 = time.perf_counter(), time.process_time()
+        stats: dict = {}
+        for c in range(corpus.n_chunks):
+            worker = ShardWorker(cls, params, corpus.load(c), index.feat_label, index.n_labels, fam.keys)
+            if "n_train" in worker.template:
+                worker.template["n_train"] = n_sent  # |S| is the corpus's, not the chunk's
+            if carried is None:
+                carried = worker.initial
+            rest = {k: v for k, v in carried.items() if k != fam.weights}
+            carried, part = worker.epoch(rest, carried[fam.weights], orders[c])
+            for k, v in part.items():
+                stats[k] = stats[k] + v if k in stats else v
+            del worker
+        seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+        state = dict(carried)
+        state.setdefault("sigma", 1.0)
+        weights = learner._current_weights(state)
+        record = {"epoch": epoch, "seconds": seconds, "cpu_seconds": cpu_seconds, **stats,
+                  "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
+        if dev_pack is not None:
+            result = learner._evaluate_attrs(weights, *dev_pack)
+            record["dev_accuracy"] = result.accuracy
+            record["dev_f1"] = result.f1 if result.is_chunking else None
+            score = result.f1 if result.is_chunking else result.accuracy
+            record["dev_score"] = score
+            if score > best_score:
+                best_score, best_weights, best_epoch = score, weights.copy(), epoch
+        history.append(record)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    if best_weights is None:
+        best_weights, best_epoch = weights, learner.epochs
+    learner.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
+    learner.best_epoch_ = best_epoch
+    learner.history_ = history
