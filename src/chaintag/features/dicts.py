@@ -7,7 +7,10 @@ becomes attributes by these rules:
 - ``True`` gives the attribute ``k``; ``False`` gives nothing;
 - a number gives the attribute ``k`` with that real value (``0`` gives
   nothing). The attribute's contribution to a score is ``value * weight``,
-  so a value of 1 is the same as a present indicator attribute.
+  so a value of 1 is the same as a present indicator attribute. Values
+  other than 1 are read by learners whose kernels take them (the
+  perceptron: :mod:`chaintag.learners.perceptron_valued_kernels`); the
+  extractor of any other learner refuses them (``real_values=False``).
 
 Attribute names are interned into a vocabulary built on the training data
 (one dict lookup per (token, key): the only per-attribute Python work);

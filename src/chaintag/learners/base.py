@@ -47,6 +47,8 @@ class TrainData:
     index: FeatureIndex
     ent_lo: np.ndarray = None
     ent_n: np.ndarray = None
+    #: float64 value of every entry (real-valued attributes of feature-dict tokens), None when all are 1
+    ent_val: np.ndarray = None
 
     def __post_init__(self):
         if self.ent_lo is None:
@@ -202,7 +204,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
             index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
                                               cc=self.cc, space=self.feature_space, pairs=pairs)
-            attrs = remap_attributes(attrs, extractor.prune(keep))
+            remap = extractor.prune(keep)
+            values = getattr(attrs, "attr_values", None)
+            if values is not None:  # the values of the entries that remap_attributes keeps
+                values = np.ascontiguousarray(values[remap[attrs.attr_ids] >= 0])
+            attrs = remap_attributes(attrs, remap)
         if index.n_features == 0:
             from ..errors import TrainingError
             raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "
@@ -211,8 +217,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
         self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
-        data = TrainData(attrs, gold, index)
+        data = TrainData(attrs, gold, index, ent_val=values)
         del attrs
+        if values is not None and "_train" in self.__dict__:
+            raise InputError("real-valued attributes are not offered by distributed training; "
+                             "train in one process")
         dev_pack = None
         if dev is not None:
             dev_rows = self._rows(dev[0])
@@ -230,7 +239,10 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         from ..features.dicts import DictAttributeExtractor
         if hash_bits is not None:
             raise InputError("hash_bits applies to template attributes, not to feature-dict tokens")
-        return DictAttributeExtractor(reader=type(self).__name__)
+        return DictAttributeExtractor(real_values=type(self)._real_values, reader=type(self).__name__)
+
+    #: Whether the learner's compiled kernels take real-valued attributes (feature-dict numbers).
+    _real_values = False
 
     def _rows(self, sentences):
         """Sentences checked against the input the model was fitted on (column tokens or feature dicts)."""
@@ -353,6 +365,12 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if len(self.labels_) == 0 or attrs.n_tokens == 0:
             return out
         ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
+        values = getattr(attrs, "attr_values", None)
+        if values is not None:
+            from ..decoding.valued import tag_corpus_valued
+            tag_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
+                              w, len(self.labels_), out)
+            return out
         tag_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
                    w, len(self.labels_), out)
         return out
@@ -504,6 +522,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             from ..features.dicts import DictAttributeExtractor
             model.extractor_ = DictAttributeExtractor.from_state(meta["extractor"], arrays)
             model.extractor_.reader = cls.__name__
+            model.extractor_.real_values = cls._real_values
         elif meta["extractor"].get("hash_bits"):
             from ..features.hashed import HashedAttributeExtractor
             model.extractor_ = HashedAttributeExtractor.from_state(meta["extractor"], arrays)

@@ -99,6 +99,9 @@ def fixed_ids(model, fixed, sent_ptr) -> np.ndarray:
 
 
 def _entries(model, attrs):
+    if getattr(attrs, "attr_values", None) is not None:
+        raise NotImplementedError("constrained and partially labelled decoding read indicator attributes only; "
+                                  "these tokens have real-valued attributes")
     return feature_entries(attrs.attr_ids, model.feature_index_.feat_ptr, len(model.labels_))
 
 

@@ -110,6 +110,13 @@ class InferenceMixin:
             from . import constrained
             paths, scores, found = constrained.nbest(self, attrs, k, constrain, fixed)
             best = constrained.tag_ids(self, attrs, constrain, fixed) if attrs.n_tokens else None
+        elif attrs.n_tokens and getattr(attrs, "attr_values", None) is not None:  # real-valued attributes
+            from ..decoding.valued import nbest_corpus_valued
+            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
+            nbest_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
+                                self.feature_index_.feat_label, self.weights_, len(self.labels_), k, paths, scores,
+                                found)
+            best = self._tag_ids(attrs)
         elif attrs.n_tokens:
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
             nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
@@ -164,7 +171,16 @@ class InferenceMixin:
         attrs = self.extractor_.transform(rows)
         L = len(self.labels_)
         out = np.zeros((attrs.n_tokens, L))
-        if attrs.n_tokens:
+        values = getattr(attrs, "attr_values", None)
+        if attrs.n_tokens and values is not None:  # real-valued attributes (first-order chains only)
+            from ..decoding.valued import marginals_corpus_valued
+            from .crf_kernels import marginals_corpus
+            if kernel is not marginals_corpus:
+                raise NotImplementedError(f"{type(self).__name__}: marginals with real-valued attributes")
+            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
+            marginals_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values,
+                                    self.feature_index_.feat_label, self.weights_, L, out)
+        elif attrs.n_tokens:
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
             kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label, self.weights_, L,
                    out)

@@ -59,6 +59,7 @@ class StructuredPerceptron(SequenceTagger):
 
     algorithm = "perceptron"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
+    _real_values = True  # feature-dict numbers: perceptron_valued_kernels
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None):
@@ -81,6 +82,14 @@ class StructuredPerceptron(SequenceTagger):
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
+        if data.ent_val is not None:  # real-valued attributes
+            from .perceptron_valued_kernels import perceptron_epoch_valued
+            n_updates, n_errors, step = perceptron_epoch_valued(
+                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold,
+                state["gold_feat"], data.index.feat_label, state["w"], state["u"], state["step"],
+                data.index.n_labels, bool(self.averaged))
+            state["step"] = step
+            return {"updates": int(n_updates), "errors": int(n_errors)}
         n_updates, n_errors, step = perceptron_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
             data.index.feat_label, state["w"], state["u"], state["step"],
