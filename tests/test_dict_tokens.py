@@ -59,7 +59,7 @@ def test_value_rules():
     assert not any(n.startswith("first=") for n in m1.extractor_.names)
 
 
-@pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron"}))
+@pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron", "maxent"}))
 def test_real_values_are_refused_not_misread(name):
     X = as_dicts(SENTS, lambda s, i: {"len": len(s[i][0]) / 3})
     if name in ("bilstm", "bilstm-crf"):
@@ -80,10 +80,10 @@ def test_dict_and_column_tokens_are_never_mixed_up(tmp_path):
     dic = chaintag.StructuredPerceptron(epochs=2).fit(as_dicts(SENTS), LABELS)
     with pytest.raises(InputError, match="expected a feature dict"):
         dic.predict(SENTS)
-    # the perceptron reads real values; a learner whose kernels do not refuses them at prediction too
-    maxent = chaintag.MaxEnt().fit(as_dicts(SENTS), LABELS)
+    # the perceptron and max-ent read real values; a learner whose kernels do not refuses them at prediction too
+    mira = chaintag.MIRA(epochs=1).fit(as_dicts(SENTS), LABELS)
     with pytest.raises(InputError, match="real value"):
-        maxent.predict(as_dicts(SENTS, lambda s, i: {"x": 0.5}))
+        mira.predict(as_dicts(SENTS, lambda s, i: {"x": 0.5}))
     with pytest.raises(InputError, match="type list"):
         chaintag.StructuredPerceptron().fit([[{"x": [1]}]], [["A"]])
     path = tmp_path / "d.npz"
@@ -228,3 +228,52 @@ def test_real_values_round_trip_dev_and_refusals(tmp_path):
     np.testing.assert_array_equal(again.weights_, model.weights_)
     with pytest.raises(NotImplementedError, match="real-valued"):
         model.predict(X, constrain=True)
+
+
+def test_real_valued_maxent_equals_a_dense_reference():
+    """The max-ent tagger's design matrix carries the values, and its local probabilities, Viterbi and
+    marginals equal a dense numpy computation (softmax of X W + U[prev])."""
+    from scipy.special import log_softmax
+
+    from chaintag.learners.maxent import design_matrix, previous_labels
+
+    X = _valued(SENTS)
+    model = chaintag.MaxEnt(C=10.0).fit(X, LABELS)
+    L = len(model.labels_)
+    A = model.extractor_.n_attributes
+    F = model.feature_index_.n_features
+    W = model.weights_[:F].reshape(A, L)
+    U = model.weights_[F:F + L * L].reshape(L, L)
+    S = model.weights_[F + L * L:F + L * L + L]
+    j = model.extractor_.names.index("len")
+    assert np.abs(W[j]).max() > 0
+    ix = {x: k for k, x in enumerate(model.labels_)}
+    # what the solver is given: the values in the attribute columns, 1 in the previous-label column
+    attrs = model.extractor_.transform(X)
+    gold = np.array([ix[v] for ls in LABELS for v in ls])
+    prev = previous_labels(attrs.sent_ptr, gold, L)
+    M = design_matrix(attrs.tok_ptr, attrs.attr_ids, prev, A, L, attrs.attr_values).toarray()
+    np.testing.assert_array_equal(M[:, :A], np.vstack(_dense(model, X)))
+    np.testing.assert_array_equal(M[np.arange(len(gold)), A + prev], 1.0)
+    got = model.local_log_proba(X, LABELS)
+    for Xs, ys, lp in zip(_dense(model, X), LABELS, got):
+        prev = [None] + [ix[v] for v in ys[:-1]]
+        scores = np.stack([Xs[i] @ W + (S if p is None else U[p]) for i, p in enumerate(prev)])
+        np.testing.assert_allclose(lp, log_softmax(scores, axis=1), atol=1e-9)
+    # decoding: brute force over label sequences of the product of local probabilities
+    import itertools
+    pred = model.predict(X)
+    marg = model.predict_marginals(X)
+    for s, Xs in enumerate(_dense(model, X)):
+        T = len(Xs)
+        best, total = None, np.zeros((T, L))
+        norm = 0.0
+        for path in itertools.product(range(L), repeat=T):
+            lp = sum(log_softmax(Xs[i] @ W + (S if i == 0 else U[path[i - 1]]))[path[i]] for i in range(T))
+            if best is None or lp > best[0]:
+                best = (lp, path)
+            for i, lab in enumerate(path):
+                total[i, lab] += np.exp(lp)
+            norm += np.exp(lp)
+        assert pred[s] == [model.labels_[k] for k in best[1]]
+        np.testing.assert_allclose(marg[s], total / norm, atol=1e-9)

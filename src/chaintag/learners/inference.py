@@ -175,11 +175,15 @@ class InferenceMixin:
         if attrs.n_tokens and values is not None:  # real-valued attributes (first-order chains only)
             from ..decoding.valued import marginals_corpus_valued
             from .crf_kernels import marginals_corpus
-            if kernel is not marginals_corpus:
+            from .maxent_kernels import marginals_corpus_local
+            from .maxent_valued_kernels import marginals_corpus_local_valued
+            valued = {marginals_corpus: marginals_corpus_valued,
+                      marginals_corpus_local: marginals_corpus_local_valued}.get(kernel)
+            if valued is None:
                 raise NotImplementedError(f"{type(self).__name__}: marginals with real-valued attributes")
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
-            marginals_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values,
-                                    self.feature_index_.feat_label, self.weights_, L, out)
+            valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
+                   self.weights_, L, out)
         elif attrs.n_tokens:
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
             kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label, self.weights_, L,

@@ -71,7 +71,7 @@ def previous_labels(sent_ptr, labels, n_labels: int) -> np.ndarray:
     return prev
 
 
-def design_matrix(tok_ptr, attr_ids, prev, n_attributes: int, n_labels: int):
+def design_matrix(tok_ptr, attr_ids, prev, n_attributes: int, n_labels: int, values=None):
     """Sparse design matrix of the token classifier.
 
     Parameters
@@ -83,6 +83,8 @@ def design_matrix(tok_ptr, attr_ids, prev, n_attributes: int, n_labels: int):
         Previous label of each token, ``n_labels`` for the sentence start
         (:func:`previous_labels`).
     n_attributes, n_labels : int
+    values : float64 array, shape (n_entries,), optional
+        Real value of every attribute entry (feature-dict numbers); 1 when None.
 
     Returns
     -------
@@ -103,7 +105,10 @@ def design_matrix(tok_ptr, attr_ids, prev, n_attributes: int, n_labels: int):
     indices[~is_prev] = attr_ids
     indices[is_prev] = n_attributes + np.asarray(prev, dtype=np.int64)
     index_type = np.int32 if max(nnz, n_attributes + n_labels + 1) < 2 ** 31 else np.int64
-    return csr_matrix((np.ones(nnz), indices.astype(index_type), indptr.astype(index_type)),
+    data = np.ones(nnz)
+    if values is not None:
+        data[~is_prev] = values
+    return csr_matrix((data, indices.astype(index_type), indptr.astype(index_type)),
                       shape=(n_tokens, n_attributes + n_labels + 1))
 
 
@@ -238,6 +243,7 @@ class MaxEnt(SequenceTagger):
     """
 
     algorithm = "maxent"
+    _real_values = True  # feature-dict numbers: the design matrix and maxent_valued_kernels
 
     def __init__(self, *, features="pos", columns=None, C=1.0, max_iter=100, tol=1e-3, solver="saga",
                  cc=0, feature_space="gold", random_state=0, hash_bits=None):
@@ -315,7 +321,7 @@ class MaxEnt(SequenceTagger):
         a = data.attrs
         t0, c0 = time.perf_counter(), time.process_time()
         prev = previous_labels(a.sent_ptr, data.gold, n_labels)
-        X = design_matrix(a.tok_ptr, attr_ids, prev, n_attributes, n_labels)
+        X = design_matrix(a.tok_ptr, attr_ids, prev, n_attributes, n_labels, data.ent_val)
         del attr_ids, prev
         # the bias template comes first; it is attribute 0 unless the cut-off dropped it
         # (feature-dict tokens have no such attribute: the intercept goes to the previous-label weights)
@@ -366,6 +372,13 @@ class MaxEnt(SequenceTagger):
         if n_labels == 0 or attrs.n_tokens == 0:
             return out
         ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
+        values = getattr(attrs, "attr_values", None)
+        if values is not None:  # real-valued attributes
+            from .maxent_valued_kernels import tag_corpus_local_valued
+            tag_corpus_local_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values,
+                                    self.feature_index_.feat_label, np.ascontiguousarray(w, dtype=np.float64),
+                                    n_labels, out)
+            return out
         tag_corpus_local(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
                          np.ascontiguousarray(w, dtype=np.float64), n_labels, out)
         return out
@@ -410,7 +423,8 @@ class MaxEnt(SequenceTagger):
         start = self.weights_[F + n_labels * n_labels:F + n_labels * n_labels + n_labels]
         E = np.zeros((attrs.n_tokens, n_labels))
         tok_of_entry = np.repeat(np.arange(attrs.n_tokens), np.diff(attrs.tok_ptr))
-        np.add.at(E, tok_of_entry, W[attrs.attr_ids])
+        values = getattr(attrs, "attr_values", None)
+        np.add.at(E, tok_of_entry, W[attrs.attr_ids] if values is None else values[:, None] * W[attrs.attr_ids])
         logp = local_log_proba(E, trans, start, prev)
         bounds = attrs.sent_ptr.tolist()
         return [logp[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
