@@ -59,7 +59,7 @@ def test_value_rules():
     assert not any(n.startswith("first=") for n in m1.extractor_.names)
 
 
-@pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron", "maxent"}))
+@pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron", "maxent", "crf", "crf-lbfgs"}))
 def test_real_values_are_refused_not_misread(name):
     X = as_dicts(SENTS, lambda s, i: {"len": len(s[i][0]) / 3})
     if name in ("bilstm", "bilstm-crf"):
@@ -277,3 +277,61 @@ def test_real_valued_maxent_equals_a_dense_reference():
             norm += np.exp(lp)
         assert pred[s] == [model.labels_[k] for k in best[1]]
         np.testing.assert_allclose(marg[s], total / norm, atol=1e-9)
+
+
+def _crf_arrays(model, X, labels):
+    from chaintag.decoding.scoring import feature_entries
+    attrs = model.extractor_.transform(X)
+    ent_lo, ent_n = feature_entries(attrs.attr_ids, model.feature_index_.feat_ptr, len(model.labels_))
+    ix = {x: k for k, x in enumerate(model.labels_)}
+    gold = np.array([ix[v] for ls in labels for v in ls], dtype=np.int32)
+    return attrs, ent_lo, ent_n, gold
+
+
+def test_real_valued_crf_objective_and_gradient_equal_a_dense_reference():
+    from chaintag.decoding.forward_backward import log_partition_reference
+    from chaintag.decoding.viterbi import path_score
+    from chaintag.learners.crf_valued_kernels import crf_objective_valued
+
+    X = _valued(SENTS)
+    model = chaintag.CRFLBFGS(epochs=3).fit(X, LABELS)
+    attrs, ent_lo, ent_n, gold = _crf_arrays(model, X, LABELS)
+    L, fl = len(model.labels_), model.feature_index_.feat_label
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=model.feature_index_.n_weights)
+    l2 = 0.7
+
+    def objective(w):
+        grad = np.zeros_like(w)
+        v = crf_objective_valued(w, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values, gold, fl, L,
+                                 l2, grad)
+        return v, grad
+
+    model.weights_ = w
+    W, U, S, E = _model_dense(model)
+    ix = {x: k for k, x in enumerate(model.labels_)}
+    want = 0.5 * l2 * w @ w
+    for Xs, ys in zip(_dense(model, X), LABELS):
+        want += log_partition_reference(Xs @ W, U, S, E) - path_score(Xs @ W, U, S, E, [ix[v] for v in ys])
+    value, grad = objective(w)
+    assert value == pytest.approx(want, rel=1e-10)
+    h = 1e-6
+    for f in rng.choice(len(w), size=25, replace=False):
+        d = np.zeros_like(w)
+        d[f] = h
+        assert grad[f] == pytest.approx((objective(w + d)[0] - objective(w - d)[0]) / (2 * h), abs=1e-5)
+
+
+def test_real_valued_crf_sgd_step_follows_the_gradient():
+    """One SGD step from zero weights, fixed rate, no penalty: w = rate * (Phi(x, y*) - E[Phi(x, y)])."""
+    from chaintag.learners.crf_valued_kernels import crf_objective_valued
+
+    X, Y = _valued(SENTS[:1]), LABELS[:1]
+    sgd = chaintag.CRF(epochs=1, averaged=False, l2=0.0, lr_schedule="fixed", learning_rate=0.5,
+                       shuffle=False).fit(X, Y)
+    attrs, ent_lo, ent_n, gold = _crf_arrays(sgd, X, Y)
+    grad = np.zeros(sgd.feature_index_.n_weights)
+    crf_objective_valued(np.zeros_like(grad), attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
+                         gold, sgd.feature_index_.feat_label, len(sgd.labels_), 0.0, grad)
+    np.testing.assert_allclose(sgd.weights_, -0.5 * grad, atol=1e-12)
+    assert "len" in sgd.extractor_.names

@@ -219,7 +219,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
         data = TrainData(attrs, gold, index, ent_val=values)
         del attrs
-        if values is not None and "_train" in self.__dict__:
+        if values is not None and ("_train" in self.__dict__ or "_objective" in self.__dict__):
             raise InputError("real-valued attributes are not offered by distributed training; "
                              "train in one process")
         dev_pack = None

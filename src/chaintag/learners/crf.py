@@ -46,6 +46,7 @@ class CRF(SequenceTagger):
     """
 
     algorithm = "crf"
+    _real_values = True  # feature-dict numbers: crf_valued_kernels
 
     def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="bottou", l2=1.0,
                  averaged=True, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0,
@@ -80,11 +81,19 @@ class CRF(SequenceTagger):
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
         avg = bool(self.averaged)
-        sigma, step, loss, sigma_sum = crf_sgd_epoch(
-            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
-            state["v"], state["sigma"], state["step"], data.index.n_labels, float(self.learning_rate),
-            self._decay(), float(self.l2), state["n_train"], avg, state["u"], state["acc"],
-            state["sigma_sum"])
+        if data.ent_val is not None:  # real-valued attributes
+            from .crf_valued_kernels import crf_sgd_epoch_valued
+            sigma, step, loss, sigma_sum = crf_sgd_epoch_valued(
+                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold,
+                data.index.feat_label, state["v"], state["sigma"], state["step"], data.index.n_labels,
+                float(self.learning_rate), self._decay(), float(self.l2), state["n_train"], avg, state["u"],
+                state["acc"], state["sigma_sum"])
+        else:
+            sigma, step, loss, sigma_sum = crf_sgd_epoch(
+                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
+                state["v"], state["sigma"], state["step"], data.index.n_labels, float(self.learning_rate),
+                self._decay(), float(self.l2), state["n_train"], avg, state["u"], state["acc"],
+                state["sigma_sum"])
         if avg:
             fold_average(state["v"], state["u"], state["acc"], sigma_sum)
             sigma_sum = 0.0
@@ -131,6 +140,7 @@ class CRFLBFGS(SequenceTagger):
     """
 
     algorithm = "crf-lbfgs"
+    _real_values = True  # feature-dict numbers: crf_valued_kernels
 
     def __init__(self, *, features="pos", columns=None, l2=1.0, epochs=100, tol=1e-5, memory=6, cc=0,
                  feature_space="gold", random_state=0, hash_bits=None, progress=None):
@@ -157,6 +167,12 @@ class CRFLBFGS(SequenceTagger):
         grad = np.zeros(data.index.n_weights)
 
         def fun(w):
+            if data.ent_val is not None:  # real-valued attributes
+                from .crf_valued_kernels import crf_objective_valued
+                value = crf_objective_valued(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val,
+                                             data.gold, data.index.feat_label, data.index.n_labels,
+                                             float(self.l2), grad)
+                return value, grad.copy()
             value = crf_objective(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold,
                                   data.index.feat_label, data.index.n_labels, float(self.l2), grad)
             return value, grad.copy()
