@@ -59,7 +59,8 @@ def test_value_rules():
     assert not any(n.startswith("first=") for n in m1.extractor_.names)
 
 
-@pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron", "maxent", "crf", "crf-lbfgs"}))
+@pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron", "maxent", "crf", "crf-lbfgs", "mira",
+                                                          "nbest-mira"}))
 def test_real_values_are_refused_not_misread(name):
     X = as_dicts(SENTS, lambda s, i: {"len": len(s[i][0]) / 3})
     if name in ("bilstm", "bilstm-crf"):
@@ -81,9 +82,9 @@ def test_dict_and_column_tokens_are_never_mixed_up(tmp_path):
     with pytest.raises(InputError, match="expected a feature dict"):
         dic.predict(SENTS)
     # the perceptron and max-ent read real values; a learner whose kernels do not refuses them at prediction too
-    mira = chaintag.MIRA(epochs=1).fit(as_dicts(SENTS), LABELS)
+    sapo = chaintag.SAPO(epochs=1).fit(as_dicts(SENTS), LABELS)
     with pytest.raises(InputError, match="real value"):
-        mira.predict(as_dicts(SENTS, lambda s, i: {"x": 0.5}))
+        sapo.predict(as_dicts(SENTS, lambda s, i: {"x": 0.5}))
     with pytest.raises(InputError, match="type list"):
         chaintag.StructuredPerceptron().fit([[{"x": [1]}]], [["A"]])
     path = tmp_path / "d.npz"
@@ -335,3 +336,61 @@ def test_real_valued_crf_sgd_step_follows_the_gradient():
                          gold, sgd.feature_index_.feat_label, len(sgd.labels_), 0.0, grad)
     np.testing.assert_allclose(sgd.weights_, -0.5 * grad, atol=1e-12)
     assert "len" in sgd.extractor_.names
+
+
+def _phi(model, Xs, path):
+    """Flat feature vector Phi(x, path) (features, transitions, start, end), values included."""
+    L = len(model.labels_)
+    F = model.feature_index_.n_features
+    ptr, lab = model.feature_index_.feat_ptr, model.feature_index_.feat_label
+    phi = np.zeros(model.feature_index_.n_weights)
+    for i, y in enumerate(path):
+        for a in np.flatnonzero(Xs[i]):
+            hit = np.flatnonzero(lab[ptr[a]:ptr[a + 1]] == y)
+            if len(hit):
+                phi[ptr[a] + hit[0]] += Xs[i, a]
+        if i:
+            phi[F + path[i - 1] * L + y] += 1
+    phi[F + L * L + path[0]] += 1
+    phi[F + L * L + L + path[-1]] += 1
+    return phi
+
+
+@pytest.mark.parametrize("n_best", [1, 2])
+def test_real_valued_mira_equals_a_dense_reference(n_best):
+    """(N-best) MIRA with real values against a dense reference: brute-force n best, difference vectors
+    with the values, margins, norms, Gram matrix and Hildreth's solver on it, lazy averaging made explicit."""
+    import itertools
+
+    from chaintag.learners.mira_kernels import hildreth
+
+    X = _valued(SENTS)
+    C = 0.5
+    model = chaintag.NBestMIRA(n_best=n_best, epochs=2, C=C).fit(X, LABELS)
+    ix = {x: k for k, x in enumerate(model.labels_)}
+    L = len(model.labels_)
+    w = np.zeros(model.feature_index_.n_weights)
+    total, steps = np.zeros_like(w), 0
+    dense = _dense(model, X)
+    for _ in range(2):
+        for Xs, ys in zip(dense, LABELS):
+            y = [ix[v] for v in ys]
+            ranked = sorted(itertools.product(range(L), repeat=len(y)), key=lambda p: -(w @ _phi(model, Xs, p)))
+            cands = [p for p in ranked[:n_best] if list(p) != y]
+            ds = [_phi(model, Xs, y) - _phi(model, Xs, p) for p in cands]
+            losses = [sum(a != b for a, b in zip(p, y)) for p in cands]
+            if ds:
+                b = np.array([lo - w @ d for lo, d in zip(losses, ds)])
+                G = np.array([[d1 @ d2 for d2 in ds] for d1 in ds])
+                alpha = np.zeros(len(ds))
+                if len(ds) == 1:
+                    alpha[0] = min(C, max(0.0, b[0] / G[0, 0]))
+                else:
+                    hildreth(G, b, C, alpha)
+                for a_, d in zip(alpha, ds):
+                    w = w + a_ * d
+            steps += 1
+            total += w
+    np.testing.assert_allclose(model.weights_, total / steps, rtol=1e-9, atol=1e-9)
+    j = model.extractor_.names.index("len")
+    assert np.abs(_model_dense(model)[0][j]).max() > 0

@@ -44,6 +44,7 @@ class MIRA(SequenceTagger):
     """
 
     algorithm = "mira"
+    _real_values = True  # feature-dict numbers: mira_valued_kernels (N-best MIRA too)
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
     def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",
@@ -81,6 +82,15 @@ class MIRA(SequenceTagger):
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         a = data.attrs
         C = np.inf if self.C is None else float(self.C)
+        if data.ent_val is not None:  # real-valued attributes
+            from .mira_valued_kernels import mira_epoch_valued
+            n_updates, n_errors, step, n_clipped = mira_epoch_valued(
+                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold, state["gold_feat"],
+                data.index.feat_label, state["w"], state["u"], state["step"], data.index.n_labels,
+                bool(self.averaged), int(self.n_best), C, self.loss == "sqrt-hamming", bool(self.sequential),
+                state["max_entries"])
+            state["step"] = step
+            return {"updates": int(n_updates), "errors": int(n_errors), "clipped": int(n_clipped)}
         n_updates, n_errors, step, n_clipped = mira_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
             data.index.feat_label, state["w"], state["u"], state["step"], data.index.n_labels,
