@@ -56,7 +56,7 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
     if n < 1:
         raise InputError(f"--workers must be at least 1 (got {n})")
     cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, memory_limit=memory_limit,
+                                       dashboard_address=":0", memory_limit=memory_limit,
                                        silence_logs=logging.CRITICAL)
     try:
         client = distributed.Client(cluster)
