@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
                     "reproduction continues where it stopped.")
     p.add_argument("paper", choices=PAPERS,
                    help="collins2002: perceptron vs maximum entropy (POS, base NP, UD POS); sapo: SAPO against "
-                        "CRF, perceptron and MIRA (chunking, POS) with an n sweep")
+                        "CRF, perceptron, MIRA and BiLSTM taggers (chunking, POS), n sweeps, A* against beam")
     p.add_argument("--out", metavar="DIR", help="report folder (default: results/PAPER)")
     p.add_argument("--quick", action="store_true",
                    help="tiny subsets (300 training sentences, 3 epochs, fewer runs): a smoke test in under "
@@ -29,6 +29,15 @@ def add_parser(sub) -> None:
                    help="tasks to run; collins2002: pos, np, ud (default: all three); sapo: chunking, pos, "
                         "np, ner, ud (default: chunking pos)")
     p.add_argument("--no-sweep", action="store_true", help="sapo only: leave out the sweep of n")
+    p.add_argument("--order", choices=("shuffled", "file", "both"), default="shuffled",
+                   help="sapo only: sentence order of every learner: seeded random order (default), file order, "
+                        "or both (file-order runs as extra rows)")
+    p.add_argument("--no-beam", action="store_true", help="sapo only: leave out SAPO with a beam of width 50")
+    p.add_argument("--no-neural", action="store_true", help="sapo only: leave out the BiLSTM and BiLSTM-CRF rows")
+    p.add_argument("--neural-epochs", type=int, metavar="N",
+                   help="sapo only: passes of the BiLSTM and BiLSTM-CRF runs (default 10)")
+    p.add_argument("--neural-tasks", nargs="+", metavar="TASK",
+                   help="sapo only: tasks that get the neural rows (default: every task run)")
     p.add_argument("--data-dir", metavar="DIR",
                    help="data directory for the datasets (default: $CHAINTAG_DATA, else ../shared/data if it "
                         "exists, else ~/.local/share/chaintag/data)")
@@ -47,6 +56,16 @@ def _command_line(args, out: str) -> str:
         parts += ["--tasks", *args.tasks]
     if args.no_sweep:
         parts.append("--no-sweep")
+    if args.order != "shuffled":
+        parts += ["--order", args.order]
+    if args.no_beam:
+        parts.append("--no-beam")
+    if args.no_neural:
+        parts.append("--no-neural")
+    if args.neural_epochs:
+        parts += ["--neural-epochs", str(args.neural_epochs)]
+    if args.neural_tasks:
+        parts += ["--neural-tasks", *args.neural_tasks]
     if args.data_dir:
         parts += ["--data-dir", args.data_dir]
     parts += ["--out", out]
@@ -57,8 +76,15 @@ def run(args) -> int:
     from ..errors import InputError
     if args.epochs is not None and args.epochs < 1:
         raise InputError("--epochs must be at least 1")
-    if args.paper != "sapo" and args.no_sweep:
-        raise InputError("--no-sweep applies to the sapo reproduction only")
+    if args.neural_epochs is not None and args.neural_epochs < 1:
+        raise InputError("--neural-epochs must be at least 1")
+    if args.paper != "sapo":
+        for flag, given in (("--no-sweep", args.no_sweep), ("--order", args.order != "shuffled"),
+                            ("--no-beam", args.no_beam), ("--no-neural", args.no_neural),
+                            ("--neural-epochs", args.neural_epochs is not None),
+                            ("--neural-tasks", args.neural_tasks is not None)):
+            if given:
+                raise InputError(f"{flag} applies to the sapo reproduction only")
     out = args.out or f"results/{args.paper}"
     command = _command_line(args, out)
     t0 = time.perf_counter()
@@ -73,7 +99,9 @@ def run(args) -> int:
         from ..experiments import sapo
         try:
             path = sapo.reproduce(out, quick=args.quick, data_dir=args.data_dir, progress=not args.quiet,
-                                  epochs=args.epochs, tasks=args.tasks, sweep=not args.no_sweep, command=command)
+                                  epochs=args.epochs, tasks=args.tasks, sweep=not args.no_sweep, order=args.order,
+                                  beam=not args.no_beam, neural=not args.no_neural, neural_epochs=args.neural_epochs,
+                                  neural_tasks=args.neural_tasks, command=command)
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if not args.quiet:

@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import __version__
 
 #: Bumped when the runner's way of producing results changes, to invalidate cached runs.
-RUNNER_VERSION = 1
+RUNNER_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,13 @@ class DataRef:
     limit : int or None, default None
         Then keep at most the first ``limit`` sentences of that part (used
         by the quick mode).
+    seed : int or None, default None
+        When given, ``start`` and ``stop`` cut a random permutation of the
+        sentences drawn with ``numpy.random.default_rng(seed)`` instead of
+        the file order, and the kept sentences stay in file order: a
+        seeded random dev split carved from a training file is
+        ``DataRef(ref, 0.9, 1.0, seed=0)``, its complement
+        ``DataRef(ref, 0.0, 0.9, seed=0)``.
 
     Examples
     --------
@@ -48,12 +57,15 @@ class DataRef:
     'conll2000_np:train, sentences 90%-100%'
     >>> DataRef("ptb_sample:test", limit=200).describe()
     'ptb_sample:test, first 200 sentences'
+    >>> DataRef("conll2000:train", 0.9, 1.0, seed=0).describe()
+    'conll2000:train, sentences 90%-100% of a random order (seed 0)'
     """
 
     ref: str
     start: float = 0.0
     stop: float = 1.0
     limit: int | None = None
+    seed: int | None = None
 
     def __post_init__(self):
         if not 0.0 <= self.start < self.stop <= 1.0:
@@ -68,18 +80,32 @@ class DataRef:
             hi = min(hi, lo + self.limit)
         return lo, hi
 
+    def indices(self, n_sentences: int) -> np.ndarray:
+        """Indices (ascending, dtype int64) of the sentences kept out of ``n_sentences``."""
+        lo, hi = round(self.start * n_sentences), round(self.stop * n_sentences)
+        if self.seed is None:
+            idx = np.arange(lo, hi, dtype=np.int64)
+        else:
+            idx = np.sort(np.random.default_rng(self.seed).permutation(n_sentences)[lo:hi]).astype(np.int64)
+        return idx if self.limit is None else idx[:self.limit]
+
     def describe(self) -> str:
         """Human-readable description, for reports."""
         text = self.ref
         if (self.start, self.stop) != (0.0, 1.0):
             text += f", sentences {self.start:.0%}-{self.stop:.0%}"
+            if self.seed is not None:
+                text += f" of a random order (seed {self.seed})"
         if self.limit is not None:
             text += f", first {self.limit} sentences" if (self.start, self.stop) == (0.0, 1.0) \
                 else f" (at most {self.limit})"
         return text
 
     def to_dict(self) -> dict:
-        return {"ref": self.ref, "start": self.start, "stop": self.stop, "limit": self.limit}
+        out = {"ref": self.ref, "start": self.start, "stop": self.stop, "limit": self.limit}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ Each run gets a folder ``<out>/runs/<digest>/`` named by :meth:`Run.digest`
 trains and scores, :func:`~chaintag.experiments.config.code_digest`). Per epoch the runner appends
 one JSON line to ``epochs.jsonl`` and saves the test set's per-sentence
 counts (:func:`~chaintag.experiments.significance.sentence_stats`) as
-``test-<epoch>.npy``; ``summary.json`` is written last and marks the run as
+``test-<epoch>.npy`` (and the dev set's as ``dev-<epoch>.npy``); ``summary.json``
+is written last and marks the run as
 complete. A complete run is read back, not retrained; an interrupted one
 continues after its last recorded epoch (from its checkpoint).
 """
@@ -96,6 +97,23 @@ class RunResult:
         stats = _load_stats(path)
         if stats is None:
             raise InputError("cached test counts are damaged or missing; run again to recompute them", path)
+        return stats
+
+    def dev_stats(self, epoch: int | None = None) -> np.ndarray:
+        """Per-sentence dev counts (shape ``(n_sentences, 5)``) at ``epoch`` (default: the last).
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            When the run has no dev data, its dev counts were not kept (an earlier release), or the
+            file is damaged (the message names it).
+        """
+        epoch = len(self.records) if epoch is None else epoch
+        path = self.folder / f"dev-{epoch:03d}.npy"
+        sha = self.records[epoch - 1].get("dev_stats_sha256") if 0 < epoch <= len(self.records) else None
+        stats = _load_stats(path, sha) if sha else None
+        if stats is None:
+            raise InputError("cached dev counts are damaged or missing", path)
         return stats
 
 
@@ -253,8 +271,12 @@ class Runner:
             self._corpora[data.ref] = (corpus.tokens, corpus.labels)
             self.columns[data.ref] = corpus.columns
         tokens, labels = self._corpora[data.ref]
-        lo, hi = data.bounds(len(tokens))
-        part = (tokens[lo:hi], labels[lo:hi])
+        if data.seed is None:
+            lo, hi = data.bounds(len(tokens))
+            part = (tokens[lo:hi], labels[lo:hi])
+        else:
+            idx = data.indices(len(tokens))
+            part = ([tokens[i] for i in idx], [labels[i] for i in idx])
         if not part[0]:
             raise InputError(f"{data.describe()}: no sentences")
         self._sizes[data] = (len(part[0]), sum(len(s) for s in part[0]))
@@ -352,6 +374,7 @@ class Runner:
             if dev is not None:
                 dev_stats = sentence_stats(dev[1], model.predict(dev[0]))
                 record.update(self._scores("dev", dev_stats, run.metric))
+                record["dev_stats_sha256"] = _save_npy_atomic(folder / f"dev-{epoch:03d}.npy", dev_stats)
             test_stats = sentence_stats(test[1], model.predict(test[0]))
             record.update(self._scores("test", test_stats, run.metric))
             record["eval_seconds"] = time.perf_counter() - t0
@@ -426,6 +449,12 @@ class Runner:
                 stats = _load_stats(other.parent / name)
                 if stats is None:
                     break
+                dev_name = f"dev-{rec['epoch']:03d}.npy"
+                if rec.get("dev_stats_sha256"):
+                    dev = _load_stats(other.parent / dev_name, rec["dev_stats_sha256"])
+                    if dev is None:
+                        break
+                    _save_npy_atomic(folder / dev_name, dev)
                 lines.append(_record_line(rec, _save_npy_atomic(folder / name, stats)))
             _write_atomic(folder / "epochs.jsonl", "".join(lines))
             return bool(lines)

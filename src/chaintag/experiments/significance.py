@@ -268,3 +268,67 @@ def approximate_randomization(stats_a, stats_b, metric: str = "f1", n_shuffles: 
         hits += int(np.count_nonzero(np.abs(diff) >= observed - 1e-9))
         done += k
     return RandomizationResult(score_a, score_b, score_a - score_b, (hits + 1) / (n_shuffles + 1), n_shuffles)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of p-values for multiple comparisons.
+
+    A family of ``m`` hypotheses is rejected at level ``alpha`` where its
+    adjusted p-value is below ``alpha``; this controls the family-wise error
+    rate (the chance of any false rejection) at ``alpha``, without assuming
+    the tests independent.
+
+    Parameters
+    ----------
+    p_values : sequence of float, shape (m,)
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (m,)
+        Adjusted p-values in the input order: with ``p_(1) <= ... <= p_(m)``
+        sorted, ``p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
+
+    References
+    ----------
+    S. Holm. A simple sequentially rejective multiple test procedure.
+    Scandinavian Journal of Statistics 6(2), 1979.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.maximum.accumulate(adjusted)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def timing_test(seconds_a, seconds_b) -> float:
+    """Two-sided Mann-Whitney U test of two samples of per-pass times.
+
+    Parameters
+    ----------
+    seconds_a, seconds_b : sequences of float
+        Seconds per training pass of two learners (the first pass, which
+        carries one-off start-up costs, should be left out by the caller).
+
+    Returns
+    -------
+    float
+        The p-value (``scipy.stats.mannwhitneyu``); 1.0 when either sample
+        has fewer than 2 values.
+    """
+    from scipy import stats as sst
+
+    a = np.asarray([x for x in seconds_a if x is not None], dtype=np.float64)
+    b = np.asarray([x for x in seconds_b if x is not None], dtype=np.float64)
+    if len(a) < 2 or len(b) < 2:
+        return 1.0
+    return float(sst.mannwhitneyu(a, b, alternative="two-sided").pvalue)

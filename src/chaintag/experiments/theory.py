@@ -6,6 +6,8 @@
 * Collins (2002), Theorem 2: on any data, the first pass makes at most
   ``(R + D)^2 / delta^2`` mistakes, ``D = sqrt(sum_i eps_i^2)``,
   ``eps_i = max(0, delta - m_i)`` with ``m_i`` the margin of example i under U.
+* The same theorems on data built so that the bounds nearly bind
+  (:func:`tight_perceptron_bounds`), where a miscount would break them.
 * SAPO (Sun et al., s. 3): the SAPO update ``Phi(y*) - sum_k P_k Phi(y_k)``
   approaches the CRF's stochastic gradient ``Phi(y*) - E[Phi]`` as n grows.
 
@@ -123,6 +125,69 @@ def perceptron_bounds(n_sentences=300, length=4, n_labels=3, vocabulary=12, nois
                         "n_weights": index.n_weights}}
 
 
+def tight_perceptron_bounds(n_examples: int = 40, n_attrs: int = 20, n_noisy: int = 8) -> dict:
+    """Collins's Theorems 1 and 2 on data built so that the bounds nearly bind.
+
+    Every sentence has one token with ``n_attrs`` attributes of its own (no
+    attribute is shared between sentences), 2 labels, gold labels alternating
+    1, 0, 1, 0, ... Then ``Phi(x_i, y*) - Phi(x_i, z)`` is an own part of
+    squared norm ``2 n_attrs`` plus the start/end transition part (squared
+    norm 4) whose sign alternates, so no update helps a later sentence in the
+    first pass: the perceptron errs on every sentence of the first pass and on
+    none afterwards (``n_examples`` mistakes in all). With ``U`` the unit sum
+    of the own parts, ``delta = sqrt(2 n_attrs / n_examples)`` and
+    ``R^2 = 2 n_attrs + 4``: Theorem 1's bound is
+    ``n_examples (1 + 2 / n_attrs)``, just above the mistakes made.
+    Theorem 2 takes ``U`` from all but ``n_noisy`` sentences, whose margin is
+    then 0 (so ``eps_i = delta``, ``D = delta sqrt(n_noisy)``): its bound
+    ``(R + D)^2 / delta^2`` is less than twice the first pass's mistakes.
+
+    Collins (2002), section 3, Theorems 1 and 2. ``R``, the margins and ``D``
+    are computed exactly from the two label sequences of each sentence.
+
+    Returns
+    -------
+    dict
+        ``theorem1``: delta, R, bound, mistakes over all passes until a clean
+        one, passes; ``theorem2``: delta, R, D, bound, first-pass mistakes;
+        ``setting``.
+    """
+    from ..features.extract import Attributes
+
+    n, k = n_examples, n_attrs
+    attrs = Attributes(np.arange(n + 1, dtype=np.int64), np.arange(n + 1, dtype=np.int64) * k,
+                       np.arange(n * k, dtype=np.int32))
+    gold = np.array([1 - (i % 2) for i in range(n)], dtype=np.int32)
+    index, keep = build_feature_index(attrs, gold, 2, n * k, space="all")
+    if not np.all(keep):  # pragma: no cover - the "all" space keeps every attribute
+        raise AssertionError("attributes were pruned")
+    F = index.n_features
+    diffs = np.array([_phi(attrs, index, s, (int(gold[s]),)) - _phi(attrs, index, s, (1 - int(gold[s]),))
+                      for s in range(n)])
+    own = diffs.copy()
+    own[:, F:] = 0.0  # the transition part is shared (with alternating signs)
+    R = float(np.sqrt((diffs ** 2).sum(axis=1)).max())
+
+    def margins(U):
+        U = U / np.linalg.norm(U)
+        return diffs @ U
+
+    m1 = margins(own.sum(axis=0))
+    delta1 = float(m1.min())
+    mistakes, per_pass = _mistakes(attrs, index, gold, 100, True)
+    clean = np.ones(n, dtype=bool)
+    clean[np.linspace(0, n - 1, n_noisy).astype(int)] = False
+    m2 = margins(own[clean].sum(axis=0))
+    delta2 = float(m2[clean].min())
+    D = float(np.sqrt(np.sum(np.maximum(0.0, delta2 - m2) ** 2)))
+    first, _ = _mistakes(attrs, index, gold, 1, False)
+    return {"theorem1": {"n_examples": n, "delta": delta1, "R": R, "bound": R ** 2 / delta1 ** 2,
+                         "mistakes": mistakes, "passes": len(per_pass), "per_pass": per_pass},
+            "theorem2": {"n_examples": n, "n_noisy": int(n_noisy), "delta": delta2, "R": R, "D": D,
+                         "bound": (R + D) ** 2 / delta2 ** 2, "first_pass_mistakes": first},
+            "setting": {"n_examples": n, "n_attrs": k, "n_labels": 2, "n_weights": index.n_weights}}
+
+
 def _subset(attrs, keep, gold_paths):
     from ..features.extract import Attributes
     sent_ptr = [0]
@@ -208,9 +273,11 @@ def write_report(out_dir, data_dir=None) -> str:
 
     os.makedirs(out_dir, exist_ok=True)
     bounds = perceptron_bounds()
+    tight = tight_perceptron_bounds()
     dist = sapo_crf_distance(data_dir=data_dir)
     with open(os.path.join(out_dir, "theory.json"), "w", encoding="utf-8") as f:
-        json.dump({"perceptron_bounds": bounds, "sapo_crf_distance": dist}, f, indent=1)
+        json.dump({"perceptron_bounds": bounds, "tight_perceptron_bounds": tight, "sapo_crf_distance": dist}, f,
+                  indent=1)
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     ax.plot(dist["n"], dist["relative_distance"], marker="o", label="SAPO update vs CRF gradient")
     ax.set_xscale("log")
@@ -223,6 +290,7 @@ def write_report(out_dir, data_dir=None) -> str:
     fig.savefig(os.path.join(out_dir, "sapo_crf_distance.png"), dpi=120)
     plt.close(fig)
     t1, t2 = bounds["theorem1"], bounds["theorem2"]
+    u1, u2 = tight["theorem1"], tight["theorem2"]
     rows = "\n".join(f"| {n} | {d:.3f} |" for n, d in zip(dist["n"], dist["relative_distance"]))
     text = f"""# The theory, checked numerically
 
@@ -241,7 +309,20 @@ margins are exact (every label sequence enumerated).
 | Theorem 1: all passes until a clean one, separable subset (margin >= delta) | {t1['n_examples']} | {t1['delta']:.4f} | {t1['R']:.3f} | - | {t1['bound']:.0f} | {t1['mistakes']} (in {t1['passes']} passes) |
 | Theorem 2: first pass, {int(t2['noise'] * 100)}% of labels flipped | {t2['n_examples']} | {t2['delta']:.4f} | {t2['R']:.3f} | {t2['D']:.3f} | {t2['bound']:.0f} | {t2['first_pass_mistakes']} |
 
-Both bounds hold, by a wide margin (they are worst-case bounds).
+Both bounds hold, by a wide margin (they are worst-case bounds), so these random data could not
+catch a wrong count. The data below are built so that the bounds nearly bind: {tight['setting']['n_examples']}
+one-token sentences, each with {tight['setting']['n_attrs']} attributes of its own, 2 labels, gold labels
+alternating (see `tight_perceptron_bounds`). No first-pass update helps a later sentence, so the
+perceptron errs on every sentence once and then never; Theorem 2's U leaves out
+{u2['n_noisy']} sentences, whose margin is then 0.
+
+| check (tight data) | examples | delta | R | D | bound | observed mistakes | mistakes / bound |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| Theorem 1: all passes until a clean one | {u1['n_examples']} | {u1['delta']:.4f} | {u1['R']:.3f} | - | {u1['bound']:.1f} | {u1['mistakes']} (in {u1['passes']} passes) | {u1['mistakes'] / u1['bound']:.2f} |
+| Theorem 2: first pass | {u2['n_examples']} | {u2['delta']:.4f} | {u2['R']:.3f} | {u2['D']:.3f} | {u2['bound']:.1f} | {u2['first_pass_mistakes']} | {u2['first_pass_mistakes'] / u2['bound']:.2f} |
+
+The tests check these counts exactly and check that the bounds hold with little room, so a
+miscounted mistake or a wrong R, delta or D would fail them.
 
 ## SAPO's update approaches the CRF's gradient (CoNLL-2000)
 
