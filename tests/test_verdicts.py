@@ -132,3 +132,13 @@ def test_defaults_rule_changes_a_default_only_when_beaten_on_every_task():
     assert choose(scores, "a", ["a", "b", "c"])[0] == "b"  # c loses on pos
     scores["pos"]["b"] = 97.0  # a tie is not a win
     assert choose(scores, "a", ["a", "b", "c"])[0] == "a"
+
+
+def test_defaults_rule_with_significance_keeps_a_default_beaten_only_by_noise():
+    from chaintag.experiments.defaults import choose
+    scores = {"chunking": {"a": 93.8, "b": 93.9}, "pos": {"a": 97.0, "b": 97.1}}
+    noise = {"chunking": {"a": 1.0, "b": 0.4}, "pos": {"a": 1.0, "b": 0.3}}
+    chosen, reason = choose(scores, "a", ["a", "b"], noise)
+    assert chosen == "a" and "on none significantly" in reason
+    noise["pos"]["b"] = 0.01
+    assert choose(scores, "a", ["a", "b"], noise)[0] == "b"

@@ -22,11 +22,10 @@ Settings swept (the library's defaults are marked in the report):
 - boundary sentinels (CRF++-style ``<S-1>``, ``<E+1>`` atoms for positions
   outside the sentence) on or off, for the averaged perceptron and SAPO.
 
-The rule: a default is changed only when another setting has a higher dev
-score on every task; otherwise the current default is kept. Differences are
-reported with an approximate randomization test on the dev data (1000
-shuffles), which describes how distinguishable they are (it is not a test of
-a setting chosen on the same data, so it is not used to choose).
+The rule (:func:`choose`): a default is changed only when another setting
+has a higher dev score on every task, significantly (approximate
+randomization on the dev sentences, 1000 shuffles, p < 0.05) on at least
+one; otherwise the current default is kept.
 
 Run ``python -m chaintag.experiments.defaults docs/results/defaults``.
 """
@@ -120,7 +119,8 @@ def settings() -> list[tuple[str, str, dict, bool]]:
     return out
 
 
-def choose(scores: dict, default: str, candidates) -> tuple[str, str]:
+def choose(scores: dict, default: str, candidates, p_values: dict | None = None,
+           alpha: float = 0.05) -> tuple[str, str]:
     """Apply the rule: ``(chosen, reason)``.
 
     Parameters
@@ -130,20 +130,30 @@ def choose(scores: dict, default: str, candidates) -> tuple[str, str]:
     default : str
         The current default's candidate name.
     candidates : iterable of str
+    p_values : dict, optional
+        ``task -> {candidate -> p-value of its difference from the default}`` on that task's dev data.
+    alpha : float, default 0.05
 
     Returns
     -------
     tuple of str
-        The candidate kept or chosen, and a sentence saying why: another
-        candidate replaces the default only if its dev score is higher on
-        every task (the highest mean among those, if several).
+        The candidate kept or chosen, and a sentence saying why. Another candidate replaces the
+        default only if its dev score is higher on every task and, when ``p_values`` are given,
+        significantly so (``p < alpha``) on at least one task; among several, the highest mean score.
     """
     tasks = list(scores)
     better = [c for c in candidates if c != default and all(scores[t][c] > scores[t][default] for t in tasks)]
+    if p_values is not None:
+        higher = better
+        better = [c for c in higher if any(p_values[t][c] < alpha for t in tasks)]
+        if higher and not better:
+            return default, (f"{', '.join(f'`{c}`' for c in higher)} score higher than the default `{default}` on "
+                             f"the dev data of every task, but on none significantly (p < {alpha:g})")
     if not better:
         return default, f"no setting beats the default `{default}` on the dev data of every task"
     best = max(better, key=lambda c: np.mean([scores[t][c] for t in tasks]))
-    return best, f"`{best}` beats the default `{default}` on the dev data of every task"
+    return best, f"`{best}` beats the default `{default}` on the dev data of every task" + (
+        f", significantly (p < {alpha:g}) on at least one" if p_values is not None else "")
 
 
 def sweep(out_dir, *, data_dir=None, epochs: int = EPOCHS, tasks=tuple(TASKS), progress: bool = True) -> Path:
@@ -181,27 +191,37 @@ def write_report(out_dir: Path, results: dict, tasks, *, epochs: int, wall: floa
     lr_names = [f"sapo-lr{lr:g}" for lr in LEARNING_RATES]
     default_lr = f"sapo-lr{DEFAULT_LEARNING_RATE:g}"
     score = {t: {n: results[(t, n)]["dev_best"] for (tt, n) in results if tt == t} for t in tasks}
-    lr_choice, lr_reason = choose({t: {n: score[t][n] for n in lr_names} for t in tasks}, default_lr, lr_names)
-    sent = {}
-    for learner, off, on in (("perceptron", "perceptron-sentinels-off", "perceptron-sentinels-on"),
-                             ("sapo", default_lr, "sapo-sentinels-on")):
-        sent[learner] = choose({t: {"off": score[t][off], "on": score[t][on]} for t in tasks}, "off", ("off", "on"))
-
     def ar(task, a, b):
         return approximate_randomization(results[(task, a)]["_stats"], results[(task, b)]["_stats"],
                                          metric=TASKS[task]["metric"], n_shuffles=1000, random_state=0).p_value
 
+    lr_p = {t: {n: (1.0 if n == default_lr else ar(t, n, default_lr)) for n in lr_names} for t in tasks}
+    lr_choice, lr_reason = choose({t: {n: score[t][n] for n in lr_names} for t in tasks}, default_lr, lr_names,
+                                  lr_p)
+    sent = {}
+    for learner, off, on in (("perceptron", "perceptron-sentinels-off", "perceptron-sentinels-on"),
+                             ("sapo", default_lr, "sapo-sentinels-on")):
+        sent[learner] = choose({t: {"off": score[t][off], "on": score[t][on]} for t in tasks}, "off", ("off", "on"),
+                               {t: {"off": 1.0, "on": ar(t, on, off)} for t in tasks})
+
     md = ["# Defaults chosen on development data\n",
           "Generated by `python -m chaintag.experiments.defaults docs/results/defaults`. Every figure is a "
           "score on **development** data; no test set is read.\n",
-          f"- Wall time {wall:.0f} s; load average (1, 5, 15 min) {', '.join(f'{x:.2f}' for x in loads[0])} at "
-          f"the start, {', '.join(f'{x:.2f}' for x in loads[1])} at the end (2 shared cores).",
+          f"- Summed training time of the {len(results)} runs (each fit with its dev scoring): "
+          f"{sum(r['seconds'] for r in results.values()):.0f} s, on 2 cores shared with other work (load "
+          "average 9 to 15 while they ran). The runs are cached under `runs/`; this invocation took "
+          f"{wall:.0f} s (load average {', '.join(f'{x:.2f}' for x in loads[0])} at its start).",
           f"- Each setting trains for {epochs} epochs; its figure is the best dev score over the epochs "
           "(the epoch is chosen on dev as well).",
-          "- Rule: a default is changed only when another setting has a higher dev score on every task.",
-          "- p-values: approximate randomization (1000 shuffles, seed 0) between that setting and the "
-          "default, on the dev sentences at each one's best dev epoch; they say how distinguishable the "
-          "dev scores are and do not enter the rule.\n"]
+          "- Rule: a default is changed only when another setting has a higher dev score on every task "
+          "and a significantly higher one (approximate randomization, 1000 shuffles, seed 0, p < 0.05, "
+          "between the two settings at each one's best dev epoch) on at least one task. The first version "
+          "of this sweep applied the rule without the significance condition; it would have moved SAPO's "
+          "rate to the largest value tried (1.0, the edge of the grid) on differences of 0.02 to 0.16 "
+          "points that no test distinguishes from noise, so the condition was added, after seeing these "
+          "figures; every figure is in the tables, for any other rule.",
+          "- The CRF's rate for the SAPO reproduction is the one with the highest mean dev score (the "
+          "paper's procedure: tuned for the CRF, reused for SAPO).\n"]
     md.append(md_table(["task", "train", "dev", "score"],
                        [[TASKS[t]["title"], TASKS[t]["train"].describe(), TASKS[t]["dev"].describe(),
                          "chunk F1 (%)" if TASKS[t]["metric"] == "f1" else "token accuracy (%)"] for t in tasks],
