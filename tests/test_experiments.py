@@ -395,3 +395,25 @@ def test_runner_loads_a_seeded_part(toy_files, tmp_path):
     idx = DataRef(str(train), 0.5, 1.0, seed=3).indices(len(tokens))
     part_tokens, part_labels = runner.load(DataRef(str(train), 0.5, 1.0, seed=3))
     assert part_tokens == [tokens[i] for i in idx] and part_labels == [labels[i] for i in idx]
+
+
+@needs_data
+def test_quick_sapo_reproduction_with_the_neural_rows(tmp_path):
+    pytest.importorskip("torch")
+    from chaintag.experiments import sapo
+    if not sapo.neural_available():
+        pytest.skip("neural learners not installed")
+    out = tmp_path / "sapo"
+    assert main(["reproduce", "sapo", "--quick", "--quiet", "--tasks", "pos", "--no-sweep", "--no-beam",
+                 "--neural-epochs", "2", "--out", str(out)]) == 0
+    report = (out / "README.md").read_text(encoding="utf-8")
+    rows = list(csv.DictReader((out / "final_pos.csv").open(encoding="utf-8")))
+    neural = {r["learner"]: r for r in rows if r["algorithm"] in ("bilstm", "bilstm-crf")}
+    assert set(neural) == {"BiLSTM", "BiLSTM-CRF"}
+    for r in neural.values():
+        assert r["passes"] == "2" and r["best_dev_pass"] in ("1", "2")
+        assert 0 < float(r["ar_p_vs_sapo_dev_chosen"]) <= 1 and float(r["cpu_seconds_per_pass"]) > 0
+    assert "**3. SAPO is as accurate as the BiLSTM and BiLSTM-CRF taggers" in report
+    claim = report.split("**3. SAPO is as accurate")[1].split("**4.")[0]
+    assert "as accurate: " in claim and "Holm-adjusted over the 2 neural learners" in claim
+    assert "one PyTorch thread" in report

@@ -250,6 +250,9 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
     tasks = tuple(tasks or DEFAULT_TASKS)
     the_runs = runs(quick=quick, epochs=epochs, tasks=tasks, sweep=sweep, order=order, beam=beam, neural=neural,
                     neural_epochs=neural_epochs, neural_tasks=neural_tasks)
+    if any(r.key.startswith("neural/") for r in the_runs):
+        import torch
+        torch.set_num_threads(1)  # every learner on one core, so that times per pass compare
     runner = Runner(out_dir, data_dir=data_dir, progress=progress)
     results = runner.run_all(the_runs)
     wall = time.perf_counter() - t0
@@ -555,7 +558,8 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
             ran = sorted({r.run.task for r in neural_runs.values()}, key=list(TASKS).index)
             md.insert(-1, f"- Neural learners (BiLSTM, BiLSTM-CRF; PyTorch, CPU, their library defaults: word "
                           "embeddings, character CNN, embeddings of the other input columns, a BiLSTM of 200 "
-                          f"units per direction, Adam) train for {ne} passes, in the same order regime, on "
+                          "units per direction, Adam; one PyTorch thread, as every other learner runs on one "
+                          f"core) train for {ne} passes, in the same order regime, on "
                           f"{', '.join(TASKS[t]['title'] for t in ran)} only"
                           + (f" (not run on {', '.join(TASKS[t]['title'] for t in tasks if t not in ran)}: "
                              "left out for time)" if len(ran) < len(tasks) else "") +
