@@ -60,7 +60,7 @@ def test_value_rules():
 
 
 @pytest.mark.parametrize("name", sorted(set(LEARNERS) - {"perceptron", "maxent", "crf", "crf-lbfgs", "mira",
-                                                          "nbest-mira"}))
+                                                          "nbest-mira", "sapo"}))
 def test_real_values_are_refused_not_misread(name):
     X = as_dicts(SENTS, lambda s, i: {"len": len(s[i][0]) / 3})
     if name in ("bilstm", "bilstm-crf"):
@@ -82,9 +82,9 @@ def test_dict_and_column_tokens_are_never_mixed_up(tmp_path):
     with pytest.raises(InputError, match="expected a feature dict"):
         dic.predict(SENTS)
     # the perceptron and max-ent read real values; a learner whose kernels do not refuses them at prediction too
-    sapo = chaintag.SAPO(epochs=1).fit(as_dicts(SENTS), LABELS)
-    with pytest.raises(InputError, match="real value"):
-        sapo.predict(as_dicts(SENTS, lambda s, i: {"x": 0.5}))
+    # the linear learners read real values; the second-order perceptron takes no feature dicts at all
+    with pytest.raises(InputError, match="feature dict"):
+        chaintag.SecondOrderPerceptron().fit(as_dicts(SENTS, lambda s, i: {"x": 0.5}), LABELS)
     with pytest.raises(InputError, match="type list"):
         chaintag.StructuredPerceptron().fit([[{"x": [1]}]], [["A"]])
     path = tmp_path / "d.npz"
@@ -392,5 +392,31 @@ def test_real_valued_mira_equals_a_dense_reference(n_best):
             steps += 1
             total += w
     np.testing.assert_allclose(model.weights_, total / steps, rtol=1e-9, atol=1e-9)
+    j = model.extractor_.names.index("len")
+    assert np.abs(_model_dense(model)[0][j]).max() > 0
+
+
+def test_real_valued_sapo_equals_a_dense_reference():
+    """SAPO with n at least the number of label sequences (the exact distribution), no penalty, a fixed
+    rate, no shuffling: each step is w += rate (Phi(x, y*) - sum_y P(y | x) Phi(x, y)), computed densely."""
+    import itertools
+
+    from scipy.special import softmax
+
+    sents, labs = SENTS[:3], LABELS[:3]
+    X = _valued(sents)
+    n_labels = len({v for ls in labs for v in ls})
+    n = n_labels ** max(len(s) for s in sents)
+    model = chaintag.SAPO(n_best=n, epochs=2, l2=0.0, lr_schedule="fixed", learning_rate=0.3, shuffle=False,
+                          averaged=False).fit(X, labs)
+    ix = {x: k for k, x in enumerate(model.labels_)}
+    w = np.zeros(model.feature_index_.n_weights)
+    for _ in range(2):
+        for Xs, ys in zip(_dense(model, X), labs):
+            paths = list(itertools.product(range(len(model.labels_)), repeat=len(ys)))
+            phis = np.array([_phi(model, Xs, p) for p in paths])
+            p = softmax(phis @ w)
+            w = w + 0.3 * (_phi(model, Xs, [ix[v] for v in ys]) - p @ phis)
+    np.testing.assert_allclose(model.weights_, w, rtol=1e-9, atol=1e-12)
     j = model.extractor_.names.index("len")
     assert np.abs(_model_dense(model)[0][j]).max() > 0

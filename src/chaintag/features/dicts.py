@@ -11,7 +11,8 @@ becomes attributes by these rules:
   other than 1 are read by learners whose kernels take them (the
   perceptron: :mod:`chaintag.learners.perceptron_valued_kernels`; the CRFs:
   :mod:`chaintag.learners.crf_valued_kernels`; (N-best) MIRA:
-  :mod:`chaintag.learners.mira_valued_kernels`; max-ent:
+  :mod:`chaintag.learners.mira_valued_kernels`; SAPO:
+  :mod:`chaintag.learners.sapo_valued_kernels`; max-ent:
   its design matrix and :mod:`chaintag.learners.maxent_valued_kernels`); the
   extractor of any other learner refuses them (``real_values=False``).
 

@@ -78,6 +78,7 @@ class SAPO(SequenceTagger):
     """
 
     algorithm = "sapo"
+    _real_values = True  # feature-dict numbers: sapo_valued_kernels
 
     def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
                  learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
@@ -133,8 +134,13 @@ class SAPO(SequenceTagger):
         step_before = state["step"]
         # the cutting seed depends on the seed and the pass only (resumable)
         seed = int(np.random.SeedSequence([int(self.random_state), int(state["step"])]).generate_state(1)[0])
-        sigma, step, n_updates, n_errors, loss, sigma_sum = sapo_epoch(
-            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
+        epoch = sapo_epoch
+        entries = (data.ent_lo, data.ent_n)
+        if data.ent_val is not None:  # real-valued attributes
+            from .sapo_valued_kernels import sapo_epoch_valued as epoch
+            entries = (data.ent_lo, data.ent_n, data.ent_val)
+        sigma, step, n_updates, n_errors, loss, sigma_sum = epoch(
+            order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
             state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
             self.search == "beam", int(self.beam_width), stop_gap, float(self.learning_rate),
             self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass,
