@@ -420,3 +420,13 @@ def test_real_valued_sapo_equals_a_dense_reference():
     np.testing.assert_allclose(model.weights_, w, rtol=1e-9, atol=1e-12)
     j = model.extractor_.names.index("len")
     assert np.abs(_model_dense(model)[0][j]).max() > 0
+
+
+def test_a_checkpoint_knows_the_real_values(tmp_path):
+    X = _valued(SENTS)
+    chaintag.StructuredPerceptron(epochs=1).fit(X, LABELS, checkpoint_dir=tmp_path)
+    resumed = chaintag.StructuredPerceptron(epochs=2).fit(X, LABELS, checkpoint_dir=tmp_path, resume=True)
+    assert resumed.history_[0]["epoch"] == 1 and len(resumed.history_) == 2
+    other = [[dict(t, len=t["len"] + 1.0) for t in s] for s in X]
+    with pytest.raises(InputError, match="other training data"):
+        chaintag.StructuredPerceptron(epochs=2).fit(other, LABELS, checkpoint_dir=tmp_path, resume=True)

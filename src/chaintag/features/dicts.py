@@ -109,6 +109,12 @@ class DictAttributeExtractor:
     def n_attributes(self) -> int:
         return len(self.names)
 
+    @property
+    def attr_keys(self) -> np.ndarray:
+        """The attribute table as bytes (uint8 array: sha256 of the names), for checkpoint fingerprints."""
+        import hashlib
+        return np.frombuffer(hashlib.sha256("\0".join(self.names).encode("utf-8")).digest(), dtype=np.uint8)
+
     def _extract(self, sentences, grow: bool):
         index = self.index
         names = self.names

@@ -344,7 +344,12 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     def _fingerprint(self, data, dev_pack) -> str:
         """Checksum of the data and settings a checkpoint must match (:func:`checkpoint.fingerprint`)."""
         from . import checkpoint as ckpt
-        return ckpt.fingerprint(self, data, dev_pack)
+        print_ = ckpt.fingerprint(self, data, dev_pack)
+        if data.ent_val is not None:  # real-valued attributes: the values are part of the data
+            import hashlib
+            print_ = hashlib.sha256((print_ + "|values " + hashlib.sha256(data.ent_val.tobytes()).hexdigest())
+                                    .encode()).hexdigest()
+        return print_
 
     def _progress_bar(self):
         """A tqdm bar over the epochs when progress is shown as bars (see :mod:`chaintag.progress`), else None."""
