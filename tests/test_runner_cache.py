@@ -29,14 +29,15 @@ def test_every_flip_of_a_cache_file_is_caught_or_harmless(toy_files, tmp_path): 
     first = Runner(tmp_path, progress=False)
     res = first.run_one(run)
     folder = res.folder
-    # test counts: every byte of the file, flipped, is refused (the recorded SHA-256)
+    # test counts: every byte of the header and random bytes of the data, flipped, are refused
     stats_path = folder / "test-002.npy"
     raw = stats_path.read_bytes()
+    header = 10 + int.from_bytes(raw[8:10], "little")
     lines = (folder / "epochs.jsonl").read_text().splitlines()
     import json
     sha = json.loads(lines[1])["test_stats_sha256"]
     assert _load_stats(stats_path, sha) is not None
-    for pos in range(len(raw)):
+    for pos in list(range(header)) + random.Random(2).sample(range(header, len(raw)), 150):
         _flip(stats_path, pos, 1 << (pos % 8))
         assert _load_stats(stats_path, sha) is None
         stats_path.write_bytes(raw)
@@ -44,11 +45,15 @@ def test_every_flip_of_a_cache_file_is_caught_or_harmless(toy_files, tmp_path): 
     for name in ("epochs.jsonl", "summary.json"):
         path = folder / name
         original = path.read_bytes()
-        # every byte of the lines' and the summary's checks, and of their key names, plus random ones
+        # every byte of the check fields' names (a damaged name must not pass for a line of an
+        # earlier release, which has no check), some of their values, and random bytes
         text = original.decode()
-        hot = [i for key in ('"check": "', '"test_stats_sha256": "') for j in range(len(text))
-               if text.startswith(key, j) for i in range(j, j + len(key) + 64)]
-        for pos in hot + random.Random(name).sample(range(len(original)), 60):
+        rng = random.Random(name)
+        starts = [j for key in ('"check": "', '"test_stats_sha256": "') for j in range(len(text))
+                  if text.startswith(key, j)]
+        names = [i for j in starts for i in range(j, text.index(":", j))]
+        values = [i for j in starts for i in range(text.index(":", j) + 3, text.index(":", j) + 67)]
+        for pos in names + rng.sample(values, 30) + rng.sample(range(len(original)), 40):
             _flip(path, pos, 1 << (pos % 7))
             if name == "summary.json":
                 got = Runner._read_summary(path)
