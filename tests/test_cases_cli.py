@@ -297,3 +297,20 @@ def test_tied_scores_give_the_same_labels_everywhere(tmp_path, capsys, algorithm
                                 if block.strip()]
     first = runs[()]
     assert all(labels == first for labels in runs.values()), runs
+
+
+def test_many_labels_second_order_refused_up_front(tmp_path, capsys, monkeypatch):
+    # case 15: 1,500 labels; the second-order model refuses at once with the cost it would take
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, str(CASES / "15_many_labels_gen.py"), "1500"], cwd=tmp_path, check=True)
+    data = tmp_path / "train_L1500.txt"
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(data), "--order", "2", "--model", str(model), "-f", "w[0]"]) == 2
+    err = capsys.readouterr().err
+    n = len({ln.split()[1] for ln in data.read_text().splitlines() if ln})  # the labels drawn (1,295 of 1,500)
+    assert f"{n:,} labels" in err and f"{n * n:,} label pairs" in err and f"{n ** 3:,} trigram weights" in err
+    assert "GiB" in err and "steps per epoch" in err and not model.exists()
+    # the first-order model trains on the same data
+    assert main(["train", "--train", str(data), "--model", str(model), "-f", "w[0]", "--epochs", "1",
+                 "--quiet"]) == 0

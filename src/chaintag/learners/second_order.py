@@ -160,6 +160,10 @@ class SecondOrderPerceptron(SequenceTagger):
         The first-order layout followed by ``V`` (C order).
     tag_dict_ : TagDictionary or None
         None when ``tag_dict`` is false.
+    cost_ : SecondOrderCost
+        The cost estimated before training (label pairs, trigram weights,
+        memory, search steps per epoch); training more than the memory
+        limit or ``MAX_STEPS`` steps is refused before anything is allocated.
 
     Notes
     -----
@@ -237,13 +241,38 @@ class SecondOrderPerceptron(SequenceTagger):
             self._fit_word_ids = self.tag_dict_.word_ids(rows)
             if dev is not None:
                 self._dev_word_ids = self.tag_dict_.word_ids(as_rows(dev[0]))
+        long_run = self._check_cost(rows, labels)
+        progress = self.progress
+        if long_run and progress is None:
+            self.progress = "log"  # a long run shows its epochs, one line each, wherever stderr goes
         try:
             super().fit(rows, labels, dev)
         finally:
+            self.progress = progress
             del self._fit_word_ids, self._dev_word_ids
         if self.tag_dict and self.labels_ != names:
             raise RuntimeError("tag dictionary labels differ from the model's labels")
         return self
+
+    def _check_cost(self, rows, labels) -> bool:
+        """Estimate the label pairs, weights, memory and search steps before anything is allocated;
+        refuse (TrainingError) or warn on stderr with the figures (see :mod:`.second_order_cost`).
+        Returns whether the run is long (it then shows one line per epoch)."""
+        from .second_order_cost import check_cost, estimate_cost
+        n_labels = len({lab for ls in labels for lab in ls})
+        allowed = None
+        if self.tag_dict_ is not None and self._fit_word_ids is not None:
+            sizes = np.diff(self.tag_dict_.ptr)
+            wid = np.asarray(self._fit_word_ids, dtype=np.int64)
+            allowed = np.full(len(wid), n_labels, dtype=np.int64)
+            if len(sizes):
+                allowed[wid >= 0] = sizes[wid[wid >= 0]]
+        self.cost_ = estimate_cost(n_labels, [len(s) for s in rows], allowed, bool(self.averaged))
+        warning = check_cost(self.cost_, int(self.epochs))
+        if warning and self.progress is not False:
+            import sys
+            print(f"warning: {warning}", file=sys.stderr, flush=True)
+        return warning is not None
 
     def _train(self, data: TrainData, dev_pack) -> None:
         if dev_pack is not None:
