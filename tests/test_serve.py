@@ -172,3 +172,36 @@ def test_serve_command(model, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _partial_post(srv, body: bytes, length: int, close_write: bool) -> bytes:
+    host, port = srv.server_address[:2]
+    with socket.create_connection((host, port), timeout=20) as sock:
+        sock.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     + f"Content-Length: {length}\r\n\r\n".encode() + body)
+        if close_write:
+            sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_body_shorter_than_its_length_or_that_stops_arriving(model):
+    srv = make_server(model, "127.0.0.1", 0, read_timeout=0.5)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        short = _partial_post(srv, b'{"sent', 100, close_write=True)
+        assert short.startswith(b"HTTP/1.1 400 ")
+        assert b"the body ended after 6 of its 100 bytes" in short
+        stalled = _partial_post(srv, b'{"sent', 100, close_write=False)
+        assert stalled.startswith(b"HTTP/1.1 408 ")
+        # the server still answers
+        assert request(srv, "POST", "/tag", {"sentences": [list(SENTS[0])]})[0] == 200
+    finally:
+        srv.shutdown()
+        srv.server_close()

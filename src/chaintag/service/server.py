@@ -28,7 +28,9 @@ with a 4xx status:
 - 404: an unknown path; 405: a method other than GET on ``/health`` or POST
   on ``/tag``; 411: a POST without Content-Length; 413: a body over
   ``max_bytes`` or more than ``max_sentences`` sentences; 415: a
-  Content-Type other than JSON;
+  Content-Type other than JSON; 408: a body that stops arriving (no byte
+  for ``read_timeout`` seconds); a body shorter than its Content-Length is
+  a 400;
 - 501: an option the model does not offer (n-best for max-ent, constraints
   for the second-order perceptron, ...).
 """
@@ -187,6 +189,11 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "chaintag"
 
+    def setup(self):
+        # a client that stops sending mid-request must not hold its thread for ever
+        self.timeout = getattr(self.server, "read_timeout", None)
+        super().setup()
+
     def log_message(self, fmt, *args):  # quiet unless the server was made verbose
         if getattr(self.server, "verbose", False):
             super().log_message(fmt, *args)
@@ -200,8 +207,11 @@ class _Handler(BaseHTTPRequestHandler):
             # the rest of a rejected body may still be unread: do not reuse the connection
             self.send_header("Connection", "close")
             self.close_connection = True
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client went away: nobody to answer
+            self.close_connection = True
 
     def _error(self, status: int, message: str) -> None:
         self._send(status, {"error": message})
@@ -232,7 +242,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, f"bad Content-Length {length!r}")
         if n > self.server.max_bytes:
             return self._error(413, f"the body has {n} bytes; the limit is {self.server.max_bytes}")
-        raw = self.rfile.read(n)
+        try:
+            raw = self.rfile.read(n)
+        except OSError:  # timed out (or reset) before the whole body came
+            return self._error(408, f"the body did not arrive within {self.server.read_timeout:g} s")
+        if len(raw) < n:
+            return self._error(400, f"the body ended after {len(raw)} of its {n} bytes (Content-Length)")
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
@@ -252,7 +267,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
-                max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False):
+                max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False,
+                read_timeout: float = 30.0):
     """A threading HTTP server answering tagging requests with ``model``.
 
     Parameters
@@ -269,6 +285,9 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
         Most sentences per request.
     verbose : bool, default False
         Log every request on stderr.
+    read_timeout : float, default 30.0
+        Seconds a connection may wait for the client's next bytes; a body that
+        stops arriving gets 408, a body shorter than its Content-Length 400.
 
     Returns
     -------
@@ -285,5 +304,6 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     server.service = TaggingService(model, name=name, max_sentences=max_sentences)
     server.max_bytes = int(max_bytes)
     server.verbose = verbose
+    server.read_timeout = float(read_timeout)
     server.started = time.time()
     return server
