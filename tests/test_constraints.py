@@ -257,3 +257,19 @@ def test_cli_constrain_and_partial(tagger, tmp_path, capsys):
     assert "IOB2 scheme, not IOBES" in capsys.readouterr().err
     assert main(["tag", "-m", model, str(inp), "--scheme", "iob1", "--quiet"]) == 2
     assert "add --constrain" in capsys.readouterr().err
+
+
+def test_cli_partial_errors_name_the_file_and_line(tagger, tmp_path, capsys):
+    from chaintag.cli.main import main
+
+    model = _write_model(tagger, tmp_path)
+    part = tmp_path / "part.txt"
+    part.write_text("the DT _\ndog NN B-VP\n\nthe DT _\ndog NN B-XX\nbarks VBZ _\n")
+    for jobs in ("1", "2"):
+        assert main(["tag", "-m", model, str(part), "--partial", "--jobs", jobs, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"{part}:5: --partial: the model has no label 'B-XX'" in err
+    two = tmp_path / "two.txt"
+    two.write_text("the DT\n\ndog NN\n")
+    assert main(["tag", "-m", model, str(two), "--partial", "--quiet"]) == 2
+    assert f"{two}:1: --partial: the input has 2 column(s)" in capsys.readouterr().err

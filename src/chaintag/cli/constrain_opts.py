@@ -41,6 +41,28 @@ def check_constraint_options(model, args, fmt: str) -> dict:
     return {"constrain": constrain, "partial": bool(args.partial)}
 
 
+def check_partial_sentence(model, tokens, name: str, line: int | None) -> None:
+    """Check one sentence's ``--partial`` column before tagging, naming the file and line.
+
+    Raises
+    ------
+    InputError
+        For a sentence without a column after the model's feature columns, or
+        a fixed label the model does not have (``NAME:LINE: ...``).
+    """
+    n = len(model.columns_)
+    where = name if line is None else f"{name}:{line}"
+    if len(tokens[0]) <= n:
+        raise InputError(f"{where}: --partial: the input has {len(tokens[0])} column(s); the fixed labels go in "
+                         f"a column after the model's {n} feature column(s) ({', '.join(model.columns_)})")
+    known = set(model.labels_)
+    for i, tok in enumerate(tokens):
+        if tok[-1] not in FREE and tok[-1] not in known:
+            at = name if line is None else f"{name}:{line + i}"
+            raise InputError(f"{at}: --partial: the model has no label {tok[-1]!r} (give one of its "
+                             f"{len(known)} labels, or _ to leave the token free)")
+
+
 def _fixed(model, batch):
     n = len(model.columns_)
     out = []

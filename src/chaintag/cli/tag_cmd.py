@@ -249,6 +249,9 @@ def run(args) -> int:
                           file=sys.stderr)
                 # the output keeps the input's separator (tab-separated tokens may hold spaces)
                 out_sep = info.get("sep", " ")
+            if options.get("partial"):
+                from .constrain_opts import check_partial_sentence
+                check_partial_sentence(model, sent.tokens, name, sent.line)
             batch.append(sent.tokens)
             if len(batch) >= args.batch_size:
                 writer.batch(kind, batch, picker, out_sep)
