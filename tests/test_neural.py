@@ -318,3 +318,13 @@ def test_cli_train_tag_eval(tmp_path):
     run = subprocess.run(cli + ["train", "-a", "bilstm", "--train", str(train), "--model", str(tmp_path / "x.npz"),
                                 "--embeddings", str(bad), "-q"], capture_output=True, text=True)
     assert run.returncode == 2 and f"{bad}:2:" in run.stderr
+
+
+def test_progress_as_log_lines_is_one_plain_line_per_epoch(capsys):
+    params = {**TINY, "progress": "log"}
+    chaintag.BiLSTMCRF(epochs=2, random_state=0, **params).fit(SENTS[:4], LABELS[:4])
+    err = capsys.readouterr().err
+    assert "\r" not in err  # no bar redrawn in a log file
+    lines = [ln for ln in err.splitlines() if "epoch" in ln]
+    assert [ln.split(":")[0] for ln in lines] == ["bilstm-crf epoch 1/2", "bilstm-crf epoch 2/2"]
+    assert all("loss" in ln for ln in lines)

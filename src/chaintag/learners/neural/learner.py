@@ -485,8 +485,8 @@ class NeuralTagger(SequenceTagger):
         return {"loss": total, "updates": len(batches)}
 
     def _batch_bar(self, total: int, epoch: int):
-        show = self.progress if self.progress is not None else sys.stderr.isatty()
-        if not show:
+        from ...progress import progress_mode
+        if progress_mode(self.progress) != "bar":  # batch bars on a terminal only, never in a log
             return None
         from tqdm.auto import tqdm
         return tqdm(total=total, desc=f"epoch {epoch}", unit="batch", leave=False, position=1,
@@ -495,7 +495,8 @@ class NeuralTagger(SequenceTagger):
     def _progress_bar(self):
         """The epoch bar on a terminal (each epoch also shows a bar of its batches and loss);
         one log line per epoch (loss, seconds, dev score) when stderr is not a terminal."""
-        if self.progress is None and not sys.stderr.isatty():
+        from ...progress import progress_mode
+        if progress_mode(self.progress) == "log":
             return _EpochLog(self)
         return super()._progress_bar()
 
