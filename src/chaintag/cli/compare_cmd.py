@@ -26,6 +26,8 @@ def add_parser(sub) -> None:
                         "perceptron2 (the second-order perceptron); the first one is the reference of the "
                         "p-values. Keys are the Python API's parameter names (help(chaintag.SAPO), ...)")
     p.add_argument("--features", "-f", default="pos", help="attribute preset or templates (default: pos)")
+    p.add_argument("--clusters", nargs="+", metavar="FILE",
+                   help="word-cluster resources for brownK / kmN templates (see train --clusters)")
     p.add_argument("--train", required=True, metavar="DATA",
                    help="training data: dataset reference or file (column roles: see --columns)")
     p.add_argument("--test", required=True, metavar="DATA", help="test data")
@@ -47,6 +49,9 @@ def run(args) -> int:
         raise InputError("--epochs must be at least 1")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError("--out names a file; give a folder for the report", args.out)
+    if args.clusters:
+        from ..resources.spec import with_clusters
+        args.features = with_clusters(args.features, args.clusters)
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
                "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}
     parts = ["chaintag", "compare", "-a", *args.algorithms, "--features", args.features, "--train", args.train,

@@ -43,6 +43,10 @@ def add_parser(sub) -> None:
                    help="preset (chunking, pos, ner), template file, or specs separated by ';' (default: "
                         "chosen from the columns: chunking for a pos column and phrase chunk labels, ner "
                         "for a pos column or chunk labels, else pos; the choice is logged)")
+    p.add_argument("--clusters", nargs="+", metavar="FILE",
+                   help="word-cluster resources for the brownK / kmN template functions (e.g. "
+                        "--features chunking+clusters): a table from `chaintag clusters`, a Brown paths "
+                        "file, or word vectors in text format; the model keeps the maps it needs")
     p.add_argument("--epochs", "-e", type=int, default=None,
                    help="training passes (default: 10; crf-lbfgs: at most 100 iterations; bilstm, "
                         "bilstm-crf: 30)")
@@ -211,6 +215,9 @@ def _run(args) -> int:
     why = None
     if args.features is None:
         args.features, why = default_preset(train.columns, train.labels)
+    if args.clusters:
+        from ..resources.spec import with_clusters
+        args.features = with_clusters(args.features, args.clusters)
     from ..features.templates import resolve_templates
     log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns),
                                 train.columns, train))

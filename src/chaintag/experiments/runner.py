@@ -296,6 +296,11 @@ class Runner:
         extra = {ref: self._file_digest(ref) for ref in sorted(set(refs))}
         if isinstance(run.features, str) and run.features not in PRESETS and os.path.isfile(run.features):
             extra["features file"] = _sha256(run.features)
+        if isinstance(run.features, str):
+            from ..resources.spec import resource_paths
+            for k, path in enumerate(resource_paths(run.features)):
+                if os.path.isfile(path):  # a missing one fails when the run trains
+                    extra[f"cluster resource {k}"] = _sha256(path)
         if self.read_options:
             extra["read options"] = json.dumps(self.read_options, sort_keys=True)
         return run.digest(extra)

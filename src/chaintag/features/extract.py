@@ -62,9 +62,11 @@ class Attributes:
 class _Derived:
     """A derived column: a source column through a chain of functions, with its vocabulary."""
 
-    def __init__(self, column: str, functions: tuple[str, ...], values: list[str] | None = None):
+    def __init__(self, column: str, functions: tuple[str, ...], values: list[str] | None = None,
+                 table: dict | None = None):
         self.column = column
         self.functions = functions
+        self.table = FUNCTIONS if table is None else table
         self.values: list[str] = list(values or [])
         self.index = {v: FIRST_VALUE + k for k, v in enumerate(self.values)}
 
@@ -72,7 +74,7 @@ class _Derived:
         for f in self.functions:
             if value is None:
                 return None
-            value = FUNCTIONS[f](value)
+            value = self.table[f](value)
         return value
 
     def map(self, uniques: list[str], grow: bool) -> np.ndarray:
@@ -112,6 +114,32 @@ def _intern(values: list[str]) -> tuple[np.ndarray, list[str]]:
     return ids, uniques
 
 
+def _resource_functions(templates, resources):
+    """The word maps the templates read (only those) and the function table that includes them.
+
+    Raises
+    ------
+    InputError
+        When a template names a resource function (``brown6``, ``km256``) and
+        no resource is given, or the resource cannot serve it.
+    """
+    from ..errors import InputError
+    from ..resources.wordmaps import is_resource_function
+    names = sorted({f for t in templates for a in t.atoms for f in a.functions if is_resource_function(f)})
+    if not names:
+        return None, FUNCTIONS
+    if resources is None:
+        used = next(t.name for t in templates for a in t.atoms if any(f in names for f in a.functions))
+        raise InputError(f"template {used!r} reads word clusters ({', '.join(names)}), but no cluster "
+                         "resource is given: pass --clusters FILE (a table from `chaintag clusters`, a "
+                         "Brown paths file or word vectors)")
+    kept = resources.subset(names)
+    table = dict(FUNCTIONS)
+    for n in names:
+        table[n] = kept.function(n)
+    return kept, table
+
+
 class AttributeExtractor:
     """Maps sentences (rows of column strings) to attribute ids.
 
@@ -126,6 +154,9 @@ class AttributeExtractor:
         (``<S-1>``, ``<E+1>``: CRF++ style) or make the template not fire
         (the default, as CRFsuite's example extractors; on CoNLL-2000 the
         averaged perceptron scored 93.48 F1 without and 93.39 with them).
+    resources : chaintag.resources.wordmaps.WordMaps, optional
+        Word clusters for the templates' ``brownK`` / ``kmN`` functions; the
+        extractor keeps (and saves with the model) only the maps they read.
 
     Notes
     -----
@@ -136,10 +167,12 @@ class AttributeExtractor:
     ``attr_offset[t]:attr_offset[t+1]``, whose keys are sorted.
     """
 
-    def __init__(self, templates: list[Template], columns: Sequence[str], sentinels: bool = False):
+    def __init__(self, templates: list[Template], columns: Sequence[str], sentinels: bool = False,
+                 resources=None):
         self.templates = list(templates)
         self.sentinels = bool(sentinels)
         self.columns = tuple(columns)
+        self.resources, self._table = _resource_functions(self.templates, resources)
         self._derived: list[_Derived] = []
         self._atom_rows: list[np.ndarray] = []
         by_key: dict[tuple[str, tuple[str, ...]], int] = {}
@@ -149,7 +182,7 @@ class AttributeExtractor:
                 k = (a.column, a.functions)
                 if k not in by_key:
                     by_key[k] = len(self._derived)
-                    self._derived.append(_Derived(a.column, a.functions))
+                    self._derived.append(_Derived(a.column, a.functions, table=self._table))
                 rows.append(by_key[k])
             self._atom_rows.append(np.asarray(rows, dtype=np.int64))
         self._atom_offsets = [np.asarray([a.offset for a in t.atoms], dtype=np.int64) for t in self.templates]
@@ -356,13 +389,20 @@ class AttributeExtractor:
         arrays = {"attr_keys": self.attr_keys, "attr_offset": self.attr_offset}
         for t, r in enumerate(self.radix):
             arrays[f"radix_{t}"] = r
+        if self.resources is not None:
+            meta["resources"], res_arrays = self.resources.state()
+            arrays.update(res_arrays)
         return meta, arrays
 
     @classmethod
     def from_state(cls, meta: dict, arrays: dict[str, np.ndarray]) -> "AttributeExtractor":
         """Rebuild an extractor saved by :meth:`state`."""
+        resources = None
+        if meta.get("resources"):
+            from ..resources.wordmaps import WordMaps
+            resources = WordMaps.from_state(meta["resources"], arrays)
         ex = cls([parse_template(s) for s in meta["templates"]], meta["columns"],
-                 sentinels=bool(meta.get("sentinels", False)))
+                 sentinels=bool(meta.get("sentinels", False)), resources=resources)
         if len(ex._derived) != len(meta["derived"]):
             raise ValueError("derived columns do not match the templates")
         for d, saved in zip(ex._derived, meta["derived"]):

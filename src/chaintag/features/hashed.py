@@ -45,10 +45,10 @@ class HashedAttributeExtractor(AttributeExtractor):
         For ``hash_bits`` out of range.
     """
 
-    def __init__(self, templates, columns, sentinels: bool = False, hash_bits: int = 20):
+    def __init__(self, templates, columns, sentinels: bool = False, hash_bits: int = 20, resources=None):
         if not 1 <= int(hash_bits) <= 30:
             raise ValueError(f"hash_bits must be between 1 and 30, not {hash_bits}")
-        super().__init__(templates, columns, sentinels)
+        super().__init__(templates, columns, sentinels, resources=resources)
         self.hash_bits = int(hash_bits)
         self.bucket_keys = np.zeros(0, dtype=np.int64)
 
@@ -105,9 +105,10 @@ class HashedAttributeExtractor(AttributeExtractor):
         return f"#{int(self.bucket_keys[attr])}"
 
     def state(self):
-        meta, _ = super().state()
+        meta, base_arrays = super().state()
         meta["hash_bits"] = self.hash_bits
         arrays = {"bucket_keys": self.bucket_keys}
+        arrays.update({k: v for k, v in base_arrays.items() if k.startswith("res_")})
         for t, r in enumerate(self.radix):
             arrays[f"radix_{t}"] = r
         return meta, arrays
@@ -116,7 +117,7 @@ class HashedAttributeExtractor(AttributeExtractor):
     def from_state(cls, meta: dict, arrays: dict) -> "HashedAttributeExtractor":
         base = AttributeExtractor.from_state(meta, {**arrays, "attr_keys": np.zeros(0, np.int64),
                                                     "attr_offset": np.zeros(len(meta["templates"]) + 1, np.int64)})
-        ex = cls(base.templates, base.columns, base.sentinels, meta["hash_bits"])
+        ex = cls(base.templates, base.columns, base.sentinels, meta["hash_bits"], resources=base.resources)
         ex._derived = base._derived
         ex.radix, ex.hashed = base.radix, base.hashed
         ex.bucket_keys = np.asarray(arrays["bucket_keys"], dtype=np.int64)

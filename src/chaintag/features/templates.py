@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..errors import InputError
+from ..resources.wordmaps import is_resource_function
 
 COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
 MAX_OFFSET = 16
@@ -157,8 +158,9 @@ def _parse_atom(text: str) -> Atom:
         if not m:
             raise InputError(f"cannot parse template atom {text!r}")
         fname = m.group(1)
-        if fname not in FUNCTIONS:
-            raise InputError(f"unknown template function {fname!r}; known: {', '.join(sorted(FUNCTIONS))}")
+        if fname not in FUNCTIONS and not is_resource_function(fname):
+            raise InputError(f"unknown template function {fname!r}; known: {', '.join(sorted(FUNCTIONS))}, "
+                             "and brownK / kmN (word clusters, with a cluster resource)")
         functions.append(fname)
         text = m.group(2).strip()
     m = _ATOM.match(text)
@@ -235,6 +237,11 @@ NER_POS_COLUMN = ["pos[-1]", "pos[0]", "pos[1]", "pos[-1]|pos[0]", "pos[0]|pos[1
 PRESETS: dict[str, list[str]] = {"chunking": CHUNKING, "pos": POS, "ner": NER}
 OPTIONAL: dict[str, list[str]] = {"ner": NER_POS_COLUMN}
 
+from .cluster_presets import CLUSTER_OPTIONAL, CLUSTER_PRESETS  # noqa: E402 - built on the lists above
+
+PRESETS.update(CLUSTER_PRESETS)
+OPTIONAL.update(CLUSTER_OPTIONAL)
+
 
 def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> list[Template]:
     """Turn a preset name, a spec file path or a list of specs into templates.
@@ -275,14 +282,23 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> 
             with open(features, encoding="utf-8") as f:
                 for lineno, ln in enumerate(f, 1):
                     text = ln.split("#", 1)[0].strip()
-                    if text:
+                    if text and not text.startswith("@"):  # @clusters=FILE: a resource, not a template
                         specs.append((text, features, lineno))
-        elif "[" not in features and features.strip() != "bias":
-            raise InputError(f"unknown feature preset or template file {features!r}: choose a preset "
-                             f"({', '.join(PRESETS)}), a template file that exists, or template specs "
-                             "such as 'w[0];suf3(w[0])'")
         else:
-            specs = [(t, None, None) for t in features.split(";") if t.strip()]
+            specs = []
+            for part in (t.strip() for t in features.split(";")):
+                if not part or part.startswith("@"):
+                    continue
+                if part in PRESETS:
+                    specs += [(t, None, None) for t in PRESETS[part]]
+                    specs += [(t, None, None) for t in OPTIONAL.get(part, [])
+                              if all(a.column in columns for a in parse_template(t).atoms)]
+                elif "[" not in part and part != "bias":
+                    raise InputError(f"unknown feature preset or template file {part!r}: choose a preset "
+                                     f"({', '.join(PRESETS)}), a template file that exists, or template "
+                                     "specs such as 'w[0];suf3(w[0])'")
+                else:
+                    specs.append((part, None, None))
     else:
         specs = [(t, None, None) for t in features]
     out = [Template(())]

@@ -185,6 +185,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                                 f"{n_labels * n_labels * 8 / 2**30:.1f} GiB): is the label column right? "
                                 "(see --columns)")
         t_start = time.perf_counter()
+        from ..resources.spec import resolve_resources
+        resources = None if dict_input else resolve_resources(self.features)  # @clusters=FILE parts
         hash_bits = getattr(self, "hash_bits", None)
         if dict_input:
             extractor = self._dict_extractor(hash_bits)
@@ -192,11 +194,15 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             templates = resolve_templates(self.features, columns)
             from ..features.hashed import HashedAttributeExtractor
             try:
-                extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits)
+                extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits,
+                                                     resources=resources)
+            except InputError:
+                raise
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         else:
-            extractor = AttributeExtractor(resolve_templates(self.features, columns), columns)
+            extractor = AttributeExtractor(resolve_templates(self.features, columns), columns,
+                                           resources=resources)
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         from ..progress import progress_mode, step
         with step(progress_mode(getattr(self, "progress", None)),

@@ -1,0 +1,36 @@
+"""Presets with distributional attributes (word clusters): ``chunking+clusters``, ``pos+clusters``, ``ner+clusters``.
+
+They add to the plain presets the bit-string path prefixes (``brownK``) and
+k-means cluster ids (``kmN``) of the words in a window, the attributes of
+Turian et al. (2010, s. 7.1: prefixes of lengths 4, 6, 10 and 20 of the
+words in the window) and Ratinov and Roth (2009, s. 5). They read a cluster
+resource given at training (``chaintag train --clusters FILE``; make one
+with ``chaintag clusters``); the model file then keeps the maps.
+"""
+
+from __future__ import annotations
+
+from .templates import CHUNKING, NER, NER_POS_COLUMN, POS
+
+
+def _clusters(lengths, offsets, ks=(), km_offsets=()) -> list[str]:
+    out = [f"brown{k}(w[{o}])" for o in offsets for k in lengths]
+    out += [f"km{k}(w[{o}])" for o in km_offsets for k in ks]
+    return out
+
+
+CHUNKING_CLUSTERS = CHUNKING + _clusters((4, 6, 10, 20), range(-2, 3), (256, 1024), range(-1, 2))
+"""CoNLL-2000 templates plus path prefixes (4, 6, 10, 20 bits) of w[-2..2] and km256 / km1024 of w[-1..1]."""
+
+POS_CLUSTERS = POS + _clusters((4, 6, 10, 20), range(-1, 2), (256, 1024), range(-1, 2))
+"""Ratnaparkhi attributes plus path prefixes and k-means ids of w[-1..1]."""
+
+NER_CLUSTERS = NER + _clusters((4, 6, 10, 20), range(-2, 3), (256, 1024), range(-1, 2))
+"""Bio-NER attributes plus path prefixes of w[-2..2] and k-means ids of w[-1..1]."""
+
+CLUSTER_PRESETS = {
+    "chunking+clusters": CHUNKING_CLUSTERS,
+    "pos+clusters": POS_CLUSTERS,
+    "ner+clusters": NER_CLUSTERS,
+}
+CLUSTER_OPTIONAL = {"ner+clusters": NER_POS_COLUMN}

@@ -1,0 +1,293 @@
+"""Read and write word-resource files: Brown paths, word vectors, chaintag cluster tables.
+
+Formats
+-------
+Brown ``paths`` file (Liang's ``brown-cluster`` output)
+    ``BITS<TAB>WORD[<TAB>COUNT]`` per line, ``BITS`` a string of 0 and 1.
+Word vectors, text format (word2vec ``-binary 0``, GloVe, fastText ``.vec``)
+    ``WORD V1 ... VD`` per line, space separated; an optional first line
+    ``N D`` (word2vec, fastText).
+chaintag cluster table (written by ``chaintag clusters``)
+    A first line ``# chaintag word clusters 1``, further ``# key: value``
+    comment lines (``normalize``, ``settings``), a header line
+    ``word<TAB>path<TAB>km64<TAB>...`` naming the columns, then one word
+    per line: its path (bits, or empty) and its cluster ids.
+
+Each reader stops at the first malformed line with an
+:class:`~chaintag.errors.InputError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import numpy as np
+
+from ..errors import InputError
+from .wordmaps import WordMaps
+
+TABLE_MAGIC = "# chaintag word clusters 1"
+_BITS = re.compile(r"^[01]+$")
+
+
+def _lines(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                yield lineno, line.rstrip("\r\n")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read resource file: {exc.strerror}", path) from None
+
+
+def sniff_kind(path) -> str:
+    """``"table"``, ``"brown"`` or ``"vectors"``: the format of a resource file, from its first line.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read or is empty.
+    """
+    for lineno, line in _lines(path):
+        if line.startswith(TABLE_MAGIC):
+            return "table"
+        fields = line.split("\t")
+        if len(fields) in (2, 3) and _BITS.match(fields[0]):
+            return "brown"
+        return "vectors"
+    raise InputError("empty resource file", path)
+
+
+def read_brown_paths(path, source: str | None = None) -> WordMaps:
+    """Read a Brown clustering ``paths`` file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``BITS<TAB>WORD[<TAB>COUNT]`` per line (blank lines skipped).
+    source : str, optional
+        Description kept with the maps (default: the file name).
+
+    Returns
+    -------
+    WordMaps
+        With ``paths``; words are looked up as they are (no normalization).
+
+    Raises
+    ------
+    InputError
+        On a line without two or three tab-separated fields, a path that is
+        not a bit string, a count that is not an integer, or a repeated word
+        (file and line named).
+    """
+    words, paths, seen = [], [], {}
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) not in (2, 3):
+            raise InputError(f"a Brown paths line has 2 or 3 tab-separated fields (bits, word, count), "
+                             f"found {len(fields)}", path, lineno)
+        bits, word = fields[0], fields[1]
+        if not _BITS.match(bits):
+            raise InputError(f"cluster path {bits[:40]!r} is not a string of 0 and 1", path, lineno)
+        if not word:
+            raise InputError("empty word", path, lineno)
+        if len(fields) == 3 and not fields[2].strip().isdigit():
+            raise InputError(f"count {fields[2][:40]!r} is not a non-negative integer", path, lineno)
+        if word in seen:
+            raise InputError(f"word {word!r} is listed twice (first on line {seen[word]})", path, lineno)
+        seen[word] = lineno
+        words.append(word)
+        paths.append(bits)
+    if not words:
+        raise InputError("no words in the Brown paths file", path)
+    return WordMaps(words, paths=paths, source=source or os.path.basename(os.fspath(path)))
+
+
+def read_vectors(path, source: str | None = None) -> WordMaps:
+    """Read word vectors in text format (word2vec, GloVe, fastText ``.vec``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``WORD V1 ... VD`` per line; an optional first line ``N D``.
+    source : str, optional
+
+    Returns
+    -------
+    WordMaps
+        With ``vectors`` (float32, shape (n_words, D)); ``kmN`` is computed from them.
+
+    Raises
+    ------
+    InputError
+        On a line with another number of values than the first (or than
+        the header says), a value that is not a number, a repeated word, or
+        a header whose word count does not match (file and line named).
+    """
+    words, rows, seen = [], [], {}
+    dim = None
+    expect = None
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        fields = line.rstrip(" ").split(" ")
+        if lineno == 1 and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+            expect, dim = int(fields[0]), int(fields[1])
+            if dim < 1:
+                raise InputError("the header gives a vector dimension of 0", path, lineno)
+            continue
+        word, values = fields[0], fields[1:]
+        if dim is None:
+            dim = len(values)
+            if dim < 1:
+                raise InputError("a vector line needs a word and at least one value", path, lineno)
+        if len(values) != dim:
+            raise InputError(f"{len(values)} values where the vectors have {dim}", path, lineno)
+        try:
+            rows.append(np.array(values, dtype=np.float32))
+        except ValueError:
+            bad = next(v for v in values if not _is_float(v))
+            raise InputError(f"value {bad[:40]!r} is not a number", path, lineno) from None
+        if word in seen:
+            raise InputError(f"word {word!r} is listed twice (first on line {seen[word]})", path, lineno)
+        seen[word] = lineno
+        words.append(word)
+    if not words:
+        raise InputError("no vectors in the file", path)
+    if expect is not None and expect != len(words):
+        raise InputError(f"the header announces {expect} vectors, the file has {len(words)}", path, 1)
+    vectors = np.vstack(rows).astype(np.float32)
+    if not np.isfinite(vectors).all():
+        bad = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
+        raise InputError(f"the vector of {words[bad]!r} holds inf or nan", path, seen[words[bad]])
+    return WordMaps(words, vectors=vectors, source=source or os.path.basename(os.fspath(path)))
+
+
+def _is_float(v: str) -> bool:
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+def read_cluster_table(path, source: str | None = None) -> WordMaps:
+    """Read a cluster table written by :func:`write_cluster_table`.
+
+    Raises
+    ------
+    InputError
+        On a missing first line or header, an unknown column, a row with
+        another number of fields than the header, a path that is not a bit
+        string, an id that is not an integer in ``-1 .. N-1``, or a repeated
+        word (file and line named).
+    """
+    normalize: list[str] = []
+    header = None
+    words, paths, ids, seen = [], [], [], {}
+    ks: list[int] = []
+    for lineno, line in _lines(path):
+        if lineno == 1:
+            if not line.startswith(TABLE_MAGIC):
+                raise InputError(f"not a chaintag cluster table (the first line should be {TABLE_MAGIC!r})",
+                                 path, lineno)
+            continue
+        if header is None:
+            if line.startswith("# normalize:"):
+                normalize = [n.strip() for n in line.split(":", 1)[1].split(",") if n.strip()]
+                continue
+            if line.startswith("#") or not line.strip():
+                continue
+            header = line.split("\t")
+            if header[:2] != ["word", "path"]:
+                raise InputError("the header line should start with 'word<TAB>path'", path, lineno)
+            for col in header[2:]:
+                m = re.match(r"^km([1-9][0-9]*)$", col)
+                if not m:
+                    raise InputError(f"unknown column {col!r} (expected kmN)", path, lineno)
+                ks.append(int(m.group(1)))
+            continue
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise InputError(f"{len(fields)} tab-separated fields where the header has {len(header)}",
+                             path, lineno)
+        word, bits = fields[0], fields[1]
+        if not word:
+            raise InputError("empty word", path, lineno)
+        if bits and not _BITS.match(bits):
+            raise InputError(f"cluster path {bits[:40]!r} is not a string of 0 and 1", path, lineno)
+        row = []
+        for k, v in zip(ks, fields[2:]):
+            try:
+                c = int(v)
+            except ValueError:
+                raise InputError(f"cluster id {v[:40]!r} of km{k} is not an integer", path, lineno) from None
+            if not -1 <= c < k:
+                raise InputError(f"cluster id {c} of km{k} is outside -1 .. {k - 1}", path, lineno)
+            row.append(c)
+        if word in seen:
+            raise InputError(f"word {word!r} is listed twice (first on line {seen[word]})", path, lineno)
+        seen[word] = lineno
+        words.append(word)
+        paths.append(bits)
+        ids.append(row)
+    if header is None or not words:
+        raise InputError("no words in the cluster table", path)
+    arr = np.asarray(ids, dtype=np.int32).reshape(len(words), len(ks))
+    has_paths = any(paths)
+    return WordMaps(words, paths if has_paths else None, {k: arr[:, j] for j, k in enumerate(ks)},
+                    normalize=normalize, source=source or os.path.basename(os.fspath(path)))
+
+
+def write_cluster_table(path, maps: WordMaps, settings: dict | None = None) -> None:
+    """Write ``maps`` (paths and k-means ids; not vectors) as a cluster table, atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    maps : WordMaps
+    settings : dict, optional
+        How the clusters were induced; written as a ``# settings:`` JSON line.
+    """
+    from ..io.atomic import atomic_open
+    ks = sorted(maps.clusters)
+    with atomic_open(path, "w", newline="\n") as f:
+        f.write(TABLE_MAGIC + "\n")
+        f.write("# normalize: " + ",".join(maps.normalize) + "\n")
+        if settings:
+            f.write("# settings: " + json.dumps(settings, sort_keys=True) + "\n")
+        f.write("\t".join(["word", "path"] + [f"km{k}" for k in ks]) + "\n")
+        cols = [maps.clusters[k] for k in ks]
+        for j, w in enumerate(maps.words):
+            p = maps.paths[j] if maps.paths is not None else ""
+            f.write("\t".join([w, p] + [str(int(c[j])) for c in cols]) + "\n")
+
+
+def read_resource(path, kind: str | None = None) -> WordMaps:
+    """Read a resource file of any of the three formats (``kind`` detected when None).
+
+    Raises
+    ------
+    InputError
+        On an unknown kind or a malformed file (file and line named).
+    """
+    kind = kind or sniff_kind(path)
+    readers = {"table": read_cluster_table, "brown": read_brown_paths, "vectors": read_vectors}
+    if kind not in readers:
+        raise InputError(f"unknown resource kind {kind!r} (table, brown, vectors)", path)
+    return readers[kind](path)
+
+
+def load_resources(paths) -> WordMaps | None:
+    """Read and merge the resource files ``paths`` (None when there are none)."""
+    paths = [p for p in (paths or []) if p]
+    if not paths:
+        return None
+    return WordMaps.merge([read_resource(p) for p in paths])

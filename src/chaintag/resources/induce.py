@@ -1,0 +1,213 @@
+"""Induce word clusters from raw text: word2vec vectors, k-means at several sizes, a binary hierarchy.
+
+The pipeline (``chaintag clusters``):
+
+1. word vectors by word2vec (Mikolov et al. 2013; gensim's implementation,
+   one worker thread and a fixed seed, so the same text and settings give
+   the same vectors);
+2. for each requested N, the k-means clustering of the (unit-length) vectors
+   into N clusters (scikit-learn's MiniBatchKMeans, seed 0): ``kmN``;
+3. a binary hierarchy over the centroids of the largest clustering (Ward's
+   agglomerative linkage, SciPy); each word's bit-string path is the path
+   of its cluster from the root (0 = left). Prefixes of these paths
+   (``brownK``) give coarse-to-fine classes, as Brown clusters do (Brown et
+   al. 1992; their use as attributes: Miller et al. 2004, Turian et al. 2010).
+
+gensim is an optional dependency (``pip install 'chaintag[clusters]'``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import zlib
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from ..errors import InputError
+from .wordmaps import WordMaps, _NORMALIZERS
+
+
+def _stable_hash(s: str) -> int:
+    """A hash that does not change between processes (gensim seeds each word's vector with it)."""
+    return zlib.crc32(s.encode("utf-8"))
+
+
+def kmeans_ids(vectors: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
+    """Cluster id of each row among ``n_clusters`` k-means clusters of the unit-length rows.
+
+    Parameters
+    ----------
+    vectors : float array, shape (n_words, dim)
+        All-zero rows (words without a vector) get id -1.
+    n_clusters : int
+    seed : int
+
+    Returns
+    -------
+    int32 array, shape (n_words,)
+
+    Notes
+    -----
+    scikit-learn's MiniBatchKMeans (Sculley 2010), batch 4096, 3 initialisations.
+    """
+    ids, _ = _kmeans(vectors, n_clusters, seed)
+    return ids
+
+
+def _kmeans(vectors, n_clusters, seed=0):
+    from sklearn.cluster import MiniBatchKMeans
+    x = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1)
+    live = norms > 0
+    if int(live.sum()) < n_clusters:
+        raise InputError(f"{int(live.sum())} word vectors cannot make {n_clusters} clusters")
+    unit = x[live] / norms[live, None]
+    km = MiniBatchKMeans(n_clusters=n_clusters, random_state=seed, batch_size=4096, n_init=3,
+                         max_no_improvement=20)
+    ids = np.full(len(x), -1, dtype=np.int32)
+    ids[live] = km.fit_predict(unit).astype(np.int32)
+    return ids, km.cluster_centers_
+
+
+def hierarchy_paths(centroids: np.ndarray) -> list[str]:
+    """Bit-string path of each centroid in Ward's binary hierarchy over them.
+
+    Parameters
+    ----------
+    centroids : float array, shape (n, dim), n >= 2
+
+    Returns
+    -------
+    list of str
+        ``paths[c]`` is the path from the root to leaf ``c`` (0 = left child).
+    """
+    from scipy.cluster.hierarchy import linkage, to_tree
+    root = to_tree(linkage(np.asarray(centroids, dtype=np.float64), method="ward"))
+    paths = [""] * len(centroids)
+    stack = [(root, "")]
+    while stack:
+        node, prefix = stack.pop()
+        if node.is_leaf():
+            paths[node.id] = prefix or "0"
+        else:
+            stack.append((node.get_left(), prefix + "0"))
+            stack.append((node.get_right(), prefix + "1"))
+    return paths
+
+
+def read_sentences(sources: Iterable[str], data_dir=None) -> Iterator[list[str]]:
+    """Token lists from raw text files (one sentence per line) and dataset references.
+
+    A source that is an existing file is read as raw text, tokens separated
+    by whitespace; otherwise it must be a dataset reference (``conll2000:train``),
+    whose first column (the words) is used. Use training splits only.
+
+    Raises
+    ------
+    InputError
+        When a source is neither a file nor a known dataset reference, or is not UTF-8.
+    """
+    from ..data.datasets import is_dataset_ref, load_corpus
+    for src in sources:
+        if os.path.isfile(src):
+            try:
+                with open(src, encoding="utf-8") as f:
+                    for line in f:
+                        toks = line.split()
+                        if toks:
+                            yield toks
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", src) from None
+        elif is_dataset_ref(src):
+            corpus = load_corpus(src, data_dir=data_dir, labelled=False)
+            for sent in corpus.tokens:
+                yield [tok if isinstance(tok, str) else tok[0] for tok in sent]
+        else:
+            raise InputError("neither a text file nor a dataset reference such as conll2000:train", src)
+
+
+def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, window: int = 5,
+           min_count: int = 2, epochs: int = 5, sg: bool = False, normalize=("lower", "norm"),
+           seed: int = 0, log=None) -> tuple[WordMaps, dict]:
+    """Word vectors, k-means clusters and hierarchy paths from tokenized text.
+
+    Parameters
+    ----------
+    sentences : list of list of str
+    ks : sequence of int
+        Numbers of k-means clusters; the hierarchy is built over the largest.
+    dim, window, min_count, epochs, sg : word2vec settings (vector size,
+        context window, minimum count, passes, skip-gram instead of CBOW).
+    normalize : sequence of {"lower", "norm"}
+        Applied to every token before training (and, at tagging, before each lookup).
+    seed : int
+    log : callable, optional
+        Called with one line per step.
+
+    Returns
+    -------
+    maps : WordMaps
+        Words with paths and ``kmN`` ids (no vectors).
+    settings : dict
+        The settings and the text's size, to record with results.
+
+    Raises
+    ------
+    InputError
+        When gensim is not installed, or the text is too small for the largest ``k``.
+    """
+    try:
+        from gensim.models import Word2Vec
+    except ImportError:
+        raise InputError("inducing clusters needs gensim: pip install 'chaintag[clusters]'") from None
+    log = log or (lambda msg: None)
+    norm = [_NORMALIZERS[n] for n in normalize]
+
+    def clean(tok):
+        for f in norm:
+            tok = f(tok)
+        return tok
+
+    text = [[clean(t) for t in s] for s in sentences]
+    n_tokens = sum(map(len, text))
+    t0 = time.perf_counter()
+    model = Word2Vec(text, vector_size=dim, window=window, min_count=min_count, sg=int(bool(sg)),
+                     epochs=epochs, seed=seed, workers=1, hashfxn=_stable_hash)
+    words = list(model.wv.index_to_key)
+    vectors = model.wv.vectors.astype(np.float32)
+    log(f"word2vec: {len(words)} words (min count {min_count}) from {n_tokens} tokens "
+        f"in {time.perf_counter() - t0:.1f} s")
+    ks = sorted({int(k) for k in ks})
+    if not ks or ks[0] < 2:
+        raise InputError("every number of clusters must be at least 2")
+    clusters = {}
+    centers = None
+    for k in ks:
+        t1 = time.perf_counter()
+        clusters[k], centers = _kmeans(vectors, k, seed)
+        log(f"k-means: {k} clusters in {time.perf_counter() - t1:.1f} s")
+    leaf_paths = hierarchy_paths(centers)
+    finest = clusters[ks[-1]]
+    paths = [leaf_paths[c] if c >= 0 else "" for c in finest.tolist()]
+    log(f"hierarchy: paths of {min(map(len, leaf_paths))}-{max(map(len, leaf_paths))} bits")
+    settings = {"method": "word2vec+kmeans+ward", "gensim": _version("gensim"),
+                "scikit-learn": _version("sklearn"), "dim": dim, "window": window,
+                "min_count": min_count, "epochs": epochs, "sg": bool(sg), "ks": ks,
+                "normalize": list(normalize), "seed": seed, "tokens": n_tokens,
+                "sentences": len(text), "words": len(words)}
+    return WordMaps(words, paths, clusters, None, normalize, "chaintag clusters"), settings
+
+
+def _version(module: str) -> str:
+    try:
+        return str(__import__(module).__version__)
+    except Exception:  # noqa: BLE001 - a missing version is not an error
+        return "?"
+
+
+def stderr_log(msg: str) -> None:
+    """One plain line per step on stderr."""
+    print(msg, file=sys.stderr, flush=True)
