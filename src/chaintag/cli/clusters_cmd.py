@@ -33,6 +33,9 @@ def add_parser(sub) -> None:
     p.add_argument("--keep-case", action="store_true",
                    help="keep case and digits (default: words lowercased and digits mapped to 0, "
                         "before training and before every lookup)")
+    p.add_argument("--save-vectors", metavar="FILE",
+                   help="also write the word2vec vectors (text format), e.g. to cluster them again with "
+                        "other --k values through --vectors")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data-dir", metavar="DIR", help="data directory for dataset references")
     add_common(p)
@@ -72,6 +75,9 @@ def run(args) -> int:
                                 normalize=() if args.keep_case else ("lower", "norm"), seed=args.seed,
                                 log=lambda m: log(args, m))
         settings["texts"] = list(args.texts)
+    if args.save_vectors and not args.vectors:
+        from ..resources.files import write_vectors
+        write_vectors(args.save_vectors, maps)
     settings["seconds"] = round(time.perf_counter() - t0, 1)
     write_cluster_table(args.out, maps, settings)
     log(args, f"wrote {len(maps.words)} words to {args.out} in {settings['seconds']} s")

@@ -13,7 +13,7 @@ from ..errors import ChaintagError
 def build_parser() -> argparse.ArgumentParser:
     from . import compare_cmd, data_cmd, eval_cmd, plot_cmd, reproduce_cmd, tag_cmd, train_cmd
     from . import inspect_cmd, serve_cmd
-    from . import clusters_cmd
+    from . import clusters_cmd, tune_cmd
     parser = argparse.ArgumentParser(
         prog="chaintag",
         description="Train, run and evaluate linear-chain sequence labelers "
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in (train_cmd, tag_cmd, eval_cmd, compare_cmd, plot_cmd, data_cmd, reproduce_cmd,
-                   inspect_cmd, serve_cmd, clusters_cmd):
+                   inspect_cmd, serve_cmd, clusters_cmd, tune_cmd):
         module.add_parser(sub)
     return parser
 

@@ -270,6 +270,15 @@ def write_cluster_table(path, maps: WordMaps, settings: dict | None = None) -> N
             f.write("\t".join([w, p] + [str(int(c[j])) for c in cols]) + "\n")
 
 
+def write_vectors(path, maps: WordMaps) -> None:
+    """Write the vectors of ``maps`` in word2vec text format (header ``N D``), atomically."""
+    from ..io.atomic import atomic_open
+    with atomic_open(path, "w", newline="\n") as f:
+        f.write(f"{len(maps.words)} {maps.vectors.shape[1]}\n")
+        for w, v in zip(maps.words, maps.vectors):
+            f.write(w + " " + " ".join(f"{x:.6g}" for x in v.tolist()) + "\n")
+
+
 def read_resource(path, kind: str | None = None) -> WordMaps:
     """Read a resource file of any of the three formats (``kind`` detected when None).
 

@@ -30,6 +30,10 @@ from ..errors import InputError
 from .wordmaps import WordMaps, _NORMALIZERS
 
 
+#: Most passes of MiniBatchKMeans over the vocabulary.
+KMEANS_PASSES = 20
+
+
 def _stable_hash(s: str) -> int:
     """A hash that does not change between processes (gensim seeds each word's vector with it)."""
     return zlib.crc32(s.encode("utf-8"))
@@ -51,7 +55,8 @@ def kmeans_ids(vectors: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarra
 
     Notes
     -----
-    scikit-learn's MiniBatchKMeans (Sculley 2010), batch 4096, 3 initialisations.
+    scikit-learn's MiniBatchKMeans (Sculley 2010): batch 4096, one k-means++ initialisation,
+    at most :data:`KMEANS_PASSES` passes over the words (fewer when the inertia stops improving).
     """
     ids, _ = _kmeans(vectors, n_clusters, seed)
     return ids
@@ -65,8 +70,8 @@ def _kmeans(vectors, n_clusters, seed=0):
     if int(live.sum()) < n_clusters:
         raise InputError(f"{int(live.sum())} word vectors cannot make {n_clusters} clusters")
     unit = x[live] / norms[live, None]
-    km = MiniBatchKMeans(n_clusters=n_clusters, random_state=seed, batch_size=4096, n_init=3,
-                         max_no_improvement=20)
+    km = MiniBatchKMeans(n_clusters=n_clusters, random_state=seed, batch_size=4096, n_init=1,
+                         max_iter=KMEANS_PASSES, max_no_improvement=10)
     ids = np.full(len(x), -1, dtype=np.int32)
     ids[live] = km.fit_predict(unit).astype(np.int32)
     return ids, km.cluster_centers_
@@ -150,7 +155,7 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     Returns
     -------
     maps : WordMaps
-        Words with paths and ``kmN`` ids (no vectors).
+        Words with their vectors, paths and ``kmN`` ids.
     settings : dict
         The settings and the text's size, to record with results.
 
@@ -198,7 +203,7 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
                 "min_count": min_count, "epochs": epochs, "sg": bool(sg), "ks": ks,
                 "normalize": list(normalize), "seed": seed, "tokens": n_tokens,
                 "sentences": len(text), "words": len(words)}
-    return WordMaps(words, paths, clusters, None, normalize, "chaintag clusters"), settings
+    return WordMaps(words, paths, clusters, vectors, normalize, "chaintag clusters"), settings
 
 
 def _version(module: str) -> str:

@@ -46,10 +46,28 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     return out
 
 
+_CACHE: dict[tuple, WordMaps] = {}
+
+
 def resolve_resources(features: str | Sequence[str]) -> WordMaps | None:
-    """Read the resources a feature specification names (None when it names none)."""
+    """Read the resources a feature specification names (None when it names none).
+
+    The maps of the last files read are kept in memory (keyed by path, size
+    and modification time), so that training epoch by epoch, as the
+    experiment runner does, reads a large file once.
+    """
     from .files import load_resources
-    return load_resources(resource_paths(features))
+    paths = resource_paths(features)
+    if not paths:
+        return None
+    try:
+        key = tuple((os.path.abspath(p), os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths)
+    except OSError:
+        return load_resources(paths)  # the reader names the missing file
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = load_resources(paths)
+    return _CACHE[key]
 
 
 def with_clusters(features: str, paths: Sequence[str] | None) -> str:
