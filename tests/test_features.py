@@ -123,7 +123,8 @@ def test_presets_resolve_and_check_columns():
     assert len(ner_with_pos) > len(ner_without)
     with pytest.raises(InputError, match="reads column 'pos'"):
         resolve_templates("chunking", ("word",))
-    assert set(PRESETS) == {"chunking", "pos", "ner"}
+    assert {"chunking", "pos", "ner"} <= set(PRESETS)
+    assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters"}
 
 
 def test_state_round_trip():

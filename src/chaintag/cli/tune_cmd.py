@@ -50,7 +50,9 @@ def run(args) -> int:
     if any(len(v) != 1 for v in fixed.values()):
         raise InputError("--set takes one value per key")
     fixed = {k: v[0] for k, v in fixed.items()}
-    features = [with_clusters(f, args.clusters) for f in args.features]
+    from ..resources.spec import uses_resources
+    # only the feature sets that read clusters name the file (the others keep their cached trials)
+    features = [with_clusters(f, args.clusters) if uses_resources(f) else f for f in args.features]
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
                "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}
     metric = args.metric

@@ -75,3 +75,20 @@ def with_clusters(features: str, paths: Sequence[str] | None) -> str:
     if not paths:
         return features
     return ";".join([features] + [DIRECTIVE + os.path.abspath(p) for p in paths])
+
+
+def uses_resources(features: str) -> bool:
+    """Whether a feature specification names a resource function (``brownK``, ``kmN``) anywhere."""
+    from ..features.templates import PRESETS
+    from .wordmaps import RESOURCE_FUNCTION
+    import re
+    if os.path.isfile(features):
+        with open(features, encoding="utf-8") as f:
+            parts = [ln.split("#", 1)[0].strip() for ln in f]
+    else:
+        parts = [p.strip() for p in features.split(";")]
+    specs = []
+    for part in parts:
+        specs += PRESETS.get(part, [part])
+    names = {m for spec in specs if not spec.startswith("@") for m in re.findall(r"([A-Za-z0-9_]+)\(", spec)}
+    return any(RESOURCE_FUNCTION.match(n) for n in names)
