@@ -19,8 +19,11 @@ def _clusters(lengths, offsets, ks=(), km_offsets=()) -> list[str]:
     return out
 
 
-CHUNKING_CLUSTERS = CHUNKING + _clusters((4, 6, 10, 20), range(-2, 3), (256, 1024), range(-1, 2))
-"""CoNLL-2000 templates plus path prefixes (4, 6, 10, 20 bits) of w[-2..2] and km256 / km1024 of w[-1..1]."""
+CHUNKING_CLUSTERS = CHUNKING + _clusters((4, 6, 10, 20), range(-2, 3), (256, 1024), range(-1, 2)) + [
+    "w[0]|pos[0]", "pos[-1]|w[0]", "brown4(w[-1])|brown4(w[0])", "brown4(w[0])|brown4(w[1])", "brown6(w[0])|pos[0]"]
+"""CoNLL-2000 templates plus path prefixes (4, 6, 10, 20 bits) of w[-2..2], km256 / km1024 of w[-1..1],
+word-POS conjunctions and cluster bigrams (chosen on held-out CoNLL-2000 training data: dev F1 94.60
+against 94.53 for ``chunking`` and 94.41 without the conjunctions)."""
 
 POS_CLUSTERS = POS + _clusters((4, 6, 10, 20), range(-1, 2), (256, 1024), range(-1, 2))
 """Ratnaparkhi attributes plus path prefixes and k-means ids of w[-1..1]."""
