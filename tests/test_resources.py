@@ -226,3 +226,18 @@ def test_induce_from_text(tmp_path):
     assert set(maps.words) == set(nouns + verbs + ["the", "."])
     assert settings["tokens"] == 1600 and settings["ks"] == [2, 4]
     assert maps.function("brown1")("THE") is not None
+
+
+def test_streamed_training_reads_the_clusters_too(tmp_path):
+    from chaintag.streaming import fit_streamed
+    train = tmp_path / "train.txt"
+    train.write_text("\n\n".join("\n".join(f"{w} {p} {lab}" for (w, p), lab in zip(s, ls))
+                                 for s, ls in zip(SENTS * 3, LABELS * 3)) + "\n")
+    features = f"w[0];brown2(w[0]);brown4(w[-1]);@clusters={_write(tmp_path, 'paths', PATHS)}"
+    c = chaintag.load_corpus(str(train))
+    serial = chaintag.StructuredPerceptron(features=features, columns=c.columns, epochs=2).fit(c.tokens, c.labels)
+    streamed = fit_streamed(chaintag.StructuredPerceptron(features=features, columns=c.columns, epochs=2),
+                            str(train), chunk_sentences=4)
+    serial.save(tmp_path / "a.npz")
+    streamed.save(tmp_path / "b.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()

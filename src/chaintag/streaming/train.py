@@ -76,7 +76,9 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
     learner.columns_ = names
     with tempfile.TemporaryDirectory(prefix="chaintag-chunks-", dir=folder) as tmp:
         t0 = time.perf_counter()
-        extractor = AttributeExtractor(resolve_templates(learner.features, names), names)
+        from ..resources.spec import resolve_resources
+        extractor = AttributeExtractor(resolve_templates(learner.features, names), names,
+                                       resources=resolve_resources(learner.features))
         sequences: list = []
         labels, index, corpus = extract_to_disk(extractor, chunks, tmp, cc=learner.cc,
                                                 space=learner.feature_space, sequences=sequences)
