@@ -29,7 +29,7 @@ from chaintag.experiments.significance import (approximate_randomization, corpus
 from chaintag.resources.spec import with_clusters
 
 
-def run_task(name: str, task: dict, clusters: str | None, data_dir: str | None) -> list[dict]:
+def run_task(name: str, task: dict, clusters: str | None, data_dir: str | None, out: str) -> list[dict]:
     train = chaintag.load_corpus(task["train"], data_dir=data_dir)
     test = chaintag.load_corpus(task["test"], data_dir=data_dir)
     rows = []
@@ -53,11 +53,20 @@ def run_task(name: str, task: dict, clusters: str | None, data_dir: str | None) 
                      "n_features": int(model.feature_index_.n_features), "loadavg": load, "_stats": stats})
         print(f"{name}: {row['label']}: {rows[-1]['score']:.2f} ({rows[-1]['seconds_per_epoch']:.3f} s/epoch, "
               f"load {load[0]:.1f})", file=sys.stderr, flush=True)
-    ref = rows[0]["_stats"]
-    for r in rows[1:]:
-        r["t_p"] = paired_t_test(sentence_accuracy(ref), sentence_accuracy(r["_stats"])).p_value
-        r["ar_p"] = approximate_randomization(ref, r["_stats"], task["metric"]).p_value
+        if len(rows) > 1:
+            ref, r = rows[0]["_stats"], rows[-1]
+            r["t_p"] = paired_t_test(sentence_accuracy(ref), sentence_accuracy(r["_stats"])).p_value
+            r["ar_p"] = approximate_randomization(ref, r["_stats"], task["metric"]).p_value
+        write(out, name, task, rows)  # after every row: a slow last row loses nothing
     return rows
+
+
+def write(out: str, name: str, task: dict, rows: list[dict]) -> None:
+    with open(os.path.join(out, f"{name}.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(name, task, rows))
+    with open(os.path.join(out, f"{name}.json"), "w", encoding="utf-8") as f:
+        json.dump([{k: v for k, v in r.items() if k != "_stats"} for r in rows], f, indent=1)
+        f.write("\n")
 
 
 def markdown(name: str, task: dict, rows: list[dict]) -> str:
@@ -92,12 +101,7 @@ def main(argv=None) -> int:
     for name, task in config["tasks"].items():
         if args.tasks and name not in args.tasks:
             continue
-        rows = run_task(name, task, args.clusters, args.data_dir)
-        with open(os.path.join(args.out, f"{name}.md"), "w", encoding="utf-8") as f:
-            f.write(markdown(name, task, rows))
-        with open(os.path.join(args.out, f"{name}.json"), "w", encoding="utf-8") as f:
-            json.dump([{k: v for k, v in r.items() if k != "_stats"} for r in rows], f, indent=1)
-            f.write("\n")
+        run_task(name, task, args.clusters, args.data_dir, args.out)
     return 0
 
 

@@ -26,10 +26,17 @@ word-POS conjunctions and cluster bigrams (chosen on held-out CoNLL-2000 trainin
 against 94.53 for ``chunking`` and 94.41 without the conjunctions)."""
 
 POS_CLUSTERS = POS + _clusters((4, 6, 10, 20), range(-1, 2), (256, 1024), range(-1, 2))
-"""Ratnaparkhi attributes plus path prefixes and k-means ids of w[-1..1]."""
+"""Ratnaparkhi attributes plus path prefixes and k-means ids of w[-1..1] (chosen on ptb_sample:dev
+with SAPO, L2 2 and the ``all`` feature space: dev accuracy 97.22 against 97.06 for ``pos``)."""
 
-NER_CLUSTERS = NER + _clusters((4, 6, 10, 20), range(-2, 3), (256, 1024), range(-1, 2))
-"""Bio-NER attributes plus path prefixes of w[-2..2] and k-means ids of w[-1..1]."""
+NER_CLUSTERS = NER + _clusters((4, 6, 10, 20), range(-2, 3), (256, 1024), range(-1, 2)) + [
+    "suf3(lower(w[-1]))", "suf3(lower(w[1]))", "pre3(lower(w[-1]))", "pre3(lower(w[1]))",
+    "shortshape(w[-2])", "shortshape(w[2])", "lower(w[-2])|lower(w[-1])", "lower(w[1])|lower(w[2])",
+    "brown6(w[-1])|brown6(w[0])", "brown6(w[0])|brown6(w[1])"]
+"""Bio-NER attributes plus path prefixes of w[-2..2], k-means ids of w[-1..1], affixes and shapes of
+the neighbours, word bigrams of the outer window and cluster bigrams (chosen on held-out JNLPBA
+training data with SAPO, L2 5: dev F1 77.20 against 77.13 for ``ner`` and 76.64 without the
+neighbour attributes)."""
 
 CLUSTER_PRESETS = {
     "chunking+clusters": CHUNKING_CLUSTERS,
