@@ -241,3 +241,23 @@ def test_streamed_training_reads_the_clusters_too(tmp_path):
     serial.save(tmp_path / "a.npz")
     streamed.save(tmp_path / "b.npz")
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+
+
+def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, capsys):
+    tr = tmp_path / "train.txt"
+    tr.write_text("\n\n".join("\n".join(f"{w} {p} {lab}" for (w, p), lab in zip(s, ls))
+                              for s, ls in zip(SENTS, LABELS)) + "\n")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--recipe", "base-np", "--train", str(tr), "--model", str(model), "--epochs", "2"]) == 0
+    m = chaintag.load(model)
+    assert m.algorithm == "sapo" and m.features == "chunking" and m.epochs == 2  # --epochs given wins
+    assert "recipe base-np: --algorithm sapo --features chunking" in capsys.readouterr().err
+    words = ["the", "a", "dog", "cat", "barks"]
+    table = str(tmp_path / "c.tsv")
+    write_cluster_table(table, WordMaps(words, ["00", "01", "10", "10", "11"],
+                                        {256: np.arange(5, dtype=np.int32), 1024: np.arange(5, dtype=np.int32)}))
+    assert main(["train", "--recipe", "pos-ptb", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert (m.algorithm, m.l2, m.feature_space, m.features.split(";")[0]) == ("sapo", 2.0, "all", "pos+clusters")
+    assert sorted(m.extractor_.resources.clusters) == [256, 1024] and m.extractor_.resources.paths is not None

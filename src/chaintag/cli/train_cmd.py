@@ -43,6 +43,10 @@ def add_parser(sub) -> None:
                    help="preset (chunking, pos, ner), template file, or specs separated by ';' (default: "
                         "chosen from the columns: chunking for a pos column and phrase chunk labels, ner "
                         "for a pos column or chunk labels, else pos; the choice is logged)")
+    from .recipes import RECIPES
+    p.add_argument("--recipe", choices=sorted(RECIPES), default=None,
+                   help="settings chosen on dev data for a task; they fill the options you leave at their "
+                        "defaults: " + "; ".join(f"{k}: {v['about']}" for k, v in sorted(RECIPES.items())))
     p.add_argument("--clusters", nargs="+", metavar="FILE",
                    help="word-cluster resources for the brownK / kmN template functions (e.g. "
                         "--features chunking+clusters): a table from `chaintag clusters`, a Brown paths "
@@ -129,7 +133,8 @@ def add_parser(sub) -> None:
     add_data_options(p, with_format=True)
     add_common(p)
     from .interrupt import train_hint
-    p.set_defaults(run=run, resume_hint=train_hint)
+    p.set_defaults(run=run, resume_hint=train_hint,
+                   train_defaults={a.dest: a.default for a in p._actions})
 
 
 def _validate(args) -> None:
@@ -184,6 +189,10 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    if getattr(args, "recipe", None):
+        from .recipes import apply_recipe
+        applied = apply_recipe(args, args.train_defaults)
+        log(args, f"recipe {args.recipe}: {' '.join(applied) or 'every option given explicitly'}")
     _validate(args)
     if not args.checkpoint_dir:
         return _run(args)

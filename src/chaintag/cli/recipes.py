@@ -1,0 +1,42 @@
+"""Named training settings chosen on dev data (``chaintag train --recipe NAME``).
+
+Each recipe is the learner, feature preset and settings that ``chaintag
+tune`` chose on a task's dev data (see docs/results/presets). A recipe sets
+the options left at their defaults; options given on the command line win.
+Recipes whose preset reads word clusters need ``--clusters FILE``.
+"""
+
+from __future__ import annotations
+
+#: name -> train options (argparse destinations) and a one-line description.
+RECIPES: dict[str, dict] = {
+    "chunking": {"algorithm": "sapo", "features": "chunking+clusters", "epochs": 27,
+                 "about": "CoNLL-2000 chunking: SAPO n=5, L2 1, chunking+clusters, 27 epochs"},
+    "base-np": {"algorithm": "sapo", "features": "chunking", "epochs": 25,
+                "about": "base NP chunking: SAPO n=5, L2 1, chunking, 25 epochs"},
+    "pos-ptb": {"algorithm": "sapo", "features": "pos+clusters", "l2": 2.0, "feature_space": "all", "epochs": 16,
+                "about": "PTB POS: SAPO n=5, L2 2, pos+clusters, all feature space, 16 epochs"},
+    "pos-ud": {"algorithm": "sapo", "features": "pos+clusters", "l2": 2.0, "feature_space": "all", "epochs": 17,
+               "about": "UD English XPOS: SAPO n=5, L2 2, pos+clusters, all feature space, 17 epochs"},
+    "bio-ner": {"algorithm": "sapo", "features": "ner+clusters", "l2": 5.0, "epochs": 19,
+                "about": "JNLPBA Bio-NER: SAPO n=5, L2 5, ner+clusters, 19 epochs"},
+}
+
+
+def apply_recipe(args, defaults: dict) -> list[str]:
+    """Set the recipe's options on ``args`` where they still hold the parser's default.
+
+    Returns
+    -------
+    list of str
+        The options set, as ``--name value`` strings (for the log).
+    """
+    recipe = RECIPES[args.recipe]
+    done = []
+    for key, value in recipe.items():
+        if key == "about":
+            continue
+        if getattr(args, key) == defaults.get(key):
+            setattr(args, key, value)
+            done.append(f"--{key.replace('_', '-')} {value}")
+    return done
