@@ -66,7 +66,7 @@ class _Derived:
                  table: dict | None = None):
         self.column = column
         self.functions = functions
-        self.table = FUNCTIONS if table is None else table
+        self.table = None if table is FUNCTIONS else table  # the module's functions are not copied
         self.values: list[str] = list(values or [])
         self.index = {v: FIRST_VALUE + k for k, v in enumerate(self.values)}
 
@@ -74,7 +74,7 @@ class _Derived:
         for f in self.functions:
             if value is None:
                 return None
-            value = self.table[f](value)
+            value = (self.table or FUNCTIONS)[f](value)
         return value
 
     def map(self, uniques: list[str], grow: bool) -> np.ndarray:
