@@ -99,3 +99,26 @@ def test_compare_logs_one_line_per_run(tmp_path, capsys):
     assert "\r" not in err
     assert [line.split(" (")[0] for line in err.splitlines() if ": run " in line] == \
         ["compare: run 1/2 perceptron", "compare: run 2/2 mira"]
+
+
+def test_cli_train_terminated_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    from chaintag.cli.main import Terminated
+
+    train = _file(tmp_path, "train.txt", SENTS, LABELS)
+    ck = str(tmp_path / "ck")
+    argv = ["train", "--train", train, "--features", "w[0]", "--epochs", "5", "--model",
+            str(tmp_path / "m.npz"), "--checkpoint-dir", ck]
+    real = StructuredPerceptron._run_epoch
+    calls = {"n": 0}
+
+    def stop_in_epoch_2(self, state, data, order):
+        if len(order):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise Terminated
+        return real(self, state, data, order)
+
+    monkeypatch.setattr(StructuredPerceptron, "_run_epoch", stop_in_epoch_2)
+    assert main(argv) == 143
+    err = capsys.readouterr().err
+    assert "terminated; the checkpoint in" in err and "holds epochs 1-1: resume at epoch 2" in err

@@ -73,18 +73,24 @@ def main(argv=None) -> int:
         print(f"chaintag {args.command}: error: {exc}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
     except Terminated:
-        print(f"chaintag {args.command}: terminated", file=sys.stderr)
+        hint = _resume_hint(args)
+        print(f"chaintag {args.command}: terminated" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 143
     except KeyboardInterrupt:
-        hint = getattr(args, "resume_hint", None)
-        try:
-            hint = hint(args) if callable(hint) else hint
-        except Exception:  # the advice must never hide the interrupt
-            hint = None
+        hint = _resume_hint(args)
         print(f"chaintag {args.command}: interrupted" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 130
     finally:
         restore()
+
+
+def _resume_hint(args):
+    """How to resume an interrupted command (Ctrl-C or SIGTERM), or None."""
+    hint = getattr(args, "resume_hint", None)
+    try:
+        return hint(args) if callable(hint) else hint
+    except Exception:  # the advice must never hide the interrupt
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover
