@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from .forward_backward import forward_backward_kernel
-from .nbest import astar_nbest_retry, astar_workspace
+from .nbest import astar_workspace, nbest_into
 from .scoring import emission_scores, max_sentence_length, weight_views
 from .viterbi import viterbi_kernel
 
@@ -276,12 +276,7 @@ def nbest_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels
             continue
         emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
         _fix_emissions(E, fixed, t0, t1 - t0)
-        found, ws = astar_nbest_retry(E[:t1 - t0], trans, start, end, k, np.inf, paths, scores, ws)
-        out_found[s] = found
-        for r in range(found):
-            out_scores[s, r] = scores[r]
-            for i in range(t1 - t0):
-                out_paths[r, t0 + i] = paths[r, i]
+        ws = nbest_into(E[:t1 - t0], trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found)
 
 
 @njit(cache=True)

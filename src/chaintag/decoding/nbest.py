@@ -446,9 +446,35 @@ def nbest_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, k, o
             out_found[s] = 0
             continue
         emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
-        found, ws = astar_nbest_retry(E[:t1 - t0], trans, start, end, k, np.inf, paths, scores, ws)
-        out_found[s] = found
-        for r in range(found):
-            out_scores[s, r] = scores[r]
-            for i in range(t1 - t0):
-                out_paths[r, t0 + i] = paths[r, i]
+        ws = nbest_into(E[:t1 - t0], trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found)
+
+
+@njit(cache=True)
+def nbest_into(E, trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found):
+    """Exact top-k (A*) of one sentence, written into the corpus outputs of :func:`nbest_corpus`.
+
+    Parameters
+    ----------
+    E : float64 array, shape (T, n_labels)
+        The sentence's emission scores.
+    trans, start, end : float64 arrays
+        Transition, start and end scores.
+    k, s, t0 : int
+        Sequences wanted, sentence index, index of its first token.
+    paths, scores, ws :
+        Scratch buffers and the A* workspace (see :func:`astar_workspace`).
+    out_paths, out_scores, out_found :
+        As in :func:`nbest_corpus`.
+
+    Returns
+    -------
+    tuple
+        The (possibly grown) A* workspace.
+    """
+    found, ws = astar_nbest_retry(E, trans, start, end, k, np.inf, paths, scores, ws)
+    out_found[s] = found
+    for r in range(found):
+        out_scores[s, r] = scores[r]
+        for i in range(E.shape[0]):
+            out_paths[r, t0 + i] = paths[r, i]
+    return ws

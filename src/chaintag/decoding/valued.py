@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .forward_backward import forward_backward_kernel
-from .nbest import astar_nbest_retry, astar_workspace
+from .nbest import astar_workspace, nbest_into
 from .scoring import max_sentence_length, weight_views
 from .viterbi import viterbi_kernel
 
@@ -76,12 +76,7 @@ def nbest_corpus_valued(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w
             out_found[s] = 0
             continue
         emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
-        found, ws = astar_nbest_retry(E[:t1 - t0], trans, start, end, k, np.inf, paths, scores, ws)
-        out_found[s] = found
-        for r in range(found):
-            out_scores[s, r] = scores[r]
-            for i in range(t1 - t0):
-                out_paths[r, t0 + i] = paths[r, i]
+        ws = nbest_into(E[:t1 - t0], trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found)
 
 
 @njit(cache=True)
