@@ -296,15 +296,24 @@ def test_cli_train_tag_eval(tmp_path):
     model = tmp_path / "m.npz"
     cli = [sys.executable, "-m", "chaintag.cli.main"]
     run = subprocess.run(cli + ["train", "-a", "bilstm-crf", "--train", str(train), "--model", str(model),
-                                "--epochs", "2", "--hidden-size", "4", "--char-encoder", "lstm", "--json", "-q"],
+                                "--epochs", "2", "--hidden-size", "4", "--char-encoder", "lstm", "--json"],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+    # no attribute preset or templates are described for a learner that embeds the columns itself
+    assert "preset" not in run.stderr and "templates:" not in run.stderr and "compiled kernels" not in run.stderr
+    assert "bilstm-crf: word, character and column embeddings of the columns word, pos" in run.stderr
     out = json.loads(run.stdout)
     assert out["algorithm"] == "bilstm-crf" and len(out["history"]) == 2 and out["n_parameters"] > 0
     back = chaintag.load(model)
     assert back.hidden == 4 and back.char_encoder == "lstm"
     info = subprocess.run(cli + ["inspect", str(model)], capture_output=True, text=True)
     assert info.returncode == 0 and "transitions" in info.stdout, info.stderr
+    settings = next(ln for ln in info.stdout.splitlines() if ln.startswith("settings: "))
+    assert "features=" not in settings and "hidden=4" in settings and "char_encoder='lstm'" in settings
+    for option in (["--features", "chunking"], ["--clusters", str(train)]):
+        run = subprocess.run(cli + ["train", "-a", "bilstm", "--train", str(train), "--model",
+                                    str(tmp_path / "y.npz"), "-q"] + option, capture_output=True, text=True)
+        assert run.returncode == 2 and f"{option[0]} does not apply to bilstm" in run.stderr
     tagged = subprocess.run(cli + ["tag", "--model", str(model), str(train), "--marginals"],
                             capture_output=True, text=True)
     assert tagged.returncode == 0, tagged.stderr

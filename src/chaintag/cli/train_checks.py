@@ -114,6 +114,11 @@ def label_column_warnings(corpus) -> list[str]:
     return out
 
 
+def describe_labels(corpus) -> str:
+    """Where the labels of a training corpus come from (the end of the line ``chaintag train`` prints)."""
+    return _where(corpus)
+
+
 def describe_features(features: str, why: str | None, templates, columns, corpus) -> str:
     """The line ``chaintag train`` prints about its attributes and columns."""
     source = (f"preset {features!r} (chosen for {why}; set --features to choose)" if why

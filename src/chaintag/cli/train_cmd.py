@@ -218,18 +218,28 @@ def _run(args) -> int:
     if args.label_field and train.label_field is None:
         log(args, f"warning: --label-field applies to CoNLL-U files; {args.train} is a column file, whose "
                   "label is its last column (or the one --columns names)")
-    from .train_checks import default_preset, describe_features, label_column_warnings
+    from .train_checks import default_preset, describe_features, describe_labels, label_column_warnings
     for warning in label_column_warnings(train):
         log(args, f"warning: {warning}")
-    why = None
-    if args.features is None:
-        args.features, why = default_preset(train.columns, train.labels)
-    if args.clusters:
-        from ..resources.spec import with_clusters
-        args.features = with_clusters(args.features, args.clusters)
-    from ..features.templates import resolve_templates
-    log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns),
-                                train.columns, train))
+    from ..learners import LEARNERS
+    if getattr(LEARNERS.get(args.algorithm), "learns_representation", False):
+        # neural learners embed the columns themselves: no attribute templates, presets or clusters
+        for option, value in (("--features", args.features), ("--clusters", args.clusters)):
+            if value:
+                raise InputError(f"{option} does not apply to {args.algorithm}: it learns its own token "
+                                 "representation (word, character and column embeddings)")
+        log(args, f"{args.algorithm}: word, character and column embeddings of the columns "
+                  f"{', '.join(train.columns)} (no attribute templates); labels: {describe_labels(train)}")
+    else:
+        why = None
+        if args.features is None:
+            args.features, why = default_preset(train.columns, train.labels)
+        if args.clusters:
+            from ..resources.spec import with_clusters
+            args.features = with_clusters(args.features, args.clusters)
+        from ..features.templates import resolve_templates
+        log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns),
+                                    train.columns, train))
     dev = None
     if args.dev:
         d = load(args.dev, args)

@@ -270,6 +270,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     #: Whether an epoch over no sentences leaves the state as it was (then the warm-up needs no copy).
     _empty_epoch_is_noop = False
 
+    #: Whether the epochs run numba kernels to compile (or load) before the first timed epoch.
+    _compiled_kernels = True
+
     def _warm_up(self, state: dict, data: TrainData) -> None:
         """Compile the epoch kernels (or load them from numba's cache) before the timed epochs,
         with an epoch over no sentences, so that the first epoch's seconds are its own. It runs on
@@ -306,7 +309,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                           f"resuming from the checkpoint in {checkpoint_dir}: all {done} epochs are done")
             else:
                 say(mode, f"no checkpoint in {checkpoint_dir} yet: starting at epoch 1")
-        if done < self.epochs:
+        if done < self.epochs and self._compiled_kernels:
             with step(mode, "compiled kernels (loaded from the cache; compiled on a first run)"):
                 self._warm_up(state, data)
         if type(self)._progress_bar is not SequenceTagger._progress_bar:  # a learner's own epoch display

@@ -156,6 +156,9 @@ class NeuralTagger(SequenceTagger):
     """
 
     algorithm = "neural"
+    #: The learner embeds the token columns itself: attribute templates (``features``) do not apply.
+    learns_representation = True
+    _compiled_kernels = False  # PyTorch: nothing to compile before the first epoch
     _crf = False
     _empty_epoch_is_noop = True
 
@@ -668,7 +671,8 @@ class NeuralTagger(SequenceTagger):
         Returns
         -------
         dict
-            The keys of :meth:`SequenceTagger.summary`, with ``n_attributes``
+            The keys of :meth:`SequenceTagger.summary` (``params`` without the
+            unused ``features``), with ``n_attributes``
             and ``n_features`` 0 and ``top_features`` empty (no attribute
             weights), ``n_weights`` the number of network parameters, plus
             ``vocabulary`` (sizes of the word, character and column vocabularies).
@@ -677,7 +681,8 @@ class NeuralTagger(SequenceTagger):
         enc = self.extractor_
         return {
             "algorithm": self.algorithm, "class": type(self).__name__,
-            "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in self.get_params().items()},
+            "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in self.get_params().items()
+                       if key != "features"},  # accepted for a common interface, never used
             "training": getattr(self, "training_summary_", None), "best_epoch": getattr(self, "best_epoch_", None),
             "epochs_run": len(getattr(self, "history_", []) or []), "labels": list(self.labels_),
             "columns": list(self.columns_), "n_attributes": 0, "n_features": 0,
