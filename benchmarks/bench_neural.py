@@ -21,6 +21,11 @@ Usage
     python benchmarks/bench_neural.py speed --epochs 2
     python benchmarks/bench_neural.py accuracy --task conll2000 --algorithm bilstm-crf --epochs 30 --out r.json
     python benchmarks/bench_neural.py accuracy --task jnlpba --device cuda --max-seconds 400 --out j.json
+    python benchmarks/bench_neural.py train-text --task conll2000 --out conll2000-train.txt
+
+``train-text`` writes the training sentences that ``accuracy`` trains on
+(the carved dev sentences left out), one per line, as raw text for inducing
+word vectors with ``chaintag clusters --save-vectors``.
 """
 
 from __future__ import annotations
@@ -139,13 +144,17 @@ def accuracy(args) -> dict:
         dev_desc = dev_ref
     test = _load(test_ref, args.data_dir, options, args.limit)
     params = dict(REFERENCE, epochs=args.epochs, hidden=args.hidden, device=args.device,
-                  max_seconds=args.max_seconds, random_state=args.seed, progress=None)
+                  max_seconds=args.max_seconds, random_state=args.seed, progress=None,
+                  embeddings=args.embeddings, lowercase=not args.keep_case)
+    if args.optimizer:
+        params["optimizer"] = args.optimizer
     m = chaintag.make_learner(args.algorithm, **params)
     t0 = time.perf_counter()
     m.fit(tokens, labels, dev=dev)
     fit_seconds = time.perf_counter() - t0
     result = m.evaluate(*test)
     out = {"task": args.task, "algorithm": args.algorithm, "device": args.device, "hidden": args.hidden,
+           "embeddings": args.embeddings, "lowercase": not args.keep_case, "optimizer": params["optimizer"],
            "dev": dev_desc, "train_sentences": len(tokens), "dev_sentences": len(dev[0]),
            "epochs_run": len(m.history_), "best_epoch": m.best_epoch_,
            "dev_best": m.history_[m.best_epoch_ - 1].get("dev_score"),
@@ -162,9 +171,32 @@ def accuracy(args) -> dict:
     return out
 
 
+def train_text(args) -> None:
+    """Write the training sentences of a task (without the dev sentences carved from them) as raw
+    text, one sentence per line, tokens separated by spaces: the task's own text for inducing word
+    vectors (``chaintag clusters ... --save-vectors``), never its dev or test text."""
+    train_ref, dev_ref, _, options = TASKS[args.task]
+    tokens, labels = _load(train_ref, args.data_dir, options, args.limit)
+    if dev_ref is None:
+        (tokens, labels), _ = carve_dev(tokens, labels)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        for sent in tokens:
+            words = [tok[0] if isinstance(tok, (tuple, list)) else tok for tok in sent]
+            if words:
+                fh.write(" ".join(words) + "\n")
+    os.replace(tmp, args.out)
+    print(f"wrote {len(tokens)} training sentences of {args.task} to {args.out}", file=sys.stderr)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="mode", required=True)
+    t = sub.add_parser("train-text")
+    t.add_argument("--data-dir", default=None)
+    t.add_argument("--task", choices=sorted(TASKS), default="conll2000")
+    t.add_argument("--limit", type=int, default=None)
+    t.add_argument("--out", required=True)
     for name in ("speed", "speed-one", "accuracy"):
         q = sub.add_parser(name)
         q.add_argument("--data-dir", default=None)
@@ -183,9 +215,14 @@ def main(argv=None) -> None:
             q.add_argument("--max-seconds", type=float, default=None)
             q.add_argument("--limit", type=int, default=None, help="use the first N sentences of each split")
             q.add_argument("--seed", type=int, default=0)
+            q.add_argument("--embeddings", default=None, help="pretrained word vectors (text format)")
+            q.add_argument("--keep-case", action="store_true", help="look words up as written (not lowercased)")
+            q.add_argument("--optimizer", choices=["adam", "sgd"], default=None)
             q.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    if args.mode == "speed":
+    if args.mode == "train-text":
+        train_text(args)
+    elif args.mode == "speed":
         speed(args)
     elif args.mode == "speed-one":
         print(json.dumps(speed_one(args)))

@@ -83,6 +83,16 @@ class _EpochLog:
         pass
 
 
+def _adam(torch, params, lr):
+    """Adam (Kingma and Ba 2015) with PyTorch's fused implementation where this PyTorch has one
+    for the device (one pass over all parameters per step: several times faster on the CPU than
+    the per-parameter loop), else the plain one. Both compute the same update."""
+    try:
+        return torch.optim.Adam(params, lr=lr, fused=True)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.Adam(params, lr=lr)
+
+
 class NeuralTagger(SequenceTagger):
     """Shared code of :class:`BiLSTM` and :class:`BiLSTMCRF`.
 
@@ -400,7 +410,7 @@ class NeuralTagger(SequenceTagger):
     def _begin(self, data) -> dict:
         torch = require_torch()
         if self.optimizer == "adam":
-            opt = torch.optim.Adam(self._params(), lr=self._lr())
+            opt = _adam(torch, self._params(), self._lr())
         else:
             opt = torch.optim.SGD(self._params(), lr=self._lr())
         flat = self._get_flat()
@@ -424,7 +434,8 @@ class NeuralTagger(SequenceTagger):
                 n = p.numel()
                 shape, dev = p.shape, p.device
                 t["opt"].state[p] = {
-                    "step": torch.tensor(float(state["step"])),
+                    "step": torch.tensor(float(state["step"]), dtype=torch.float32,
+                                         device=dev if t["opt"].defaults.get("fused") else "cpu"),
                     "exp_avg": torch.from_numpy(state["adam_m"][k:k + n].astype(np.float32).reshape(shape)).to(dev),
                     "exp_avg_sq": torch.from_numpy(state["adam_v"][k:k + n].astype(np.float32).reshape(shape)).to(dev)}
                 k += n

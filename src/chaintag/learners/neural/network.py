@@ -22,6 +22,26 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 
+class Dropout(nn.Module):
+    """Inverted dropout (Srivastava et al. 2014): in training, each value is zeroed with
+    probability ``p`` and the rest scaled by ``1 / (1 - p)``; the identity in evaluation.
+
+    The same function as :class:`torch.nn.Dropout`, with the mask drawn by
+    comparing uniform numbers with ``p``: on the CPU that is several times
+    faster than the Bernoulli sampler :class:`torch.nn.Dropout` uses.
+    """
+
+    def __init__(self, p: float):
+        super().__init__()
+        self.p = float(p)
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        keep = torch.rand_like(x) >= self.p
+        return x * keep.to(x.dtype) * (1.0 / (1.0 - self.p))
+
+
 class CharCNN(nn.Module):
     """Character CNN: embeddings, one convolution, max over the word's positions (Ma and Hovy 2016)."""
 
@@ -84,7 +104,7 @@ class TaggerNet(nn.Module):
             self.char = None
         self.extra_emb = nn.ModuleList(nn.Embedding(n, feature_dim, padding_idx=0) for n in extra_sizes)
         in_dim = word_dim + (self.char.out_dim if self.char is not None else 0) + feature_dim * len(extra_sizes)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         # the two directions run on padded batches: the backward one reads each sentence reversed
         # within its length (no packing, which is slow on the CPU)
         self.lstm_fw = nn.LSTM(in_dim, hidden, batch_first=True)
