@@ -127,6 +127,39 @@ def test_loss_gradient_matches_finite_differences(name):
     assert checked > 20
 
 
+def test_directions_side_by_side_equal_one_after_the_other():
+    """The two LSTM directions run on two threads (two CPU threads allowed) give the outputs and
+    every gradient of running them one after the other, and training stays seeded."""
+    from chaintag.learners.neural.batches import make_batch, to_device
+    m = chaintag.make_learner("bilstm-crf", epochs=1, dropout=0.0, random_state=3, **TINY).fit(SENTS, LABELS)
+    net = m.net_.double()
+    enc = m.extractor_.transform(SENTS)
+    lab = {x: k for k, x in enumerate(m.labels_)}
+    gold = np.array([lab[x] for ls in LABELS for x in ls])
+    batch = to_device(make_batch(enc.__dict__, np.arange(len(SENTS)), gold), torch, "cpu")
+    results = []
+    torch.set_num_threads(2)
+    for parallel in (False, True):
+        net.parallel_directions = parallel
+        net.zero_grad()
+        em = net.emissions(batch)
+        m._loss(torch, em, batch).backward()
+        with torch.no_grad():
+            em_eval = net.emissions(batch)
+        results.append((em.detach().clone(), em_eval, {n: p.grad.clone() for n, p in net.named_parameters()}))
+    (em0, ev0, g0), (em1, ev1, g1) = results
+    torch.testing.assert_close(em1, em0, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(ev1, ev0, rtol=1e-12, atol=1e-12)
+    assert set(g1) == set(g0) and any("lstm_bw" in n for n in g1)
+    for n in g0:
+        torch.testing.assert_close(g1[n], g0[n], rtol=1e-10, atol=1e-12, msg=n)
+    assert float(g1["lstm_fw.weight_hh_l0"].abs().sum()) > 0 and float(g1["lstm_bw.weight_hh_l0"].abs().sum()) > 0
+    params = dict(TINY, epochs=2, random_state=7)
+    a = chaintag.BiLSTMCRF(**params).fit(SENTS, LABELS)
+    b = chaintag.BiLSTMCRF(**params).fit(SENTS, LABELS)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+
+
 @pytest.mark.parametrize("name", ["bilstm-crf", "bilstm"])
 def test_same_seed_same_weights_other_seed_differs(name):
     params = dict(TINY, epochs=3, random_state=7, unk_replace=0.5)

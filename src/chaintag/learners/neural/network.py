@@ -42,6 +42,78 @@ class Dropout(nn.Module):
         return x * keep.to(x.dtype) * (1.0 / (1.0 - self.p))
 
 
+_POOL = None
+
+
+def _direction_pool():
+    """Two worker threads, each running PyTorch's CPU operations on one thread of its own (the
+    caller's thread settings stay as they are)."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one_thread():
+            torch.ones(1 << 16).sum()  # ATen sets this thread's OpenMP threads on its first parallel op
+            try:
+                from threadpoolctl import threadpool_limits
+                threadpool_limits(1, user_api="openmp")  # this thread's only
+            except ImportError:  # pragma: no cover - scikit-learn brings threadpoolctl
+                pass
+
+        _POOL = ThreadPoolExecutor(2, initializer=one_thread, thread_name_prefix="chaintag-lstm")
+    return _POOL
+
+
+class _TwoLSTMs(torch.autograd.Function):
+    """Two independent LSTMs over two inputs, run side by side on two threads, forward and backward.
+
+    The forward and backward directions of a BiLSTM share no computation, so on a CPU with two
+    or more cores they can run at the same time, each on one core; this is faster than running them
+    one after the other, each spread over the cores (the matrices of one time step are too small
+    for that to pay). The arithmetic of each direction is that of the module run alone on one
+    thread, so one seed still gives one model.
+    """
+
+    @staticmethod
+    def forward(ctx, lstms, a, b, *params):
+        pool = _direction_pool()
+        ins = [a.detach().requires_grad_(a.requires_grad), b.detach().requires_grad_(b.requires_grad)]
+        grad = torch.is_grad_enabled() or any(p.requires_grad for p in params)
+
+        def run(k):
+            with torch.enable_grad() if grad else torch.no_grad():
+                return lstms[k](ins[k])[0]
+
+        outs = list(pool.map(run, (0, 1)))
+        ctx.graph = (lstms, ins, outs)
+        return outs[0].detach(), outs[1].detach()
+
+    @staticmethod
+    def backward(ctx, g_a, g_b):
+        lstms, ins, outs = ctx.graph
+        pool = _direction_pool()
+
+        def run(k):
+            wrt = [ins[k]] + list(lstms[k].parameters())
+            return torch.autograd.grad(outs[k], wrt, (g_a, g_b)[k], allow_unused=True)
+
+        ga, gb = pool.map(run, (0, 1))
+        del ctx.graph
+        return (None, ga[0], gb[0], *ga[1:], *gb[1:])
+
+
+def two_lstms(lstm_a, lstm_b, a, b, parallel: bool):
+    """``(lstm_a(a)[0], lstm_b(b)[0])``, side by side on two threads when ``parallel``."""
+    if not parallel:
+        return lstm_a(a)[0], lstm_b(b)[0]
+    params = list(lstm_a.parameters()) + list(lstm_b.parameters())
+    if not torch.is_grad_enabled():
+        pool = _direction_pool()
+        fa, fb = pool.submit(lambda: lstm_a(a)[0]), pool.submit(lambda: lstm_b(b)[0])
+        return fa.result(), fb.result()
+    return _TwoLSTMs.apply((lstm_a, lstm_b), a, b, *params)
+
+
 class CharCNN(nn.Module):
     """Character CNN: embeddings, one convolution, max over the word's positions (Ma and Hovy 2016)."""
 
@@ -110,6 +182,8 @@ class TaggerNet(nn.Module):
         self.lstm_fw = nn.LSTM(in_dim, hidden, batch_first=True)
         self.lstm_bw = nn.LSTM(in_dim, hidden, batch_first=True)
         self.proj = nn.Linear(2 * hidden, n_labels)
+        #: Run the two LSTM directions on two threads on a CPU with PyTorch set to two or more threads.
+        self.parallel_directions = True
         self.crf = crf
         if crf:
             self.transitions = nn.Parameter(torch.zeros(n_labels, n_labels))
@@ -134,7 +208,8 @@ class TaggerNet(nn.Module):
             parts.append(emb(batch["extras"][j]))
         x = self.dropout(torch.cat(parts, dim=2))
         rev = batch["reverse"].unsqueeze(2)
-        fw, _ = self.lstm_fw(x)
-        bw, _ = self.lstm_bw(x.gather(1, rev.expand(-1, -1, x.shape[2])))
+        # the two directions side by side on two cores when PyTorch may use two CPU threads
+        parallel = self.parallel_directions and x.device.type == "cpu" and torch.get_num_threads() > 1
+        fw, bw = two_lstms(self.lstm_fw, self.lstm_bw, x, x.gather(1, rev.expand(-1, -1, x.shape[2])), parallel)
         bw = bw.gather(1, rev.expand(-1, -1, bw.shape[2]))
         return self.proj(self.dropout(torch.cat([fw, bw], dim=2)))
