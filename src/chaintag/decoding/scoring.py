@@ -14,7 +14,7 @@ weights.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .viterbi import viterbi_kernel
 
@@ -123,23 +123,46 @@ def max_sentence_length(sent_ptr):
     return best
 
 
-@njit(cache=True)
+SENTENCES_PER_CHUNK = 64
+"""Sentences decoded by one task of the parallel corpus kernels (buffers are allocated per task)."""
+
+
+@njit(cache=True, parallel=True)
 def tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
     """Viterbi-decode every sentence; label ids into ``out`` (shape (n_tokens,)).
 
-    Returns the total score of the decoded paths.
+    Sentences are decoded in parallel (``numba.prange`` over chunks of
+    :data:`SENTENCES_PER_CHUNK` sentences, each with its own work arrays), on
+    ``numba.get_num_threads()`` threads. Every sentence is decoded exactly as
+    alone, so ``out`` does not depend on the number of threads.
+
+    Returns
+    -------
+    float
+        The total score of the decoded paths, summed in sentence order (the
+        same value whatever the number of threads).
     """
     trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
-    m = max(max_sentence_length(sent_ptr), 1)
-    E = np.zeros((m, n_labels))
-    delta = np.zeros((m, n_labels))
-    back = np.zeros((m, n_labels), dtype=np.int32)
+    n_sent = sent_ptr.shape[0] - 1
+    scores = np.zeros(max(n_sent, 1))
+    n_chunks = (n_sent + SENTENCES_PER_CHUNK - 1) // SENTENCES_PER_CHUNK
+    for c in prange(n_chunks):
+        s0 = c * SENTENCES_PER_CHUNK
+        s1 = min(s0 + SENTENCES_PER_CHUNK, n_sent)
+        m = 1
+        for s in range(s0, s1):
+            m = max(m, sent_ptr[s + 1] - sent_ptr[s])
+        E = np.zeros((m, n_labels))
+        delta = np.zeros((m, n_labels))
+        back = np.zeros((m, n_labels), dtype=np.int32)
+        for s in range(s0, s1):
+            t0 = sent_ptr[s]
+            t1 = sent_ptr[s + 1]
+            if t1 == t0:
+                continue
+            emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+            scores[s] = viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
     total = 0.0
-    for s in range(sent_ptr.shape[0] - 1):
-        t0 = sent_ptr[s]
-        t1 = sent_ptr[s + 1]
-        if t1 == t0:
-            continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
-        total += viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
+    for s in range(n_sent):
+        total += scores[s]
     return total

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from .hashing import intern_keys
-from .keys import ABSENT, FIRST_VALUE, UNKNOWN, place_template, table_to_csr, template_keys
+from .keys import ABSENT, FIRST_VALUE, UNKNOWN, lookup_keys, place_template, table_to_csr, template_keys
 from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
@@ -227,12 +227,7 @@ class AttributeExtractor:
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
             if hi == lo:
                 continue
-            keys = self._keys(sent_ptr, derived, t)
-            table_keys = self.attr_keys[lo:hi]
-            pos = np.searchsorted(table_keys, keys)
-            np.minimum(pos, hi - lo - 1, out=pos)
-            found = (keys >= 0) & (table_keys[pos] == keys)
-            table[t, found] = (lo + pos[found]).astype(np.int32)
+            lookup_keys(self._keys(sent_ptr, derived, t), self.attr_keys[lo:hi], lo, table, t)
         return self._table_csr(sent_ptr, table)
 
     @staticmethod

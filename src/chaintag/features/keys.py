@@ -13,7 +13,7 @@ Derived-column ids reserve a few values below ``FIRST_VALUE``:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .templates import MAX_OFFSET
 
@@ -139,3 +139,42 @@ def table_to_csr(table):
                 j += 1
         tok_ptr[i + 1] = j
     return tok_ptr, out[:j].copy()
+
+
+@njit(cache=True, parallel=True)
+def lookup_keys(keys, table_keys, lo, table, t):
+    """Attribute ids of a template's keys: ``table[t, i] = lo + j`` where ``table_keys[j] == keys[i]``.
+
+    Parameters
+    ----------
+    keys : int64 array, shape (n_tokens,)
+        Keys of one template at every token (negative: the template does not fire).
+    table_keys : int64 array, shape (n_keys,)
+        The template's known keys, sorted ascending and distinct.
+    lo : int
+        Attribute id of ``table_keys[0]``.
+    table : int32 array, shape (n_templates, n_tokens)
+        Row ``t`` receives the ids; tokens whose key is unknown or negative are
+        left as they are.
+    t : int
+
+    Notes
+    -----
+    A binary search per token (``np.searchsorted``'s result on distinct keys),
+    the tokens split over ``numba.get_num_threads()`` threads.
+    """
+    n = table_keys.shape[0]
+    for i in prange(keys.shape[0]):
+        k = keys[i]
+        if k < 0 or n == 0:
+            continue
+        a = 0
+        b = n
+        while a < b:
+            mid = (a + b) // 2
+            if table_keys[mid] < k:
+                a = mid + 1
+            else:
+                b = mid
+        if a < n and table_keys[a] == k:
+            table[t, i] = lo + a
