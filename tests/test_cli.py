@@ -439,3 +439,14 @@ def test_sep_tab_on_a_space_separated_file_says_so(tmp_path, capsys):
     assert main(["train", "--train", str(src), "--columns", "word,label", "--sep", "tab",
                  "--model", str(tmp_path / "m.npz")]) == 2
     assert "s.txt:1: " in (err := capsys.readouterr().err) and "look space-separated" in err
+
+
+def test_train_threads_option(tmp_path, capsys):
+    code, model, _ = train(tmp_path, capsys, "--threads", "2")
+    assert code == 0
+    import chaintag
+    assert chaintag.load(model).n_jobs == 2
+    code, _, out = train(tmp_path, capsys, "--threads", "0", name="bad.npz")
+    assert code == 2 and "--threads" in out.err
+    code, _, out = train(tmp_path, capsys, "--threads", "2", "--algorithm", "crf", name="crf.npz")
+    assert code == 2 and "--threads does not apply to crf" in out.err

@@ -76,6 +76,9 @@ def add_parser(sub) -> None:
                    help="visit sentences in a new random order each epoch (default: off for the "
                         "perceptron, as Collins; on for SAPO, which samples at random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="perceptron and sapo: threads of an epoch, lock-free on shared weights "
+                        "(Hogwild; -1: all cores). Default 1: serial, the same model bytes every run")
     g = p.add_argument_group("SAPO and CRF")
     g.add_argument("--n-best", type=int, default=None, metavar="N",
                    help="size of the top-n of sapo and nbest-mira (default: 5)")
@@ -156,6 +159,8 @@ def _validate(args) -> None:
         raise InputError(f"--dev-fraction must be between 0 and 1 (got {args.dev_fraction})")
     if args.dev and args.dev_fraction:
         raise InputError("give --dev or --dev-fraction, not both")
+    if args.threads is not None and (args.threads == 0 or args.threads < -1):
+        raise InputError("--threads must be a positive number of threads or -1 (all cores)")
     if args.n_best is not None and args.n_best < 1:
         raise InputError("--n-best must be at least 1")
     if args.hash_bits is not None and not 1 <= args.hash_bits <= 30:
@@ -276,7 +281,8 @@ def _run(args) -> int:
               "device": ("--device", args.device), "embeddings": ("--embeddings", args.embeddings),
               "word_dim": ("--word-dim", args.word_dim), "char_encoder": ("--char-encoder", args.char_encoder),
               "hidden": ("--hidden-size", args.hidden), "dropout": ("--dropout", args.dropout),
-              "optimizer": ("--optimizer", args.optimizer), "batch_size": ("--batch-size", args.batch_size)}
+              "optimizer": ("--optimizer", args.optimizer), "batch_size": ("--batch-size", args.batch_size),
+              "n_jobs": ("--threads", args.threads)}
     if name == "maxent":
         chosen.update(C=("--maxent-c", args.maxent_C), solver=("--maxent-solver", args.maxent_solver))
         if args.C is not None or args.no_clip:

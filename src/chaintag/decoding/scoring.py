@@ -123,6 +123,13 @@ def max_sentence_length(sent_ptr):
     return best
 
 
+@njit(cache=True)
+def _viterbi_work(m, n_labels):
+    """Work arrays of one parallel task, allocated in a call so that numba cannot hoist them
+    out of the ``prange`` loop (hoisting would share one buffer between the threads)."""
+    return np.zeros((m, n_labels)), np.zeros((m, n_labels)), np.zeros((m, n_labels), dtype=np.int32)
+
+
 SENTENCES_PER_CHUNK = 64
 """Sentences decoded by one task of the parallel corpus kernels (buffers are allocated per task)."""
 
@@ -152,9 +159,7 @@ def tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
         m = 1
         for s in range(s0, s1):
             m = max(m, sent_ptr[s + 1] - sent_ptr[s])
-        E = np.zeros((m, n_labels))
-        delta = np.zeros((m, n_labels))
-        back = np.zeros((m, n_labels), dtype=np.int32)
+        E, delta, back = _viterbi_work(m, n_labels)
         for s in range(s0, s1):
             t0 = sent_ptr[s]
             t1 = sent_ptr[s + 1]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .hogwild_kernels import perceptron_epoch_hogwild
 from .perceptron_kernels import gold_feature_ids, perceptron_epoch
+from .threads import numba_threads, resolve_threads
 
 
 @register
@@ -43,6 +45,13 @@ class StructuredPerceptron(SequenceTagger):
         (:mod:`chaintag.features.hashed`); None keeps exact attributes.
     progress : bool or None, default None
         Show a progress bar (None: only when stderr is a terminal).
+    n_jobs : int, default 1
+        Threads of an epoch. 1: the serial pass, reproducible bit for bit.
+        N > 1 (-1: all cores): the sentences of the epoch are split into N
+        blocks decoded and updated in parallel on shared weights without
+        locks (Hogwild; :mod:`chaintag.learners.hogwild_kernels`): faster,
+        with accuracy within run-to-run noise, but not reproducible bit for
+        bit. Real-valued attributes always train on one thread.
 
     References
     ----------
@@ -62,7 +71,8 @@ class StructuredPerceptron(SequenceTagger):
     _real_values = True  # feature-dict numbers: perceptron_valued_kernels
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
-                 feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None):
+                 feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None,
+                 n_jobs=1):
         self.features = features
         self.columns = columns
         self.averaged = averaged
@@ -73,6 +83,7 @@ class StructuredPerceptron(SequenceTagger):
         self.random_state = random_state
         self.hash_bits = hash_bits
         self.progress = progress
+        self.n_jobs = n_jobs
 
     def _begin(self, data: TrainData) -> dict:
         n = data.index.n_weights
@@ -88,6 +99,15 @@ class StructuredPerceptron(SequenceTagger):
                 order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold,
                 state["gold_feat"], data.index.feat_label, state["w"], state["u"], state["step"],
                 data.index.n_labels, bool(self.averaged))
+            state["step"] = step
+            return {"updates": int(n_updates), "errors": int(n_errors)}
+        threads = resolve_threads(getattr(self, "n_jobs", 1))
+        if threads > 1:
+            with numba_threads(threads):
+                n_updates, n_errors, step = perceptron_epoch_hogwild(
+                    order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
+                    data.index.feat_label, state["w"], state["u"], state["step"],
+                    data.index.n_labels, bool(self.averaged), threads)
             state["step"] = step
             return {"updates": int(n_updates), "errors": int(n_errors)}
         n_updates, n_errors, step = perceptron_epoch(

@@ -7,8 +7,10 @@ import math
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .hogwild_kernels import sapo_epoch_hogwild, sapo_scales
 from .sapo_kernels import sapo_epoch
-from .scale_kernels import fold_average, fold_scale
+from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
+from .threads import numba_threads, resolve_threads
 
 
 @register
@@ -62,6 +64,15 @@ class SAPO(SequenceTagger):
         Random sample order each pass; False visits the file order.
     random_state : int, default 0
     progress : bool or None, default None
+    n_jobs : int, default 1
+        Threads of a pass. 1: the serial pass, reproducible bit for bit.
+        N > 1 (-1: all cores): the samples of the pass are split into N
+        blocks searched and updated in parallel on shared weights without
+        locks (Hogwild, as the authors trained; see
+        :mod:`chaintag.learners.hogwild_kernels`): accuracy within
+        run-to-run noise, not reproducible bit for bit. Averaged weights,
+        structure regularization and real-valued attributes train on one
+        thread.
 
     Notes
     -----
@@ -83,7 +94,7 @@ class SAPO(SequenceTagger):
     def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
                  learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
                  averaged=False, structure_reg=0.0, epochs=10, cc=0, feature_space="gold", shuffle=True,
-                 random_state=0, hash_bits=None, progress=None):
+                 random_state=0, hash_bits=None, progress=None, n_jobs=1):
         self.features = features
         self.columns = columns
         self.n_best = n_best
@@ -103,6 +114,7 @@ class SAPO(SequenceTagger):
         self.random_state = random_state
         self.hash_bits = hash_bits
         self.progress = progress
+        self.n_jobs = n_jobs
 
     def _check(self, n_train: int) -> None:
         if self.search not in ("astar", "beam"):
@@ -139,13 +151,28 @@ class SAPO(SequenceTagger):
         if data.ent_val is not None:  # real-valued attributes
             from .sapo_valued_kernels import sapo_epoch_valued as epoch
             entries = (data.ent_lo, data.ent_n, data.ent_val)
-        sigma, step, n_updates, n_errors, loss, sigma_sum = epoch(
-            order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
-            state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
-            self.search == "beam", int(self.beam_width), stop_gap, float(self.learning_rate),
-            self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass,
-            bool(self.averaged), state["u"], state["acc"], state["sigma_sum"],
-            float(self.structure_reg), seed)
+        threads = resolve_threads(getattr(self, "n_jobs", 1))
+        parallel = threads > 1 and data.ent_val is None and not self.averaged and not self.structure_reg
+        if parallel:
+            gammas, sigmas = sapo_scales(len(order), state["sigma"], state["step"], float(self.learning_rate),
+                                         self.lr_schedule == "decay", float(self.l2), state["n_train"],
+                                         not self.l2_per_pass)
+            parallel = sigmas[-1] >= FOLD_BELOW  # no fold of the scale within the pass
+        if parallel:
+            with numba_threads(threads):
+                n_updates, n_errors, loss = sapo_epoch_hogwild(
+                    order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
+                    state["v"], gammas, sigmas, data.index.n_labels, int(self.n_best), self.search == "beam",
+                    int(self.beam_width), stop_gap, threads)
+            sigma, step, sigma_sum = float(sigmas[-1]), state["step"] + len(order), state["sigma_sum"]
+        else:
+            sigma, step, n_updates, n_errors, loss, sigma_sum = epoch(
+                order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
+                state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
+                self.search == "beam", int(self.beam_width), stop_gap, float(self.learning_rate),
+                self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass,
+                bool(self.averaged), state["u"], state["acc"], state["sigma_sum"],
+                float(self.structure_reg), seed)
         if self.l2 > 0 and self.l2_per_pass:
             gamma = self.learning_rate / (1 + step_before / state["n_train"]) \
                 if self.lr_schedule == "decay" else self.learning_rate
