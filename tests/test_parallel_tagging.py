@@ -4,9 +4,9 @@ import numba
 import numpy as np
 import pytest
 
-from chaintag.decoding.scoring import SENTENCES_PER_CHUNK, feature_entries, tag_corpus
+from chaintag.decoding.scoring import SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
 from chaintag.decoding.viterbi import viterbi_reference
-from chaintag.features.keys import lookup_keys
+from chaintag.features.keys import lookup_keys, lookup_keys_serial
 
 
 def thread_counts():
@@ -66,6 +66,8 @@ def test_tag_corpus_matches_reference_on_every_thread_count(n_sent):
             results.append((out, total))
     finally:
         numba.set_num_threads(saved)
+    out = np.full(int(sent_ptr[-1]), -1, dtype=np.int32)
+    results.append((out, tag_corpus_serial(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)))
     for out, total in results:
         # continuous random weights: no ties, so the paths are the reference's
         np.testing.assert_array_equal(out, ref)
@@ -85,6 +87,9 @@ def test_lookup_keys_matches_searchsorted():
             numba.set_num_threads(k)
             table = np.full((2, len(keys)), -1, dtype=np.int32)
             lookup_keys(keys, table_keys, 7, table, 1)
+            serial = np.full((2, len(keys)), -1, dtype=np.int32)
+            lookup_keys_serial(keys, table_keys, 7, serial, 1)
+            np.testing.assert_array_equal(serial, table)
             pos = np.minimum(np.searchsorted(table_keys, keys), len(table_keys) - 1)
             found = (keys >= 0) & (table_keys[pos] == keys)
             expected = np.where(found, 7 + pos, -1)
@@ -96,3 +101,19 @@ def test_lookup_keys_matches_searchsorted():
             assert (empty == -1).all()
     finally:
         numba.set_num_threads(saved)
+
+
+def test_small_and_large_inputs_tag_alike():
+    """predict takes the serial kernels below a chunk / PARALLEL_LOOKUP_MIN tokens: same labels."""
+    from chaintag import StructuredPerceptron
+    from chaintag.features.keys import PARALLEL_LOOKUP_MIN
+    rng = np.random.default_rng(5)
+    words = [f"w{k}" for k in range(40)]
+    sents = [[(words[int(rng.integers(40))], "P") for _ in range(int(rng.integers(1, 12)))] for _ in range(900)]
+    labels = [[("A", "B", "C")[int(w[1:]) % 3] for w, _ in s] for s in sents]
+    m = StructuredPerceptron(features=["w[0]", "w[-1]"], columns=("word", "pos"), epochs=2,
+                             progress=False).fit(sents, labels)
+    assert sum(len(s) for s in sents) >= PARALLEL_LOOKUP_MIN and len(sents) > SENTENCES_PER_CHUNK
+    whole = m.predict(sents)
+    pieces = [lab for k in range(0, len(sents), 10) for lab in m.predict(sents[k:k + 10])]
+    assert whole == pieces

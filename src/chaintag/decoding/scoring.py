@@ -124,6 +124,29 @@ def max_sentence_length(sent_ptr):
 
 
 @njit(cache=True)
+def tag_corpus_serial(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
+    """:func:`tag_corpus` on the calling thread alone (same labels, same total).
+
+    For inputs of at most :data:`SENTENCES_PER_CHUNK` sentences, which
+    :func:`tag_corpus` would decode as one task anyway: it does not start
+    numba's thread pool, which costs more than such an input (a short
+    ``chaintag tag`` run).
+    """
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E, delta, back = _viterbi_work(m, n_labels)
+    total = 0.0
+    for s in range(sent_ptr.shape[0] - 1):
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        if t1 == t0:
+            continue
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        total += viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
+    return total
+
+
+@njit(cache=True)
 def _viterbi_work(m, n_labels):
     """Work arrays of one parallel task, allocated in a call so that numba cannot hoist them
     out of the ``prange`` loop (hoisting would share one buffer between the threads)."""

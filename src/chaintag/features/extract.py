@@ -25,7 +25,8 @@ from typing import Sequence
 import numpy as np
 
 from .hashing import intern_keys
-from .keys import ABSENT, FIRST_VALUE, UNKNOWN, lookup_keys, place_template, table_to_csr, template_keys
+from .keys import (ABSENT, FIRST_VALUE, PARALLEL_LOOKUP_MIN, UNKNOWN, lookup_keys, lookup_keys_serial, place_template,
+                   table_to_csr, template_keys)
 from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
@@ -223,11 +224,12 @@ class AttributeExtractor:
         n_tokens = derived.shape[1]
         n_templates = len(self.templates)
         table = np.full((n_templates, n_tokens), -1, dtype=np.int32)
+        lookup = lookup_keys if n_tokens >= PARALLEL_LOOKUP_MIN else lookup_keys_serial
         for t in range(n_templates):
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
             if hi == lo:
                 continue
-            lookup_keys(self._keys(sent_ptr, derived, t), self.attr_keys[lo:hi], lo, table, t)
+            lookup(self._keys(sent_ptr, derived, t), self.attr_keys[lo:hi], lo, table, t)
         return self._table_csr(sent_ptr, table)
 
     @staticmethod

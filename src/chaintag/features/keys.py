@@ -141,6 +141,29 @@ def table_to_csr(table):
     return tok_ptr, out[:j].copy()
 
 
+#: Tokens below which :func:`lookup_keys_serial` is used: starting numba's thread pool costs more.
+PARALLEL_LOOKUP_MIN = 4096
+
+
+@njit(cache=True, inline="always")
+def _lookup_one(keys, table_keys, lo, table, t, i):
+    """``table[t, i] = lo + j`` where ``table_keys[j] == keys[i]`` (a binary search), if any."""
+    n = table_keys.shape[0]
+    k = keys[i]
+    if k < 0 or n == 0:
+        return
+    a = 0
+    b = n
+    while a < b:
+        mid = (a + b) // 2
+        if table_keys[mid] < k:
+            a = mid + 1
+        else:
+            b = mid
+    if a < n and table_keys[a] == k:
+        table[t, i] = lo + a
+
+
 @njit(cache=True, parallel=True)
 def lookup_keys(keys, table_keys, lo, table, t):
     """Attribute ids of a template's keys: ``table[t, i] = lo + j`` where ``table_keys[j] == keys[i]``.
@@ -163,18 +186,12 @@ def lookup_keys(keys, table_keys, lo, table, t):
     A binary search per token (``np.searchsorted``'s result on distinct keys),
     the tokens split over ``numba.get_num_threads()`` threads.
     """
-    n = table_keys.shape[0]
     for i in prange(keys.shape[0]):
-        k = keys[i]
-        if k < 0 or n == 0:
-            continue
-        a = 0
-        b = n
-        while a < b:
-            mid = (a + b) // 2
-            if table_keys[mid] < k:
-                a = mid + 1
-            else:
-                b = mid
-        if a < n and table_keys[a] == k:
-            table[t, i] = lo + a
+        _lookup_one(keys, table_keys, lo, table, t, i)
+
+
+@njit(cache=True)
+def lookup_keys_serial(keys, table_keys, lo, table, t):
+    """:func:`lookup_keys` on the calling thread alone (for small inputs)."""
+    for i in range(keys.shape[0]):
+        _lookup_one(keys, table_keys, lo, table, t, i)

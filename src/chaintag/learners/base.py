@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..decoding.scoring import feature_entries, tag_corpus
+from ..decoding.scoring import SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
 from ..errors import InputError
 from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
@@ -385,8 +385,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             tag_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
                               w, len(self.labels_), out)
             return out
-        tag_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                   w, len(self.labels_), out)
+        kernel = tag_corpus if attrs.n_sentences > SENTENCES_PER_CHUNK else tag_corpus_serial
+        kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
+               w, len(self.labels_), out)
         return out
 
     def _split(self, ids: np.ndarray, sent_ptr: np.ndarray) -> list[list[str]]:

@@ -1,0 +1,47 @@
+"""The command line starts numba without scipy.linalg, and SciPy stays importable afterwards."""
+
+import subprocess
+import sys
+
+CHECK = r"""
+import sys
+from chaintag.cli.lean_numba import numba_without_scipy
+assert numba_without_scipy() is True
+assert numba_without_scipy() is False  # once per process
+import numpy as np
+from chaintag import StructuredPerceptron
+m = StructuredPerceptron(features=["w[0]"], epochs=2, progress=False).fit([["a", "b"]], [["X", "Y"]])
+assert m.predict([["a", "b"]]) == [["X", "Y"]]
+assert "scipy.linalg" not in sys.modules
+import scipy.linalg  # importable again
+assert abs(scipy.linalg.det(np.eye(2)) - 1.0) < 1e-12
+print("ok")
+"""
+
+TAG = r"""
+import sys, os
+from chaintag.cli.main import main
+d = sys.argv[1]
+code = main(["tag", "--model", os.path.join(d, "m.npz"), os.path.join(d, "in.txt"), "--output",
+             os.path.join(d, "out.txt")])
+print(code, "scipy.linalg" in sys.modules, os.environ.get("OMP_WAIT_POLICY"))
+"""
+
+
+def test_numba_without_scipy_then_scipy_again():
+    out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_tag_command_needs_no_scipy_linalg(tmp_path):
+    from chaintag import StructuredPerceptron
+    StructuredPerceptron(features=["w[0]"], epochs=2, progress=False).fit([["a", "b"]], [["X", "Y"]]).save(
+        tmp_path / "m.npz")
+    (tmp_path / "in.txt").write_text("a\nb\n")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", TAG, str(tmp_path)], capture_output=True, text=True, timeout=600,
+                         env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "False", "PASSIVE"]
+    assert (tmp_path / "out.txt").read_text().split() == ["a", "X", "b", "Y"]
