@@ -55,17 +55,24 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
     n = 2 if workers is None else int(workers)
     if n < 1:
         raise InputError(f"--workers must be at least 1 (got {n})")
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", memory_limit=memory_limit,
-                                       silence_logs=logging.CRITICAL)
-    try:
-        client = distributed.Client(cluster)
+    import dask
+    # A LocalCluster closes a worker's nanny for good when, lost-worker-timeout after the worker
+    # left, no worker of its name is registered; a worker that dies while the nanny restarts another
+    # one of that name (two losses within the timeout, or a slow restart) would then leave the
+    # cluster a worker short for the rest of the run. The nannies restart their workers, so none
+    # is closed here.
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "30 days"}):
+        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0", memory_limit=memory_limit,
+                                           silence_logs=logging.CRITICAL)
         try:
-            yield client
+            client = distributed.Client(cluster)
+            try:
+                yield client
+            finally:
+                client.close()
         finally:
-            client.close()
-    finally:
-        cluster.close()
+            cluster.close()
 
 
 def live_workers(client) -> list[str]:

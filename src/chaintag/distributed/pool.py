@@ -15,12 +15,16 @@ import time
 import warnings
 
 from .cluster import live_workers
-from .shards import make_shard
+from .shards import make_shard, shard_digest
 from .worker import load_shard
 
 
 class WorkerLost(Exception):
-    """A worker holding a shard left the cluster."""
+    """A worker holding a shard left the cluster (``worker``: its address)."""
+
+    def __init__(self, message: str, worker: str | None = None):
+        super().__init__(message)
+        self.worker = worker
 
 
 class ShardPool:
@@ -57,14 +61,12 @@ class ShardPool:
         self._place(list(range(self.k)), workers)
 
     # ------------------------------------------------------------ placement
-    def _workers(self) -> list[str]:
-        workers = live_workers(self.client)
-        if not workers:
-            try:
-                self.client.wait_for_workers(1, timeout=self.wait_workers)
-            except Exception:  # noqa: BLE001 (distributed raises its own TimeoutError)
-                pass
-            workers = live_workers(self.client)
+    def _workers(self, exclude=()) -> list[str]:
+        workers = [w for w in live_workers(self.client) if w not in exclude]
+        deadline = time.monotonic() + self.wait_workers
+        while not workers and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = [w for w in live_workers(self.client) if w not in exclude]
         if not workers:
             from ..errors import TrainingError
             raise TrainingError(f"no Dask worker is left (waited {self.wait_workers:.0f} s)")
@@ -82,16 +84,25 @@ class ShardPool:
         for i in shards:
             w = min(workers, key=lambda x: (load[x], x))
             load[w] += 1
-            arrays = self.client.scatter(make_shard(self.data, int(self.bounds[i]), int(self.bounds[i + 1])),
-                                         workers=[w], hash=False)
+            # one Dask key per shard: a dict given to scatter would be scattered value by value under its
+            # own keys ("sent_ptr", ...), the same keys for every shard, so that two shards on one worker
+            # (or a shard fetched from another worker) would read another shard's arrays
+            shard = make_shard(self.data, int(self.bounds[i]), int(self.bounds[i + 1]))
+            arrays = self.client.scatter([shard], workers=[w], hash=False)[0]
             self.futures[i] = self.client.submit(load_shard, self.cls, self.params, arrays, self.feat_label,
-                                                 n_labels, self.keys, workers=[w], allow_other_workers=False,
+                                                 n_labels, self.keys, shard_digest(shard), workers=[w],
+                                                 allow_other_workers=False,
                                                  pure=False, key=f"chaintag-shard-{i}-{time.monotonic_ns()}")
             self.where[i] = w
 
-    def replace_lost(self) -> list[int]:
-        """Send the shards of workers that left to the workers left; returns the shards moved."""
-        alive = set(self._workers())
+    def replace_lost(self, suspect: str | None = None) -> list[int]:
+        """Send the shards of workers that left to the workers left; returns the shards moved.
+
+        ``suspect``, the worker a task was lost on, counts as gone even while the
+        scheduler still lists it (it may not have noticed the loss yet): its shards
+        move too, so that the rerun does not go back to a dead worker.
+        """
+        alive = set(self._workers(exclude=(suspect,) if suspect else ()))
         lost = [i for i, w in enumerate(self.where) if w not in alive]
         if lost:
             gone = ", ".join(sorted({self.where[i] for i in lost}))
@@ -144,7 +155,7 @@ class ShardPool:
                 if attempt == self.max_retries:
                     raise TrainingError(f"{what}: Dask workers were lost {attempt + 1} times ({exc}); "
                                         "giving up") from None
-                self.replace_lost()
+                self.replace_lost(exc.worker)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _collect(self, pending: dict, results: list, done: list) -> None:
@@ -165,16 +176,17 @@ class ShardPool:
                     done[i] = True
                 elif f.status in ("error", "cancelled", "lost"):
                     if self._gone([i]) or f.status != "error":
-                        raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i}")
+                        raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i}", self.where[i])
                     exc = f.exception()
                     if type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"):
-                        raise WorkerLost(f"shard {i}: {type(exc).__name__}: {exc}")
+                        raise WorkerLost(f"shard {i}: {type(exc).__name__}: {exc}", self.where[i])
                     raise exc
             if time.monotonic() - last_check >= check_every:
                 last_check = time.monotonic()
                 gone = self._gone([i for i in pending if not done[i]])
                 if gone:
-                    raise WorkerLost(f"worker {self.where[gone[0]]} left while it ran shard {gone[0]}")
+                    raise WorkerLost(f"worker {self.where[gone[0]]} left while it ran shard {gone[0]}",
+                                     self.where[gone[0]])
 
     def _gone(self, shards: list[int]) -> list[int]:
         """The shards among ``shards`` whose worker the scheduler no longer lists (asked twice, 0.2 s

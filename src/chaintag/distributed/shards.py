@@ -73,6 +73,22 @@ def make_shard(data, s0: int, s1: int) -> dict:
             "gold": data.gold[t0:t1].copy()}
 
 
+def shard_digest(shard: dict) -> str:
+    """A checksum of a shard's arrays (names, dtypes, shapes and bytes), as a hex string.
+
+    The driver computes it before sending a shard and the worker again on
+    what it received, so that a shard mixed up or damaged on the way stops
+    the run instead of training a wrong model.
+    """
+    import zlib
+    crc = 0
+    for name in sorted(shard):
+        a = np.ascontiguousarray(shard[name])
+        crc = zlib.crc32(f"{name}|{a.dtype.str}|{a.shape}".encode(), crc)
+        crc = zlib.crc32(memoryview(a).cast("B"), crc)
+    return f"{crc:08x}"
+
+
 def shard_train_data(shard: dict, feat_label: np.ndarray, n_labels: int):
     """A :class:`~chaintag.learners.base.TrainData` over one shard, for the learner's own epoch code.
 

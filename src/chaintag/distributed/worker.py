@@ -13,7 +13,7 @@ import copy
 
 import numpy as np
 
-from .shards import shard_train_data
+from .shards import shard_digest, shard_train_data
 
 
 class ShardWorker:
@@ -91,8 +91,19 @@ class ShardWorker:
         return float(value), grad
 
 
-def load_shard(learner_cls, params, shard, feat_label, n_labels, keys) -> ShardWorker:
-    """Task: build a :class:`ShardWorker` in the worker's memory."""
+def load_shard(learner_cls, params, shard, feat_label, n_labels, keys, digest=None) -> ShardWorker:
+    """Task: build a :class:`ShardWorker` in the worker's memory.
+
+    Raises
+    ------
+    RuntimeError
+        When ``digest`` is given and the arrays received do not have it (a
+        shard mixed up with another one or damaged on the way).
+    """
+    if digest is not None:
+        got = shard_digest(shard)
+        if got != digest:
+            raise RuntimeError(f"the shard received has checksum {got}, not the {digest} that was sent")
     return ShardWorker(learner_cls, params, shard, feat_label, n_labels, keys)
 
 
