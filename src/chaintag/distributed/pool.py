@@ -140,6 +140,7 @@ class ShardPool:
         from ..errors import TrainingError
         results: list = [None] * self.k
         done = [False] * self.k
+        reasons: list[str] = []
         for attempt in range(self.max_retries + 1):
             pending = {}
             for i in range(self.k):
@@ -152,8 +153,9 @@ class ShardPool:
             except WorkerLost as exc:
                 for f in pending.values():
                     f.cancel()
+                reasons.append(str(exc))
                 if attempt == self.max_retries:
-                    raise TrainingError(f"{what}: Dask workers were lost {attempt + 1} times ({exc}); "
+                    raise TrainingError(f"{what}: Dask workers were lost {attempt + 1} times ({'; '.join(reasons)}); "
                                         "giving up") from None
                 self.replace_lost(exc.worker)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -176,7 +178,8 @@ class ShardPool:
                     done[i] = True
                 elif f.status in ("error", "cancelled", "lost"):
                     if self._gone([i]) or f.status != "error":
-                        raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i}", self.where[i])
+                        raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i} (task {f.status})",
+                                         self.where[i])
                     exc = f.exception()
                     if type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"):
                         raise WorkerLost(f"shard {i}: {type(exc).__name__}: {exc}", self.where[i])
