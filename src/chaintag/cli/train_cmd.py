@@ -133,6 +133,8 @@ def add_parser(sub) -> None:
     add_scheme_option(p)
     from ..distributed.options import add_train_options
     add_train_options(p)
+    from .train_stream import add_stream_options
+    add_stream_options(p)
     add_data_options(p, with_format=True)
     add_common(p)
     from .interrupt import train_hint
@@ -216,10 +218,16 @@ def _run(args) -> int:
     from ..learners import make_learner
 
     t0 = time.perf_counter()
-    train = load(args.train, args)
+    from .train_stream import CHUNK_SENTENCES, head_corpus, wants_stream
+    streamed = wants_stream(args, "perceptron2" if args.order == 2 else args.algorithm)
+    train = head_corpus(args) if streamed else load(args.train, args)
     if train.n_sentences == 0:
         raise InputError("no sentences to train on", train.source)
-    log(args, f"read {train.n_sentences} sentences, {train.n_tokens} tokens from {args.train}")
+    if streamed:
+        log(args, f"streamed training: {args.train} is read in chunks of {CHUNK_SENTENCES} sentences (the checks "
+                  f"below read the first one: {train.n_sentences} sentences, {train.n_tokens} tokens)")
+    else:
+        log(args, f"read {train.n_sentences} sentences, {train.n_tokens} tokens from {args.train}")
     if args.label_field and train.label_field is None:
         log(args, f"warning: --label-field applies to CoNLL-U files; {args.train} is a column file, whose "
                   "label is its last column (or the one --columns names)")
@@ -312,6 +320,9 @@ def _run(args) -> int:
     try:
         if wants_distributed(args):
             fit_with_options(learner, train, dev, args)
+        elif streamed:
+            from .train_stream import fit_stream
+            fit_stream(learner, args, dev)
         elif args.checkpoint_dir:
             if name in ("perceptron2", "maxent", "crf-lbfgs"):
                 shown = "--order 2" if name == "perceptron2" else name
@@ -351,7 +362,8 @@ def _run(args) -> int:
             history_error = exc
     out = {"model": args.model, "algorithm": name, "seconds": train_seconds,
            "best_epoch": learner.best_epoch_, "history": learner.history_,
-           "train": {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))},
+           "train": (dict(learner.streamed_) if streamed else
+                     {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))}),
            "extraction_seconds": learner.extraction_seconds_}
     if hasattr(learner, "n_parameters_"):
         out["n_parameters"] = learner.n_parameters_

@@ -57,6 +57,7 @@ class ShardPool:
         self.where: list[str | None] = [None] * self.k
         self.futures: list = [None] * self.k
         self.lost_events: list[str] = []
+        self.generation = 0  # grows with every rerun: what a task round scattered before may be lost
         workers = self._workers()
         self._place(list(range(self.k)), workers)
 
@@ -77,7 +78,9 @@ class ShardPool:
         for i, w in enumerate(self.where):
             if w in load and i not in shards:
                 load[w] += 1
-        if self.feat_label is None or any(w not in self.feat_holders for w in workers):
+        # after a loss the feature labels are sent again: Dask keeps broadcast data in as few copies as
+        # its memory manager likes (ReduceReplicas), so the copy left may have been on the lost worker
+        if self.feat_label is None or any(w not in self.feat_holders for w in workers) or self.generation:
             self.feat_label = self.client.scatter(self.data.index.feat_label, broadcast=True, hash=False)
             self.feat_holders = set(workers)
         n_labels = self.data.index.n_labels
@@ -121,7 +124,10 @@ class ShardPool:
         fn : callable
             A module-level function (sent by reference).
         args_of : callable
-            ``i -> tuple`` of further arguments (futures or values).
+            ``i -> tuple`` of further arguments (futures or values). Called again
+            for a rerun, after :attr:`generation` grew: data it scattered for an
+            earlier round must be scattered again (Dask may have kept its only
+            copy on the lost worker).
         what : str
             Named in the error, e.g. ``"epoch 3"``.
 
@@ -154,6 +160,7 @@ class ShardPool:
                 for f in pending.values():
                     f.cancel()
                 reasons.append(str(exc))
+                self.generation += 1
                 if attempt == self.max_retries:
                     raise TrainingError(f"{what}: Dask workers were lost {attempt + 1} times ({'; '.join(reasons)}); "
                                         "giving up") from None

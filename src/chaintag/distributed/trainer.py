@@ -138,8 +138,9 @@ class _Trainer:
         l2 = float(self.learner.l2)
 
         def fun(w):
-            wf = self.client.scatter(np.ascontiguousarray(w, dtype=np.float64), broadcast=True, hash=False)
-            parts = self.pool.run(run_objective, lambda i: (wf, l2 if i == 0 else 0.0), "L-BFGS evaluation")
+            w = np.ascontiguousarray(w, dtype=np.float64)
+            sent = _Broadcast(self.client, self.pool, w)
+            parts = self.pool.run(run_objective, lambda i: (sent.get(), l2 if i == 0 else 0.0), "L-BFGS evaluation")
             value, grad = parts[0]
             for v, g in parts[1:]:
                 value += v
@@ -185,11 +186,11 @@ class _Trainer:
             order = rng.permutation(n_sent).astype(np.int64) if learner.shuffle else np.arange(n_sent, dtype=np.int64)
             orders = shard_orders(order, self.bounds)
             t0, c0 = time.perf_counter(), time.process_time()
-            wf = self.client.scatter(mixed, broadcast=True, hash=False)
+            wf = _Broadcast(self.client, self.pool, mixed)
 
             def args_of(i):  # called again for the shards of a lost worker, after they moved
                 carried = self.client.scatter([states[i]], workers=[self.pool.where[i]], hash=False)[0]
-                return carried, wf, orders[i]
+                return carried, wf.get(), orders[i]
 
             try:
                 results = self.pool.run(run_epoch, args_of, f"epoch {epoch}")
@@ -250,6 +251,20 @@ class _Trainer:
                 i, k = key[len("shard"):].split(".", 1)
                 states[int(i)][k] = v
         return flat["mixed"], states
+
+
+class _Broadcast:
+    """An array sent to every worker for one task round, sent again for each rerun after a loss."""
+
+    def __init__(self, client, pool, value):
+        self.client, self.pool, self.value = client, pool, value
+        self.generation, self.future = None, None
+
+    def get(self):
+        if self.generation != self.pool.generation:
+            self.future = self.client.scatter(self.value, broadcast=True, hash=False)
+            self.generation = self.pool.generation
+        return self.future
 
 
 def _sum_stats(parts: list[dict]) -> dict:

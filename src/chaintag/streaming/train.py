@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 
@@ -74,7 +75,8 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
         raise InputError(f"columns {names} do not match the {len(first[0])} columns of the tokens")
     del first
     learner.columns_ = names
-    with tempfile.TemporaryDirectory(prefix="chaintag-chunks-", dir=folder) as tmp:
+    remove_stale_chunks(folder)
+    with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
         t0 = time.perf_counter()
         from ..resources.spec import resolve_resources
         extractor = AttributeExtractor(resolve_templates(learner.features, names), names,
@@ -100,7 +102,51 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
             learner._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
         _train_chunks(learner, fam, corpus, dev_pack)
+        learner.streamed_ = {"n_sentences": corpus.n_sentences, "n_tokens": corpus.n_tokens,
+                             "chunks": corpus.n_chunks}
     return learner
+
+
+def remove_stale_chunks(folder=None) -> list[str]:
+    """Remove the chunk folders that streamed runs killed before their end left in ``folder``.
+
+    A run's folder is named ``chaintag-chunks-PID-*`` after its process; it is
+    removed only when no process of that id is running (a folder of a live
+    run, or of a name this code did not make, is left alone).
+
+    Parameters
+    ----------
+    folder : str, optional
+        Default: the temporary folder (``$TMPDIR``, else the system's).
+
+    Returns
+    -------
+    list of str
+        The folders removed.
+    """
+    import re
+    import shutil
+    base = folder or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return removed
+    for name in names:
+        m = re.fullmatch(r"chaintag-chunks-(\d+)-\w+", name)
+        if not m or not os.path.isdir(os.path.join(base, name)):
+            continue
+        pid = int(m.group(1))
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:  # no such process: its run is over
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            removed.append(os.path.join(base, name))
+        except OSError:  # another user's live process
+            continue
+    return removed
 
 
 def _train_chunks(learner, fam, corpus, dev_pack) -> None:

@@ -1,0 +1,115 @@
+"""``chaintag train`` from a file read in chunks (:func:`chaintag.streaming.fit_streamed`).
+
+When it streams: with ``--stream``; with neither ``--stream`` nor
+``--no-stream`` when the training file is at least :data:`AUTO_BYTES` and the
+run's model is the same either way (perceptron, MIRA or N-best MIRA without
+shuffling: the same model file, byte for byte). Streamed training holds the
+model and one chunk of sentences, not the corpus (see docs/DISTRIBUTED.md for
+the measured bytes per token). The checks ``chaintag train`` makes on its data
+(label column warnings, the default preset) then read the first chunk.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Learners trained by streaming; the first three give the in-memory model bit for bit without shuffling.
+STREAMED = ("perceptron", "mira", "nbest-mira", "sapo", "crf")
+EXACT = ("perceptron", "mira", "nbest-mira")
+#: Training files from this size on are streamed when it changes nothing in the model (32 MiB: about
+#: 3 million tokens of a CoNLL column file, some 2 GB of memory when held as strings).
+AUTO_BYTES = 32 * 2**20
+#: Sentences per chunk.
+CHUNK_SENTENCES = 20000
+
+
+def add_stream_options(p) -> None:
+    import argparse
+    p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                   help="read the training file in chunks of sentences and keep the model and one chunk in "
+                        "memory, not the corpus (perceptron, mira, nbest-mira, sapo, crf; default: on for "
+                        f"files of {AUTO_BYTES // 2**20} MiB or more when the model is the same either way: "
+                        "perceptron, mira and nbest-mira without --shuffle)")
+    p.add_argument("--stream-dir", metavar="DIR", default=None,
+                   help="where streamed training writes the corpus's compact arrays while it runs (default: "
+                        "the temporary folder, $TMPDIR); about 10-40 bytes per token, removed at the end")
+
+
+def _why_not(args, name: str) -> str | None:
+    """Why this run cannot be streamed, or None."""
+    from ..distributed.options import wants_distributed
+    if args.train == "-":
+        return "standard input is read once; streamed training reads its file three times"
+    if name not in STREAMED:
+        return f"it trains {', '.join(STREAMED)} (order 1), not {name}"
+    for flag, on in (("--hash-bits", args.hash_bits is not None), ("--checkpoint-dir", bool(args.checkpoint_dir)),
+                     ("--dev-fraction", bool(args.dev_fraction)), ("--threads", getattr(args, "threads", None)),
+                     ("--workers/--scheduler", wants_distributed(args)), ("--format", bool(args.format))):
+        if on:
+            return f"it is not offered with {flag}"
+    return None
+
+
+def wants_stream(args, name: str) -> bool:
+    """Whether this run trains streamed (see the module's note).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For ``--stream`` with options or a learner it does not apply to.
+    """
+    from ..errors import InputError
+    if args.stream is False:
+        return False
+    reason = _why_not(args, name)
+    if args.stream:
+        if reason:
+            raise InputError(f"--stream: {reason}")
+        return True
+    if reason or name not in EXACT:
+        return False
+    from ..learners import LEARNERS
+    shuffle = args.shuffle if args.shuffle is not None else LEARNERS[name]().shuffle
+    if shuffle:
+        return False
+    from ..data.datasets import resolve
+    try:
+        return os.path.getsize(resolve(args.train, args.data_dir).path) >= AUTO_BYTES
+    except (OSError, ValueError):
+        return False  # the in-memory reader names the problem
+
+
+def head_corpus(args):
+    """The first chunk of the training file as a corpus (for the checks and the default preset).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        As the reader does (bad columns, missing labels), naming file and line; or on an empty file.
+    """
+    from ..data.datasets import Corpus, resolve
+    from ..errors import InputError
+    from ..streaming.reader import iter_chunks
+    found = resolve(args.train, args.data_dir)
+    first = next(iter_chunks(args.train, CHUNK_SENTENCES, **_reader_options(args)), None)
+    if first is None:
+        raise InputError("no sentences to train on", os.fspath(found.path))
+    names, tokens, labels = first
+    return Corpus(columns=tuple(names), tokens=tokens, labels=labels, source=os.fspath(found.path),
+                  label_field=(args.label_field or "xpos") if found.format == "conllu" else None,
+                  format=found.format)
+
+
+def _reader_options(args) -> dict:
+    from .common import sep_value
+    return dict(columns=args.columns, data_dir=args.data_dir, label_field=args.label_field or "xpos",
+                sep=sep_value(args.sep), encoding=args.encoding)
+
+
+def fit_stream(learner, args, dev) -> None:
+    """Train ``learner`` streamed from ``args.train`` (chunk files in ``--stream-dir`` or $TMPDIR)."""
+    from ..streaming import fit_streamed
+    if args.stream_dir:
+        os.makedirs(args.stream_dir, exist_ok=True)
+    fit_streamed(learner, args.train, dev=dev, folder=args.stream_dir, chunk_sentences=CHUNK_SENTENCES,
+                 **_reader_options(args))
