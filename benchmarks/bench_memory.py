@@ -18,6 +18,10 @@ With ``--streamed N`` the child trains with
 :func:`chaintag.streaming.fit_streamed` instead: the file is read in chunks of
 N sentences and each chunk's arrays go to ``.npy`` files beside it.
 
+With ``--cli stream`` or ``--cli memory`` the child runs the command line
+instead, ``chaintag train --train FILE --features F --epochs 1 --stream`` (or
+``--no-stream``), in its own process after the same warm-up.
+
 The script prints ``(peak - baseline - model) / tokens``: the bytes per
 training token beyond the model.
 
@@ -27,6 +31,8 @@ Usage
     python benchmarks/bench_memory.py --repeats 1 2 --json memory.json
     python benchmarks/bench_memory.py --train conll2000:train --features chunking
     python benchmarks/bench_memory.py --streamed 20000            # chunked reading, arrays on disk
+    python benchmarks/bench_memory.py --cli memory                # chaintag train --no-stream
+    python benchmarks/bench_memory.py --cli stream                # chaintag train --stream
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def child(path: str, features: str, algorithm: str, streamed: int = 0) -> dict:
+def child(path: str, features: str, algorithm: str, streamed: int = 0, cli: str = "") -> dict:
     """Train on ``path`` in this process and return its figures."""
     import chaintag
     from chaintag.data.datasets import load_corpus
@@ -63,7 +69,23 @@ def child(path: str, features: str, algorithm: str, streamed: int = 0) -> dict:
     warm.fit(small.tokens, small.labels)
     del small, warm, head
     baseline = peak_mib()
-    if streamed:
+    if cli:
+        import contextlib
+        import io
+        from chaintag.cli.main import main
+        out = io.StringIO()
+        model_path = os.path.join(tempfile.mkdtemp(), "m.npz")
+        with contextlib.redirect_stdout(out):
+            rc = main(["train", "--train", path, "--features", features, "--algorithm", algorithm, "--epochs", "1",
+                       "--quiet", "--json", "--model", model_path, "--stream" if cli == "stream" else "--no-stream"])
+        if rc != 0:
+            raise SystemExit(f"chaintag train exited with {rc}")
+        peak = peak_mib()
+        n_tokens = json.loads(out.getvalue())["train"]["n_tokens"]
+        from chaintag.learners.base import load
+        model = load(model_path)
+        streamed = -1
+    elif streamed:
         from chaintag.streaming import fit_streamed
         model = chaintag.make_learner(algorithm, features=features, epochs=1, progress=False)
         fit_streamed(model, path, chunk_sentences=streamed, folder=os.path.dirname(path))
@@ -74,7 +96,8 @@ def child(path: str, features: str, algorithm: str, streamed: int = 0) -> dict:
         model = chaintag.make_learner(algorithm, features=features, columns=corpus.columns, epochs=1,
                                       progress=False)
         model.fit(corpus.tokens, corpus.labels)
-    peak = peak_mib()
+    if streamed != -1:
+        peak = peak_mib()
     n_w = model.feature_index_.n_weights
     model_bytes = 3 * 8 * n_w + 4 * model.feature_index_.n_features + 16 * model.extractor_.n_attributes
     return {"tokens": n_tokens, "baseline_mib": baseline, "peak_mib": peak, "model_mib": model_bytes / 2**20,
@@ -94,10 +117,12 @@ def main(argv=None) -> int:
     p.add_argument("--streamed", type=int, default=0, metavar="N",
                    help="train with chaintag.streaming.fit_streamed, N sentences per chunk (default: "
                         "0, fit on the corpus read into memory)")
+    p.add_argument("--cli", choices=["stream", "memory"], default="",
+                   help="measure the command line: chaintag train --stream or --no-stream")
     p.add_argument("--only", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.only:
-        print(json.dumps(child(args.only, args.features, args.algorithm, args.streamed)))
+        print(json.dumps(child(args.only, args.features, args.algorithm, args.streamed, args.cli)))
         return 0
     from chaintag.data.datasets import resolve
     source = resolve(args.train, args.data_dir).path
@@ -112,7 +137,8 @@ def main(argv=None) -> int:
                 for _ in range(r):
                     fh.write(text)
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--only", path, "--features",
-                                  args.features, "--algorithm", args.algorithm, "--streamed", str(args.streamed)],
+                                  args.features, "--algorithm", args.algorithm, "--streamed", str(args.streamed),
+                                  "--cli", args.cli],
                                  check=True, capture_output=True, text=True).stdout
             row = json.loads(out.strip().splitlines()[-1])
             row["repeats"] = r

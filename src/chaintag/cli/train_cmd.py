@@ -322,7 +322,7 @@ def _run(args) -> int:
             fit_with_options(learner, train, dev, args)
         elif streamed:
             from .train_stream import fit_stream
-            fit_stream(learner, args, dev)
+            fit_stream(learner, args, dev, train)
         elif args.checkpoint_dir:
             if name in ("perceptron2", "maxent", "crf-lbfgs"):
                 shown = "--order 2" if name == "perceptron2" else name

@@ -107,9 +107,15 @@ def _reader_options(args) -> dict:
                 sep=sep_value(args.sep), encoding=args.encoding)
 
 
-def fit_stream(learner, args, dev) -> None:
-    """Train ``learner`` streamed from ``args.train`` (chunk files in ``--stream-dir`` or $TMPDIR)."""
+def fit_stream(learner, args, dev, head=None) -> None:
+    """Train ``learner`` streamed from ``args.train`` (chunk files in ``--stream-dir`` or $TMPDIR).
+
+    ``head``, the corpus of :func:`head_corpus`, has its sentences dropped first
+    (the checks are done; fit_streamed reads the file again).
+    """
     from ..streaming import fit_streamed
+    if head is not None:
+        head.tokens, head.labels = [], []
     if args.stream_dir:
         os.makedirs(args.stream_dir, exist_ok=True)
     fit_streamed(learner, args.train, dev=dev, folder=args.stream_dir, chunk_sentences=CHUNK_SENTENCES,
