@@ -11,7 +11,10 @@ two runs:
   c2=0.1, max_iterations=100, all_possible_transitions=True)``, the settings
   of sklearn-crfsuite's tutorial;
 - ``chaintag``: ``chaintag.StructuredPerceptron(epochs=10)`` (the settings of
-  chaintag's main command; nothing chosen on test data).
+  chaintag's main command; nothing chosen on test data), or any of the
+  ``CANDIDATES`` below with ``--systems chaintag:NAME``, among them the direct
+  translation ``chaintag.CRFLBFGS(l1=0.1, l2=0.2, epochs=100)`` (the same
+  L1 + L2 objective, ``l2 = 2 * c2``).
 
 Chunk F1 (conlleval semantics, ``chaintag.evaluate``) on CoNLL-2000 test,
 training seconds (``fit`` only; building the dicts is the same Python code on
@@ -89,7 +92,9 @@ CANDIDATES = {
     "perceptron": lambda chaintag: chaintag.StructuredPerceptron(epochs=10),
     "sapo": lambda chaintag: chaintag.SAPO(epochs=10),
     "nbest-mira": lambda chaintag: chaintag.NBestMIRA(epochs=10),
-    # the direct translation of the sklearn-crfsuite estimator (L2 part: l2 = 2 * c2; no L1)
+    # the direct translation of the sklearn-crfsuite estimator: c1 -> l1, c2 -> l2 = 2 * c2
+    "crf-lbfgs-l1": lambda chaintag: chaintag.CRFLBFGS(l1=0.1, l2=0.2, epochs=100),
+    # the same without its L1 part
     "crf-lbfgs": lambda chaintag: chaintag.CRFLBFGS(l2=0.2, epochs=100),
 }
 

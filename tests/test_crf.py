@@ -107,3 +107,35 @@ def test_averaged_sgd_equals_the_mean_of_the_iterates():
             w = w * (1 - 0.1 * 30.0 / attrs.n_sentences)
             iterates.append(w)
     np.testing.assert_allclose(model.weights_, np.mean(iterates, axis=0), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("l1", [0.05, 0.5])
+def test_lbfgs_with_l1_meets_the_optimality_conditions(l1):
+    """w minimizes f(w) + l1 |w|_1 (f with its L2 part) iff, per weight, grad f + l1 sign(w) = 0 where
+    w != 0 and |grad f| <= l1 where w == 0: checked on the exact gradient at the returned weights."""
+    l2 = 0.1
+    model = CRFLBFGS(features=FEATURES, columns=COLS, l2=l2, l1=l1, epochs=500, tol=1e-12,
+                     progress=False).fit(SENTS, LABELS)
+    attrs, gold, index, ent_lo, ent_n = corpus()
+    w = model.weights_
+    g = np.zeros(index.n_weights)
+    crf_objective(w, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label,
+                  index.n_labels, l2, g)
+    nz = w != 0
+    assert nz.any() and (~nz).any()  # some weights are exactly 0, others not
+    np.testing.assert_allclose(g[nz] + l1 * np.sign(w[nz]), 0.0, atol=2e-3)
+    assert np.abs(g[~nz]).max() <= l1 + 2e-3
+    # a stronger L1 penalty zeroes more weights
+    stronger = CRFLBFGS(features=FEATURES, columns=COLS, l2=l2, l1=4 * l1, epochs=500, tol=1e-12,
+                        progress=False).fit(SENTS, LABELS)
+    assert (stronger.weights_ == 0).sum() > (~nz).sum()
+
+
+def test_lbfgs_l1_zero_is_the_plain_l2_objective_and_negative_l1_is_refused():
+    kw = dict(features=FEATURES, columns=COLS, l2=0.3, epochs=50, progress=False)
+    a = CRFLBFGS(**kw).fit(SENTS, LABELS)
+    b = CRFLBFGS(l1=0.0, **kw).fit(SENTS, LABELS)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    from chaintag.errors import InputError
+    with pytest.raises(InputError, match="l1"):
+        CRFLBFGS(l1=-1.0, **kw).fit(SENTS, LABELS)

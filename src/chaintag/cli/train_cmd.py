@@ -93,6 +93,8 @@ def add_parser(sub) -> None:
     g.add_argument("--l2", type=float, default=None, metavar="LAMBDA",
                    help="L2 strength lambda of sapo and the CRFs (default: 1; the SAPO paper used "
                         "2 POS, 5 NER, 1 chunking)")
+    g.add_argument("--l1", type=float, default=None, metavar="C1",
+                   help="L1 strength of crf-lbfgs (default: 0; CRFsuite's c1)")
     g.add_argument("--l2-per-pass", action="store_true", default=None,
                    help="one L2 step per pass instead of one per sample (variant)")
     g.add_argument("--stop-ratio", type=float, default=None, metavar="R",
@@ -171,6 +173,8 @@ def _validate(args) -> None:
         raise InputError("--beam-width must be at least 1")
     if args.l2 is not None and args.l2 < 0:
         raise InputError("--l2 must be 0 or more")
+    if args.l1 is not None and not (math.isfinite(args.l1) and args.l1 >= 0):
+        raise InputError(f"--l1 must be a finite number, 0 or more (got {args.l1})")
     if args.learning_rate is not None and args.learning_rate <= 0:
         raise InputError("--learning-rate must be positive")
     if args.resume and not args.checkpoint_dir:
@@ -281,7 +285,7 @@ def _run(args) -> int:
               "n_best": ("--n-best", args.n_best), "search": ("--search", args.search),
               "beam_width": ("--beam-width", args.beam_width),
               "learning_rate": ("--learning-rate", args.learning_rate),
-              "lr_schedule": ("--lr-schedule", args.lr_schedule), "l2": ("--l2", args.l2),
+              "lr_schedule": ("--lr-schedule", args.lr_schedule), "l2": ("--l2", args.l2), "l1": ("--l1", args.l1),
               "l2_per_pass": ("--l2-per-pass", args.l2_per_pass), "stop_ratio": ("--stop-ratio", args.stop_ratio),
               "loss": ("--mira-loss", args.mira_loss), "sequential": ("--sequential", args.sequential),
               "tag_dict": ("--tag-dict/--no-tag-dict", args.tag_dict),
