@@ -90,7 +90,11 @@ def sent2features(sent):
 #: chaintag estimators tried by --choose-on-dev (the first is the default)
 CANDIDATES = {
     "perceptron": lambda chaintag: chaintag.StructuredPerceptron(epochs=10),
+    "perceptron-20": lambda chaintag: chaintag.StructuredPerceptron(epochs=20),
+    "perceptron-30": lambda chaintag: chaintag.StructuredPerceptron(epochs=30),
     "sapo": lambda chaintag: chaintag.SAPO(epochs=10),
+    "sapo-20": lambda chaintag: chaintag.SAPO(epochs=20),
+    "sapo-30": lambda chaintag: chaintag.SAPO(epochs=30),
     "nbest-mira": lambda chaintag: chaintag.NBestMIRA(epochs=10),
     # the direct translation of the sklearn-crfsuite estimator: c1 -> l1, c2 -> l2 = 2 * c2
     "crf-lbfgs-l1": lambda chaintag: chaintag.CRFLBFGS(l1=0.1, l2=0.2, epochs=100),

@@ -231,6 +231,7 @@ class EvalResult:
     scheme_typed: bool = True
     stray_gold: dict[str, int] = field(default_factory=dict)
     stray_pred: dict[str, int] = field(default_factory=dict)
+    scheme_suggested: str | None = None
 
     def describe_scheme(self) -> str:
         """One line naming the scheme used and the stray labels, for reports.
@@ -251,6 +252,9 @@ class EvalResult:
                 parts.append(side + " " + ", ".join(f"{lab} x{n}" for lab, n in sorted(stray.items())))
         if parts:
             text += "; stray labels (no prefix of this scheme), read as O: " + "; ".join(parts)
+        if self.scheme_suggested:
+            text += (f"; the labels look like {self.scheme_suggested.upper()}: "
+                     f"--scheme {self.scheme_suggested} (or auto) reads them all")
         return text
 
     def to_dict(self) -> dict:
@@ -486,4 +490,16 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
         scheme_typed=chosen.typed,
         stray_gold=stray_gold,
         stray_pred=stray_pred,
+        scheme_suggested=_suggest(gold, pred, chosen, stray_gold, stray_pred),
     )
+
+
+def _suggest(gold, pred, chosen, stray_gold, stray_pred) -> str | None:
+    """The detected scheme when a given scheme leaves strays that the detected one reads, else None."""
+    if chosen.detected or not (stray_gold or stray_pred):
+        return None
+    from .schemes import detect_scheme
+    auto = detect_scheme(gold, pred, "auto")
+    if auto.is_chunking and auto.name != chosen.name and not auto.stray:
+        return auto.name
+    return None
