@@ -245,3 +245,17 @@ def test_cli_scheme_option_and_train_uses_chunk_f1(tmp_path, capsys):
     assert main(["train", "--train", str(train), "--test", str(train), "--features", "w[0]", "--epochs", "1",
                  "--model", str(model), "--scheme", "none", "--quiet"]) == 0
     assert "test accuracy: 100.00" in capsys.readouterr().out
+
+
+def test_a_given_scheme_that_misreads_the_labels_names_the_one_that_reads_them():
+    from chaintag import evaluate
+    gold = [["U-X", "B-Y", "L-Y", "O"]]
+    given = evaluate(gold, gold, scheme="iobes")
+    assert given.stray_gold == {"U-X": 1, "L-Y": 1}
+    assert given.scheme_suggested == "bilou"
+    assert "--scheme bilou" in given.describe_scheme()
+    # detected, or given and right, or strays that no scheme reads: no suggestion
+    assert evaluate(gold, gold).scheme_suggested is None
+    assert evaluate(gold, gold, scheme="bilou").scheme_suggested is None
+    assert evaluate([["B-X", "NN", "I-X"]], [["B-X", "NN", "I-X"]], scheme="iob2").scheme_suggested is None
+    assert "--scheme" not in evaluate(gold, gold, scheme="bilou").describe_scheme()

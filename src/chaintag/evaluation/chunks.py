@@ -212,6 +212,10 @@ class EvalResult:
     stray_gold, stray_pred : dict of str to int
         Labels that fit no prefix of the scheme, with their number of
         tokens in gold and in the predictions; they were read as ``O``.
+    scheme_suggested : str or None
+        When the scheme was given and left strays: the scheme detected from
+        the labels if it reads every label (e.g. ``bilou`` for ``U-``/``L-``
+        labels read with ``iobes``), else None.
     """
 
     accuracy: float
