@@ -271,10 +271,40 @@ def _output(args):
 
 
 def _progress(args):
-    if args.quiet or not sys.stderr.isatty():
+    """A bar of the sentences read on a terminal; off a terminal, plain log lines (:class:`_LogLines`)."""
+    if args.quiet:
         return None
+    if not sys.stderr.isatty():
+        return _LogLines(args.batch_size)
     from tqdm.auto import tqdm
     return tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
+
+
+class _LogLines:
+    """Progress of ``tag`` when stderr is not a terminal: one plain line per batch of sentences
+    read (at most one every ``interval`` seconds) and a last line with the totals."""
+
+    def __init__(self, batch_size: int, interval: float = 5.0):
+        import time
+        self._clock = time.perf_counter
+        self.batch_size, self.interval = batch_size, interval
+        self.n = 0
+        self.t0 = self._last = self._clock()
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        if self.n % self.batch_size == 0 and self._clock() - self._last >= self.interval:
+            self._last = self._clock()
+            self._line(f"tagging: {self.n:,} sentences read")
+
+    def close(self) -> None:
+        self._line(f"tagging: done, {self.n:,} sentences")
+
+    def _line(self, text: str) -> None:
+        seconds = self._clock() - self.t0
+        rate = self.n / max(seconds, 1e-9)
+        print(f"{text} in {seconds:.1f} s ({rate:,.0f} sentences/s)" if rate >= 10 else
+              f"{text} in {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _tag_conllu(model, blocks, args, name: str) -> int:
