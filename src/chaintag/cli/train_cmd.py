@@ -323,7 +323,7 @@ def _run(args) -> int:
     from ..distributed.options import fit_with_options, wants_distributed
     try:
         if wants_distributed(args):
-            fit_with_options(learner, train, dev, args)
+            fit_with_options(learner, train, dev, args, streamed=streamed)
         elif streamed:
             from .train_stream import fit_stream
             fit_stream(learner, args, dev, train)

@@ -7,6 +7,11 @@ shuffling: the same model file, byte for byte). Streamed training holds the
 model and one chunk of sentences, not the corpus (see docs/DISTRIBUTED.md for
 the measured bytes per token). The checks ``chaintag train`` makes on its data
 (label column warnings, the default preset) then read the first chunk.
+
+Distributed training (``--workers`` / ``--scheduler``) streams by default
+(:func:`chaintag.distributed.fit_distributed_file`: the shards are written to
+disk chunk by chunk and the model is the in-memory one byte for byte, for every
+learner it trains); ``--no-stream`` holds the corpus in memory as before.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import os
 #: Learners trained by streaming; the first three give the in-memory model bit for bit without shuffling.
 STREAMED = ("perceptron", "mira", "nbest-mira", "sapo", "crf")
 EXACT = ("perceptron", "mira", "nbest-mira")
+#: Learners trained distributed from the file read in chunks (the same model as in memory, whatever the learner).
+DIST_STREAMED = STREAMED + ("crf-lbfgs",)
 #: Training files from this size on are streamed when it changes nothing in the model (32 MiB: about
 #: 3 million tokens of a CoNLL column file, some 2 GB of memory when held as strings).
 AUTO_BYTES = 32 * 2**20
@@ -39,13 +46,16 @@ def add_stream_options(p) -> None:
 def _why_not(args, name: str) -> str | None:
     """Why this run cannot be streamed, or None."""
     from ..distributed.options import wants_distributed
+    dist = wants_distributed(args)
     if args.train == "-":
         return "standard input is read once; streamed training reads its file three times"
-    if name not in STREAMED:
-        return f"it trains {', '.join(STREAMED)} (order 1), not {name}"
-    for flag, on in (("--hash-bits", args.hash_bits is not None), ("--checkpoint-dir", bool(args.checkpoint_dir)),
+    offered = DIST_STREAMED if dist else STREAMED
+    if name not in offered:
+        return f"it trains {', '.join(offered)} (order 1), not {name}"
+    for flag, on in (("--hash-bits", args.hash_bits is not None),
+                     ("--checkpoint-dir", bool(args.checkpoint_dir) and not dist),
                      ("--dev-fraction", bool(args.dev_fraction)), ("--threads", getattr(args, "threads", None)),
-                     ("--workers/--scheduler", wants_distributed(args)), ("--format", bool(args.format))):
+                     ("--format", bool(args.format))):
         if on:
             return f"it is not offered with {flag}"
     return None
@@ -67,6 +77,9 @@ def wants_stream(args, name: str) -> bool:
         if reason:
             raise InputError(f"--stream: {reason}")
         return True
+    from ..distributed.options import wants_distributed
+    if wants_distributed(args):
+        return reason is None  # the shards, hence the model, are the same either way
     if reason or name not in EXACT:
         return False
     from ..learners import LEARNERS
@@ -105,6 +118,20 @@ def _reader_options(args) -> dict:
     from .common import sep_value
     return dict(columns=args.columns, data_dir=args.data_dir, label_field=args.label_field or "xpos",
                 sep=sep_value(args.sep), encoding=args.encoding)
+
+
+def fit_stream_distributed(learner, args, dev, head=None) -> None:
+    """Train ``learner`` on a Dask cluster from ``args.train`` read in chunks (shard files in ``--stream-dir``
+    or $TMPDIR; see :func:`chaintag.distributed.fit_distributed_file`)."""
+    from ..distributed import fit_distributed_file
+    if head is not None:
+        head.tokens, head.labels = [], []
+    if args.stream_dir:
+        os.makedirs(args.stream_dir, exist_ok=True)
+    fit_distributed_file(learner, args.train, dev, workers=args.workers, scheduler=args.scheduler,
+                         shards=args.workers, mixing=args.mixing or "uniform", checkpoint_dir=args.checkpoint_dir,
+                         resume=args.resume, folder=args.stream_dir, chunk_sentences=CHUNK_SENTENCES,
+                         **_reader_options(args))
 
 
 def fit_stream(learner, args, dev, head=None) -> None:

@@ -4,7 +4,8 @@ Each shard is sent once to one worker as compact arrays and turned into a
 :class:`~chaintag.distributed.worker.ShardWorker` there; tasks over the shards
 are pinned to the shard's worker. When a worker disappears (crash, kill, lost
 connection), the shards it held are sent again to the workers left (from the
-driver's copy of the corpus arrays) and the unfinished tasks are rerun there.
+driver's copy of the corpus arrays, or from the shard files on disk) and the
+unfinished tasks are rerun there.
 Every task is a pure function of its inputs, so a rerun gives the same result
 as an undisturbed run.
 """
@@ -15,7 +16,6 @@ import time
 import warnings
 
 from .cluster import live_workers
-from .shards import make_shard, shard_digest
 from .worker import load_shard
 
 
@@ -35,10 +35,10 @@ class ShardPool:
     client : distributed.Client
     learner : SequenceTagger
         Its class and hyper-parameters are sent (not its fitted state).
-    data : TrainData
-        The driver's corpus arrays (kept, to resend lost shards).
-    bounds : int64 array, shape (n_shards + 1,)
-        From :func:`chaintag.distributed.shards.shard_bounds`.
+    source : MemoryShards or ShardFiles
+        The shards (:class:`chaintag.distributed.shards.MemoryShards`: the
+        driver's corpus arrays; :class:`chaintag.distributed.shard_files.ShardFiles`:
+        files on disk): kept, to resend lost shards.
     keys : tuple of str
         Epoch state keys (:attr:`~chaintag.distributed.mixing.Family.keys`), or () for crf-lbfgs.
     max_retries : int
@@ -47,12 +47,12 @@ class ShardPool:
         Seconds to wait for a worker to come back when none is left.
     """
 
-    def __init__(self, client, learner, data, bounds, keys=(), max_retries: int = 3, wait_workers: float = 30.0):
-        self.client, self.data, self.bounds = client, data, bounds
+    def __init__(self, client, learner, source, keys=(), max_retries: int = 3, wait_workers: float = 30.0):
+        self.client, self.source, self.bounds = client, source, source.bounds
         self.cls, self.params = type(learner), learner.get_params()
         self.keys = tuple(keys)
         self.max_retries, self.wait_workers = int(max_retries), float(wait_workers)
-        self.k = len(bounds) - 1
+        self.k = len(self.bounds) - 1
         self.feat_label = None
         self.where: list[str | None] = [None] * self.k
         self.futures: list = [None] * self.k
@@ -81,19 +81,21 @@ class ShardPool:
         # after a loss the feature labels are sent again: Dask keeps broadcast data in as few copies as
         # its memory manager likes (ReduceReplicas), so the copy left may have been on the lost worker
         if self.feat_label is None or any(w not in self.feat_holders for w in workers) or self.generation:
-            self.feat_label = self.client.scatter(self.data.index.feat_label, broadcast=True, hash=False)
+            self.feat_label = self.client.scatter(self.source.feat_label, broadcast=True, hash=False)
             self.feat_holders = set(workers)
-        n_labels = self.data.index.n_labels
+        n_labels = self.source.n_labels
         for i in shards:
             w = min(workers, key=lambda x: (load[x], x))
             load[w] += 1
             # one Dask key per shard: a dict given to scatter would be scattered value by value under its
             # own keys ("sent_ptr", ...), the same keys for every shard, so that two shards on one worker
             # (or a shard fetched from another worker) would read another shard's arrays
-            shard = make_shard(self.data, int(self.bounds[i]), int(self.bounds[i + 1]))
+            # (shard files on a disk the workers see are sent by name: each worker maps its own)
+            shard, digest = self.source.shard(i)
             arrays = self.client.scatter([shard], workers=[w], hash=False)[0]
+            del shard
             self.futures[i] = self.client.submit(load_shard, self.cls, self.params, arrays, self.feat_label,
-                                                 n_labels, self.keys, shard_digest(shard), workers=[w],
+                                                 n_labels, self.keys, digest, workers=[w],
                                                  allow_other_workers=False,
                                                  pure=False, key=f"chaintag-shard-{i}-{time.monotonic_ns()}")
             self.where[i] = w

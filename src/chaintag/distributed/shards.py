@@ -40,10 +40,30 @@ def shard_bounds(sent_ptr: np.ndarray, tok_ptr: np.ndarray, n_shards: int) -> np
     balancing entries rather than sentences keeps the workers finishing
     together (a straggler holds up every mixing step).
     """
-    n_sent = len(sent_ptr) - 1
+    return bounds_from_entries(tok_ptr[sent_ptr], n_shards)
+
+
+def bounds_from_entries(cum: np.ndarray, n_shards: int) -> np.ndarray:
+    """:func:`shard_bounds` from the entries before each sentence (``tok_ptr[sent_ptr]``).
+
+    Parameters
+    ----------
+    cum : int64 array, shape (n_sentences + 1,)
+        Entries before each sentence, and their total last.
+    n_shards : int
+
+    Returns
+    -------
+    int64 array, shape (n_shards + 1,)
+
+    Raises
+    ------
+    ValueError
+        When ``n_shards`` is below 1 or above the number of sentences.
+    """
+    n_sent = len(cum) - 1
     if not 1 <= n_shards <= n_sent:
         raise ValueError(f"cannot cut {n_sent} sentences into {n_shards} shards")
-    cum = tok_ptr[sent_ptr]  # entries before each sentence, shape (n_sent + 1,)
     targets = cum[-1] * np.arange(1, n_shards, dtype=np.float64) / n_shards
     cuts = np.searchsorted(cum, targets, side="left").astype(np.int64)
     bounds = np.concatenate([[0], cuts, [n_sent]]).astype(np.int64)
@@ -124,3 +144,28 @@ def shard_orders(order: np.ndarray, bounds: np.ndarray) -> list[np.ndarray]:
     which = np.searchsorted(bounds, order, side="right") - 1
     return [np.ascontiguousarray(order[which == i] - bounds[i], dtype=np.int64)
             for i in range(len(bounds) - 1)]
+
+
+class MemoryShards:
+    """The shards of a corpus held in memory by the driver (what a :class:`~chaintag.distributed.pool.ShardPool`
+    sends; :class:`~chaintag.distributed.shard_files.ShardFiles` is the same for shards on disk).
+
+    Parameters
+    ----------
+    data : TrainData
+    bounds : int64 array, shape (n_shards + 1,)
+        From :func:`shard_bounds`.
+    """
+
+    def __init__(self, data, bounds: np.ndarray):
+        self.data, self.bounds = data, bounds
+        self.feat_label, self.n_labels = data.index.feat_label, data.index.n_labels
+
+    @property
+    def k(self) -> int:
+        return len(self.bounds) - 1
+
+    def shard(self, i: int) -> tuple[dict, str]:
+        """Shard ``i``'s arrays (copies) and their digest."""
+        shard = make_shard(self.data, int(self.bounds[i]), int(self.bounds[i + 1]))
+        return shard, shard_digest(shard)

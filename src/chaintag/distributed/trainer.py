@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError, TrainingError
 from .mixing import family_of, mix, mixing_coefficients
 from .pool import ShardPool
-from .shards import shard_bounds, shard_orders
+from .shards import MemoryShards, shard_bounds, shard_orders
 from .worker import initial_state, run_epoch, run_objective
 
 
@@ -123,9 +123,12 @@ class _Trainer:
             self.pool.close()
 
     def _open(self, data, keys):
-        self.k = min(self.k, data.attrs.n_sentences)
-        self.bounds = shard_bounds(data.attrs.sent_ptr, data.attrs.tok_ptr, self.k)
-        self.pool = ShardPool(self.client, self.learner, data, self.bounds, keys, max_retries=self.max_retries)
+        source = getattr(data, "shard_files", None)  # a corpus sharded on disk (fit_distributed_file)
+        if source is None:
+            self.k = min(self.k, data.attrs.n_sentences)
+            source = MemoryShards(data, shard_bounds(data.attrs.sent_ptr, data.attrs.tok_ptr, self.k))
+        self.k, self.bounds = source.k, source.bounds
+        self.pool = ShardPool(self.client, self.learner, source, keys, max_retries=self.max_retries)
 
     # ------------------------------------------------------------- crf-lbfgs
     def objective(self, data):

@@ -26,7 +26,7 @@ class ShardWorker:
     params : dict
         Its hyper-parameters (``get_params()``).
     shard : dict of arrays
-        From :func:`chaintag.distributed.shards.make_shard`.
+        From :func:`chaintag.distributed.shards.make_shard` (or memory-mapped shard files).
     feat_label : int32 array, shape (n_features,)
     n_labels : int
     keys : tuple of str
@@ -94,12 +94,18 @@ class ShardWorker:
 def load_shard(learner_cls, params, shard, feat_label, n_labels, keys, digest=None) -> ShardWorker:
     """Task: build a :class:`ShardWorker` in the worker's memory.
 
+    ``shard`` is a dict of arrays, or a
+    :class:`~chaintag.distributed.shard_files.ShardPaths` whose files are mapped here.
+
     Raises
     ------
     RuntimeError
         When ``digest`` is given and the arrays received do not have it (a
         shard mixed up with another one or damaged on the way).
     """
+    from .shard_files import ShardPaths
+    if isinstance(shard, ShardPaths):  # files this worker sees: mapped read-only, not copied
+        shard = shard.load()
     if digest is not None:
         got = shard_digest(shard)
         if got != digest:

@@ -37,7 +37,9 @@ def fingerprint(model, data, dev_pack=None) -> str:
     params = {k: v for k, v in model.get_params().items() if k not in ("epochs", "progress")}
     h.update(json.dumps([model.algorithm, params, model.labels_], sort_keys=True, default=str).encode())
     h.update(np.ascontiguousarray(model.extractor_.attr_keys).tobytes())
-    h.update(np.ascontiguousarray(data.gold).tobytes())
+    # a corpus sharded on disk gives its gold labels part by part (the same bytes, in order)
+    for gold in (data.gold_parts() if hasattr(data, "gold_parts") else (data.gold,)):
+        h.update(np.ascontiguousarray(gold).tobytes())
     h.update(np.ascontiguousarray(data.index.feat_label).tobytes())
     keys = getattr(model.extractor_, "bucket_keys", None)
     if keys is not None:

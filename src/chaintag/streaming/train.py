@@ -50,16 +50,8 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
         attributes, or a learner without a compiled epoch.
     """
     from ..distributed.mixing import family_of
-    from ..features.extract import AttributeExtractor
-    from ..features.templates import resolve_templates
-    from .extract import extract_to_disk
     from .reader import iter_chunks
     fam = family_of(learner)
-    if getattr(learner, "hash_bits", None) is not None:
-        raise InputError("streamed training uses exact attributes: leave out hash_bits")
-    epochs = getattr(learner, "epochs", 1)
-    if not isinstance(epochs, (int, np.integer)) or epochs < 1:
-        raise InputError(f"epochs must be a positive integer, not {epochs!r}")
     if chunk_sentences < 1:
         raise InputError(f"chunk_sentences must be at least 1 (got {chunk_sentences})")
 
@@ -67,6 +59,55 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
         return iter_chunks(source, chunk_sentences, columns=columns, data_dir=data_dir,
                            label_field=label_field, sep=sep, encoding=encoding)
 
+    remove_stale_chunks(folder)
+    with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
+        corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, source)
+        _train_chunks(learner, fam, corpus, dev_pack)
+        learner.streamed_ = {"n_sentences": corpus.n_sentences, "n_tokens": corpus.n_tokens,
+                             "chunks": corpus.n_chunks}
+    return learner
+
+
+def prepare_streamed(learner, chunks, folder: str, dev=None, source=None):
+    """Extract a corpus read in chunks to ``folder`` and set the learner's fitted vocabulary, as ``fit`` does.
+
+    Parameters
+    ----------
+    learner : SequenceTagger
+        Exact attributes (no ``hash_bits``).
+    chunks : callable
+        ``chunks()`` returns a new iterator of ``(names, tokens, labels)`` chunks
+        (:func:`~chaintag.streaming.reader.iter_chunks`).
+    folder : str
+        Where the chunk files are written.
+    dev : tuple (sentences, labels), optional
+    source : str, optional
+        The training file, named in errors.
+
+    Returns
+    -------
+    corpus : chaintag.streaming.extract.StreamedCorpus
+    dev_pack : tuple (Attributes, list of list of str) or None
+        The dev data's attributes and labels, as ``_train`` takes them.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For bad input (named by file and line), hashed attributes, bad epochs or cc,
+        or columns that do not match the file.
+    chaintag.errors.TrainingError
+        When the count cut-off leaves no feature.
+    """
+    from ..features.extract import AttributeExtractor
+    from ..features.templates import resolve_templates
+    from .extract import extract_to_disk
+    if getattr(learner, "hash_bits", None) is not None:
+        raise InputError("streamed training uses exact attributes: leave out hash_bits")
+    epochs = getattr(learner, "epochs", 1)
+    if not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise InputError(f"epochs must be a positive integer, not {epochs!r}")
+    if getattr(learner, "cc", 0) < 0:
+        raise InputError(f"cc must be 0 or more, not {learner.cc!r}")
     first = next(chunks(), None)
     if first is None:
         raise InputError("training data: no sentences", str(source))
@@ -75,36 +116,31 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
         raise InputError(f"columns {names} do not match the {len(first[0])} columns of the tokens")
     del first
     learner.columns_ = names
-    remove_stale_chunks(folder)
-    with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
-        t0 = time.perf_counter()
-        from ..resources.spec import resolve_resources
-        extractor = AttributeExtractor(resolve_templates(learner.features, names), names,
-                                       resources=resolve_resources(learner.features))
-        sequences: list = []
-        labels, index, corpus = extract_to_disk(extractor, chunks, tmp, cc=learner.cc,
-                                                space=learner.feature_space, sequences=sequences)
-        from ..learners.introspect import training_summary
-        label_id = {lab: k for k, lab in enumerate(labels)}
-        gold = np.fromiter((label_id[y] for ls in sequences for y in ls), dtype=np.int32, count=corpus.n_tokens)
-        learner.training_summary_ = training_summary(corpus.n_sentences, gold, labels, sequences)
-        del gold, sequences
-        if index.n_features == 0:
-            raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "
-                                f"cc={learner.cc} times")
-        learner.labels_, learner.extractor_, learner.feature_index_ = labels, extractor, index
-        learner.extraction_seconds_ = time.perf_counter() - t0
-        dev_pack = None
-        if dev is not None:
-            from ..learners.tokens import as_rows
-            dev_rows = as_rows(dev[0], len(names))
-            dev_labels = [list(map(str, ls)) for ls in dev[1]]
-            learner._check_pairs(dev_rows, dev_labels, "dev")
-            dev_pack = (extractor.transform(dev_rows), dev_labels)
-        _train_chunks(learner, fam, corpus, dev_pack)
-        learner.streamed_ = {"n_sentences": corpus.n_sentences, "n_tokens": corpus.n_tokens,
-                             "chunks": corpus.n_chunks}
-    return learner
+    t0 = time.perf_counter()
+    from ..resources.spec import resolve_resources
+    extractor = AttributeExtractor(resolve_templates(learner.features, names), names,
+                                   resources=resolve_resources(learner.features))
+    sequences: list = []
+    labels, index, corpus = extract_to_disk(extractor, chunks, folder, cc=learner.cc,
+                                            space=learner.feature_space, sequences=sequences)
+    from ..learners.introspect import training_summary
+    label_id = {lab: k for k, lab in enumerate(labels)}
+    gold = np.fromiter((label_id[y] for ls in sequences for y in ls), dtype=np.int32, count=corpus.n_tokens)
+    learner.training_summary_ = training_summary(corpus.n_sentences, gold, labels, sequences)
+    del gold, sequences
+    if index.n_features == 0:
+        raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "
+                            f"cc={learner.cc} times")
+    learner.labels_, learner.extractor_, learner.feature_index_ = labels, extractor, index
+    learner.extraction_seconds_ = time.perf_counter() - t0
+    dev_pack = None
+    if dev is not None:
+        from ..learners.tokens import as_rows
+        dev_rows = as_rows(dev[0], len(names))
+        dev_labels = [list(map(str, ls)) for ls in dev[1]]
+        learner._check_pairs(dev_rows, dev_labels, "dev")
+        dev_pack = (extractor.transform(dev_rows), dev_labels)
+    return corpus, dev_pack
 
 
 def remove_stale_chunks(folder=None) -> list[str]:
