@@ -52,6 +52,9 @@ def _why_not(args, name: str) -> str | None:
     offered = DIST_STREAMED if dist else STREAMED
     if name not in offered:
         return f"it trains {', '.join(offered)} (order 1), not {name}"
+    from ..resources.spec import uses_vectors
+    if args.features and uses_vectors(args.features):
+        return "it does not read vec(...) templates (real-valued word-vector attributes)"
     for flag, on in (("--hash-bits", args.hash_bits is not None),
                      ("--checkpoint-dir", bool(args.checkpoint_dir) and not dist),
                      ("--dev-fraction", bool(args.dev_fraction)), ("--threads", getattr(args, "threads", None)),

@@ -27,7 +27,7 @@ import numpy as np
 from .hashing import intern_keys
 from .keys import (ABSENT, FIRST_VALUE, PARALLEL_LOOKUP_MIN, UNKNOWN, lookup_keys, lookup_keys_serial, place_template,
                    table_to_csr, template_keys)
-from .templates import FUNCTIONS, MAX_OFFSET, Template, parse_template
+from .templates import FUNCTIONS, MAX_OFFSET, Template, is_vector_template, parse_template
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
 EXACT_KEY_LIMIT = 2 ** 62
@@ -50,6 +50,9 @@ class Attributes:
     sent_ptr: np.ndarray
     tok_ptr: np.ndarray
     attr_ids: np.ndarray
+    #: float64 value of every entry (real-valued attributes: ``vec(...)`` templates,
+    #: feature-dict numbers), None when every value is 1
+    attr_values: np.ndarray | None = None
 
     @property
     def n_sentences(self) -> int:
@@ -137,7 +140,8 @@ def _resource_functions(templates, resources):
     kept = resources.subset(names)
     table = dict(FUNCTIONS)
     for n in names:
-        table[n] = kept.function(n)
+        if n != "vec":
+            table[n] = kept.function(n)
     return kept, table
 
 
@@ -156,8 +160,17 @@ class AttributeExtractor:
         (the default, as CRFsuite's example extractors; on CoNLL-2000 the
         averaged perceptron scored 93.48 F1 without and 93.39 with them).
     resources : chaintag.resources.wordmaps.WordMaps, optional
-        Word clusters for the templates' ``brownK`` / ``kmN`` functions; the
-        extractor keeps (and saves with the model) only the maps they read.
+        Word clusters for the templates' ``brownK`` / ``kmN`` functions and
+        word vectors for ``vec``; the extractor keeps (and saves with the
+        model) only the maps they read.
+    vec_scale : float or None, default 0.1
+        Standard deviation of the vector components after scaling (None:
+        the file's values); see :mod:`chaintag.features.vectors`.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When a template reads a resource that is not given.
 
     Notes
     -----
@@ -169,15 +182,29 @@ class AttributeExtractor:
     """
 
     def __init__(self, templates: list[Template], columns: Sequence[str], sentinels: bool = False,
-                 resources=None):
+                 resources=None, vec_scale: float | None = 0.1):
         self.templates = list(templates)
         self.sentinels = bool(sentinels)
         self.columns = tuple(columns)
         self.resources, self._table = _resource_functions(self.templates, resources)
         self._derived: list[_Derived] = []
         self._atom_rows: list[np.ndarray] = []
+        #: indices of the vec(...) templates, and the (unvalued) inner chain each reads
+        self._vec_t = [t for t, tm in enumerate(self.templates) if is_vector_template(tm)]
+        self._vec_inner = {t: _Derived(self.templates[t].atoms[0].column, self.templates[t].atoms[0].functions[:-1],
+                                       table=self._table) for t in self._vec_t}
+        self.vec_scale = None if vec_scale is None else float(vec_scale)
+        self.vec_factor = 1.0
+        self._vectors = None
+        if self._vec_t:
+            from .vectors import scale_factor
+            self._vectors = np.ascontiguousarray(self.resources.vector_rows(), dtype=np.float32)
+            self.vec_factor = scale_factor(self._vectors, self.vec_scale)
         by_key: dict[tuple[str, tuple[str, ...]], int] = {}
         for t in self.templates:
+            if is_vector_template(t):
+                self._atom_rows.append(np.zeros(0, dtype=np.int64))
+                continue
             rows = []
             for a in t.atoms:
                 k = (a.column, a.functions)
@@ -187,6 +214,8 @@ class AttributeExtractor:
                 rows.append(by_key[k])
             self._atom_rows.append(np.asarray(rows, dtype=np.int64))
         self._atom_offsets = [np.asarray([a.offset for a in t.atoms], dtype=np.int64) for t in self.templates]
+        self._columns_read = sorted({self.columns.index(d.column) for d in self._derived}
+                                    | {self.columns.index(d.column) for d in self._vec_inner.values()})
         self.radix: list[np.ndarray] = []
         self.hashed: list[bool] = []
         self.attr_keys = np.zeros(0, dtype=np.int64)
@@ -198,6 +227,16 @@ class AttributeExtractor:
         """Number of attributes in the table."""
         return int(self.attr_offset[-1])
 
+    @property
+    def has_vectors(self) -> bool:
+        """Whether some template reads word vectors (``vec``): the attributes then carry real values."""
+        return bool(self._vec_t)
+
+    @property
+    def vector_dim(self) -> int:
+        """Dimension of the word vectors that ``vec`` templates read (0 without them)."""
+        return 0 if self._vectors is None else int(self._vectors.shape[1])
+
     # -------------------------------------------------------------- internals
     def _derive(self, tokens, grow: bool) -> tuple[np.ndarray, np.ndarray]:
         lengths = np.fromiter((len(s) for s in tokens), dtype=np.int64, count=len(tokens))
@@ -205,14 +244,55 @@ class AttributeExtractor:
         np.cumsum(lengths, out=sent_ptr[1:])
         n_tokens = int(sent_ptr[-1])
         derived = np.empty((len(self._derived), n_tokens), dtype=np.int32)
-        by_column = _columns_of(tokens, sorted({self.columns.index(d.column) for d in self._derived}))
+        by_column = _columns_of(tokens, self._columns_read)
         cache: dict[str, tuple[np.ndarray, list[str]]] = {}
         for r, d in enumerate(self._derived):
             if d.column not in cache:
                 cache[d.column] = _intern(by_column[self.columns.index(d.column)])
             ids, uniques = cache[d.column]
             derived[r] = d.map(uniques, grow)[ids]
+        self._vec_rows = self._vector_rows(sent_ptr, by_column, cache)
         return sent_ptr, derived
+
+    def _vector_rows(self, sent_ptr, by_column, cache) -> np.ndarray:
+        """Row of the vector matrix that each vec template reads at each token (-1: none), shape (n_vec, n_tokens)."""
+        from .vectors import shift_rows
+        n_tokens = int(sent_ptr[-1])
+        out = np.full((len(self._vec_t), n_tokens), -1, dtype=np.int32)
+        if not self._vec_t:
+            return out
+        maps = self.resources
+        live = np.any(self._vectors != 0, axis=1)
+        for j, t in enumerate(self._vec_t):
+            inner = self._vec_inner[t]
+            if inner.column not in cache:
+                cache[inner.column] = _intern(by_column[self.columns.index(inner.column)])
+            ids, uniques = cache[inner.column]
+            rows_u = np.full(len(uniques), -1, dtype=np.int32)
+            for k, raw in enumerate(uniques):
+                v = inner.apply(raw)
+                if v is None:
+                    continue
+                r = maps.index.get(maps._key(v))
+                if r is not None and live[r]:
+                    rows_u[k] = r
+            out[j] = shift_rows(rows_u[ids], sent_ptr, self.templates[t].atoms[0].offset)
+        return out
+
+    def _with_vectors(self, sent_ptr, tok_ptr, attr_ids) -> Attributes:
+        """CSR attributes with each token's vector entries appended (values set) when there are vec templates."""
+        if not self._vec_t:
+            return Attributes(sent_ptr, tok_ptr, attr_ids)
+        from .vectors import append_vector_entries
+        dim = self.vector_dim
+        dim_attr = np.full((len(self._vec_t), dim), -1, dtype=np.int32)
+        for j, t in enumerate(self._vec_t):
+            lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
+            keys = self.attr_keys[lo:hi]
+            dim_attr[j, keys] = np.arange(lo, hi, dtype=np.int32)
+        new_ptr, new_ids, values = append_vector_entries(tok_ptr, attr_ids, self._vec_rows, dim_attr,
+                                                         self._vectors, self.vec_factor)
+        return Attributes(sent_ptr, new_ptr, new_ids, values)
 
     def _keys(self, sent_ptr, derived, t: int) -> np.ndarray:
         out = np.empty(derived.shape[1], dtype=np.int64)
@@ -227,15 +307,14 @@ class AttributeExtractor:
         lookup = lookup_keys if n_tokens >= PARALLEL_LOOKUP_MIN else lookup_keys_serial
         for t in range(n_templates):
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
-            if hi == lo:
+            if hi == lo or t in self._vec_t:
                 continue
             lookup(self._keys(sent_ptr, derived, t), self.attr_keys[lo:hi], lo, table, t)
         return self._table_csr(sent_ptr, table)
 
-    @staticmethod
-    def _table_csr(sent_ptr, table) -> Attributes:
+    def _table_csr(self, sent_ptr, table) -> Attributes:
         tok_ptr, attr_ids = table_to_csr(table)
-        return Attributes(sent_ptr, tok_ptr, attr_ids)
+        return self._with_vectors(sent_ptr, tok_ptr, attr_ids)
 
     # ------------------------------------------------------------------- API
     def fit_transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
@@ -282,6 +361,19 @@ class AttributeExtractor:
             labels = np.asarray(labels, dtype=np.int64)
         offset = 0
         for t in range(len(self.templates)):
+            if t in self._vec_t:  # one attribute per dimension, where some training token has a vector
+                has = self._vec_rows[self._vec_t.index(t)] >= 0
+                dim = self.vector_dim if has.any() else 0
+                self.radix.append(np.asarray([max(dim, 1)], dtype=np.int64))
+                self.hashed.append(False)
+                if labels is not None and dim:
+                    per_label = np.bincount(labels[has], minlength=n_labels).astype(np.int64)
+                    ys = np.flatnonzero(per_label)
+                    codes.append(((offset + np.arange(dim, dtype=np.int64))[:, None] * n_labels + ys[None, :]).ravel())
+                    counts.append(np.tile(per_label[ys], dim))
+                keys_per_template.append(np.arange(dim, dtype=np.int64))
+                offset += dim
+                continue
             radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
             product = 1
             for r in radix.tolist():
@@ -356,6 +448,8 @@ class AttributeExtractor:
         tmpl = self.templates[t]
         if not tmpl.atoms:
             return "bias"
+        if t in self._vec_t:
+            return f"{tmpl.name}[{int(self.attr_keys[attr])}]"
         if self.hashed[t]:
             return f"{tmpl.name}=#{int(self.attr_keys[attr]):x}"
         key = int(self.attr_keys[attr])
@@ -383,6 +477,9 @@ class AttributeExtractor:
             "hashed": list(self.hashed),
             "sentinels": self.sentinels,
         }
+        if self._vec_t:
+            meta["vec_scale"] = self.vec_scale
+            meta["vec_factor"] = self.vec_factor
         arrays = {"attr_keys": self.attr_keys, "attr_offset": self.attr_offset}
         for t, r in enumerate(self.radix):
             arrays[f"radix_{t}"] = r
@@ -399,7 +496,10 @@ class AttributeExtractor:
             from ..resources.wordmaps import WordMaps
             resources = WordMaps.from_state(meta["resources"], arrays)
         ex = cls([parse_template(s) for s in meta["templates"]], meta["columns"],
-                 sentinels=bool(meta.get("sentinels", False)), resources=resources)
+                 sentinels=bool(meta.get("sentinels", False)), resources=resources,
+                 vec_scale=meta.get("vec_scale", 0.1))
+        if "vec_factor" in meta:
+            ex.vec_factor = float(meta["vec_factor"])
         if len(ex._derived) != len(meta["derived"]):
             raise ValueError("derived columns do not match the templates")
         for d, saved in zip(ex._derived, meta["derived"]):

@@ -16,6 +16,7 @@ from numba import njit
 from .extract import AttributeExtractor, Attributes
 from .hashing import count_pairs
 from .keys import _mix, table_to_csr
+from .templates import is_vector_template
 
 
 @njit(cache=True)
@@ -48,6 +49,9 @@ class HashedAttributeExtractor(AttributeExtractor):
     def __init__(self, templates, columns, sentinels: bool = False, hash_bits: int = 20, resources=None):
         if not 1 <= int(hash_bits) <= 30:
             raise ValueError(f"hash_bits must be between 1 and 30, not {hash_bits}")
+        if any(is_vector_template(t) for t in templates):
+            raise ValueError("vec(...) templates (real-valued word-vector attributes) are not offered with "
+                             "hashed attributes (hash_bits); drop hash_bits or the vec templates")
         super().__init__(templates, columns, sentinels, resources=resources)
         self.hash_bits = int(hash_bits)
         self.bucket_keys = np.zeros(0, dtype=np.int64)

@@ -27,6 +27,10 @@ should not fire for that token): ``lower``, ``norm`` (every digit mapped to
 shorter than k), ``shape`` (``X``/``x``/``d`` classes, runs capped at 4),
 ``shortshape`` (runs collapsed), ``hasdigit``, ``hashyphen``, ``hasupper``,
 ``allupper``, ``initupper`` (``"1"`` when true, ``None`` otherwise).
+With a word resource (``--clusters FILE``): ``brownK``, ``kmN`` (cluster
+strings) and ``vec`` (the word's vector as real-valued attributes, one per
+dimension; outermost function of a template on its own, e.g. ``vec(w[0])``;
+see :mod:`chaintag.resources.wordmaps`).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..errors import InputError
-from ..resources.wordmaps import is_resource_function
+from ..resources.wordmaps import VECTOR_FUNCTION, is_resource_function
 
 COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
 MAX_OFFSET = 16
@@ -160,7 +164,7 @@ def _parse_atom(text: str) -> Atom:
         fname = m.group(1)
         if fname not in FUNCTIONS and not is_resource_function(fname):
             raise InputError(f"unknown template function {fname!r}; known: {', '.join(sorted(FUNCTIONS))}, "
-                             "and brownK / kmN (word clusters, with a cluster resource)")
+                             "and brownK / kmN / vec (word clusters and vectors, with a word resource)")
         functions.append(fname)
         text = m.group(2).strip()
     m = _ATOM.match(text)
@@ -192,7 +196,17 @@ def parse_template(spec: str) -> Template:
     spec = spec.strip()
     if spec == "bias":
         return Template(())
-    return Template(tuple(_parse_atom(part) for part in spec.split("|")))
+    t = Template(tuple(_parse_atom(part) for part in spec.split("|")))
+    if any(VECTOR_FUNCTION in a.functions for a in t.atoms) and not is_vector_template(t):
+        raise InputError(f"template {t.name!r}: vec(...) gives real values, one per vector dimension; it must be "
+                         "the outermost function of a template on its own, e.g. vec(w[0]) or vec(lower(w[-1]))")
+    return t
+
+
+def is_vector_template(t: Template) -> bool:
+    """Whether ``t`` reads a word vector (``vec(...)`` of one atom): real-valued attributes, one per dimension."""
+    return len(t.atoms) == 1 and bool(t.atoms[0].functions) and t.atoms[0].functions[-1] == VECTOR_FUNCTION \
+        and VECTOR_FUNCTION not in t.atoms[0].functions[:-1]
 
 
 def _window(col: str, lo: int, hi: int, fn: str | None = None) -> list[str]:

@@ -201,8 +201,13 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         else:
+            from ..resources.spec import vector_scale
             extractor = AttributeExtractor(resolve_templates(self.features, columns), columns,
-                                           resources=resources)
+                                           resources=resources, vec_scale=vector_scale(self.features))
+            if extractor.has_vectors and not type(self)._real_values:
+                raise InputError(f"vec(...) templates give real-valued attributes, which {type(self).__name__} "
+                                 "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
+                                 "crf-lbfgs, mira, nbest-mira, maxent) or drop the vec templates")
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         from ..progress import progress_mode, step
         with step(progress_mode(getattr(self, "progress", None)),

@@ -6,6 +6,12 @@ templates: ``"chunking+clusters;@clusters=resources/en.tsv"``, or a line
 the template file's folder). ``chaintag train --clusters FILE`` adds such a
 part. Several ``@clusters=`` parts are merged (a Brown paths file and a
 vector file, say).
+
+``@vecscale=SIGMA`` sets the scale of the word-vector attributes that
+``vec(...)`` templates read: the vectors are multiplied by one factor so
+that the standard deviation of their components is ``SIGMA`` (default
+:data:`DEFAULT_VEC_SCALE` = 0.1, as Turian et al. 2010, s. 7.2);
+``@vecscale=raw`` keeps the file's values.
 """
 
 from __future__ import annotations
@@ -13,9 +19,57 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from .wordmaps import WordMaps
+import numpy as np
+
+from .wordmaps import RESOURCE_FUNCTION, VECTOR_FUNCTION, WordMaps
+
+_RESOURCE_NAMES = {VECTOR_FUNCTION}
 
 DIRECTIVE = "@clusters="
+SCALE_DIRECTIVE = "@vecscale="
+#: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
+DEFAULT_VEC_SCALE = 0.1
+
+
+def _parts(features):
+    if not isinstance(features, str):
+        return list(features), "", None
+    if os.path.isfile(features):
+        with open(features, encoding="utf-8") as f:
+            return [ln.split("#", 1)[0].strip() for ln in f], os.path.dirname(features), features
+    return [p.strip() for p in features.split(";")], "", None
+
+
+def vector_scale(features: str | Sequence[str]) -> float | None:
+    """The ``@vecscale=`` setting of a feature specification: a positive float, or None for ``raw``.
+
+    Returns
+    -------
+    float or None
+        :data:`DEFAULT_VEC_SCALE` when the specification does not set it.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On a value that is neither a positive number nor ``raw``.
+    """
+    from ..errors import InputError
+    parts, _, where = _parts(features)
+    scale: float | None = DEFAULT_VEC_SCALE
+    for part in parts:
+        if part.startswith(SCALE_DIRECTIVE):
+            text = part[len(SCALE_DIRECTIVE):].strip()
+            if text == "raw":
+                scale = None
+                continue
+            try:
+                scale = float(text)
+            except ValueError:
+                scale = -1.0
+            if not (scale > 0 and np.isfinite(scale)):
+                raise InputError(f"{part!r}: the vector scale is a positive number (the standard deviation "
+                                 "of the scaled components) or 'raw'", where)
+    return scale
 
 
 def resource_paths(features: str | Sequence[str]) -> list[str]:
@@ -24,7 +78,7 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     Raises
     ------
     chaintag.errors.InputError
-        On an ``@`` part that is not ``@clusters=FILE``.
+        On an ``@`` part that is neither ``@clusters=FILE`` nor ``@vecscale=SIGMA``.
     """
     from ..errors import InputError
     if not isinstance(features, str):
@@ -37,10 +91,10 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
         parts, base, where = [p.strip() for p in features.split(";")], "", None
     out = []
     for part in parts:
-        if not part.startswith("@"):
+        if not part.startswith("@") or part.startswith(SCALE_DIRECTIVE):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
-            raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE)", where)
+            raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE or @vecscale=SIGMA)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
@@ -78,10 +132,21 @@ def with_clusters(features: str, paths: Sequence[str] | None) -> str:
 
 
 def uses_resources(features: str) -> bool:
-    """Whether a feature specification names a resource function (``brownK``, ``kmN``) anywhere."""
+    """Whether a feature specification names a resource function (``brownK``, ``kmN``, ``vec``) anywhere."""
+    return bool(_function_names(features) & _RESOURCE_NAMES) or any(
+        RESOURCE_FUNCTION.match(n) for n in _function_names(features))
+
+
+def uses_vectors(features: str) -> bool:
+    """Whether a feature specification has a ``vec(...)`` template (real-valued attributes) anywhere."""
+    return VECTOR_FUNCTION in _function_names(features)
+
+
+def _function_names(features: str) -> set[str]:
     from ..features.templates import PRESETS
-    from .wordmaps import RESOURCE_FUNCTION
     import re
+    if not isinstance(features, str):
+        features = ";".join(features)
     if os.path.isfile(features):
         with open(features, encoding="utf-8") as f:
             parts = [ln.split("#", 1)[0].strip() for ln in f]
@@ -90,5 +155,4 @@ def uses_resources(features: str) -> bool:
     specs = []
     for part in parts:
         specs += PRESETS.get(part, [part])
-    names = {m for spec in specs if not spec.startswith("@") for m in re.findall(r"([A-Za-z0-9_]+)\(", spec)}
-    return any(RESOURCE_FUNCTION.match(n) for n in names)
+    return {m for spec in specs if not spec.startswith("@") for m in re.findall(r"([A-Za-z0-9_]+)\(", spec)}

@@ -13,8 +13,17 @@ Naming (Turian et al. 2010, s. 7.1; Ratinov and Roth 2009, s. 5):
     is trained from a word-vector file (scikit-learn's MiniBatchKMeans,
     seed 0).
 
+``vec(x)``
+    The word's vector (a word-vector file: word2vec, GloVe, fastText text
+    format), as D real-valued attributes, one per dimension, whose values
+    are the components times a scale factor (Turian et al. 2010, s. 7.2:
+    the vectors scaled so that their standard deviation is ``sigma``; see
+    :mod:`chaintag.features.vectors`). It must be the outermost function
+    of a template of its own (``vec(w[0])``, ``vec(lower(w[-1]))``).
+
 A word missing from the resource makes the atom absent: the template does
-not fire for that token. Before the lookup the value goes through the
+not fire for that token (for ``vec``: no vector attribute, not a zero or
+an "unknown" vector). Before the lookup the value goes through the
 resource's own normalization (``lower``, ``norm``: the normalization the
 clusters were induced with), so ``brown6(w[0])`` works on raw words.
 """
@@ -37,8 +46,14 @@ _NORMALIZERS: dict[str, Callable[[str], str]] = {
 }
 
 
+#: The template function that reads word vectors as real-valued attributes.
+VECTOR_FUNCTION = "vec"
+
+
 def is_resource_function(name: str) -> bool:
-    """Whether ``name`` is a resource function (``brown6``, ``km256``, ...)."""
+    """Whether ``name`` is a resource function (``brown6``, ``km256``, ``vec``, ...)."""
+    if name == VECTOR_FUNCTION:
+        return True
     m = RESOURCE_FUNCTION.match(name)
     return bool(m) and (m.group(1) != "brown" or int(m.group(2)) <= 64)
 
@@ -57,7 +72,9 @@ class WordMaps:
         unknown), for ``kmN``.
     vectors : float32 array of shape (len(words), dim), optional
         Word vectors; ``kmN`` for an N not in ``clusters`` is computed from
-        them on first use (MiniBatchKMeans, seed 0). Never stored in a model.
+        them on first use (MiniBatchKMeans, seed 0); ``vec`` reads them. A
+        model stores them only when its templates read ``vec``. An all-zero
+        row means the word has no vector.
     normalize : sequence of {"lower", "norm"}
         Applied to a value before the lookup.
     source : str
@@ -113,7 +130,7 @@ class WordMaps:
         """
         m = RESOURCE_FUNCTION.match(name)
         if not m:
-            raise InputError(f"{name!r} is not a resource function (brownK or kmN)")
+            raise InputError(f"{name!r} is not a resource function that gives strings (brownK or kmN)")
         kind, n = m.group(1), int(m.group(2))
         index, key = self.index, self._key
         if kind == "brown":
@@ -157,20 +174,42 @@ class WordMaps:
         return self.clusters[n]
 
     # --------------------------------------------------------- persistence
+    def vector_rows(self) -> np.ndarray:
+        """The vectors, checked to exist (for ``vec``).
+
+        Returns
+        -------
+        float32 array, shape (n_words, dim)
+
+        Raises
+        ------
+        InputError
+            When the resources hold no word vectors.
+        """
+        if self.vectors is None:
+            raise InputError(f"template function vec reads word vectors, but the resources "
+                             f"({self.source or 'given'}) have none; they offer: "
+                             f"{', '.join(self.available()) or 'nothing'} (give a word-vector file)")
+        return self.vectors
+
     def subset(self, names: Iterable[str]) -> "WordMaps":
-        """The maps that the functions ``names`` read (no vectors): what a model must store."""
+        """The maps that the functions ``names`` read (vectors only for ``vec``): what a model must store."""
         names = list(names)
         want_paths = any(n.startswith("brown") for n in names)
         ks = sorted({int(RESOURCE_FUNCTION.match(n).group(2)) for n in names if n.startswith("km")})
         clusters = {k: self.kmeans(k) for k in ks}
-        return WordMaps(self.words, self.paths if want_paths else None, clusters, None,
+        vectors = self.vector_rows() if VECTOR_FUNCTION in names else None
+        return WordMaps(self.words, self.paths if want_paths else None, clusters, vectors,
                         self.normalize, self.source)
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """JSON-ready description and arrays (UTF-8 bytes and int32 ids, no pickle)."""
         meta = {"normalize": list(self.normalize), "source": self.source, "n_words": len(self.words),
-                "paths": self.paths is not None, "kmeans": sorted(self.clusters)}
+                "paths": self.paths is not None, "kmeans": sorted(self.clusters),
+                "vectors": self.vectors is not None}
         arrays = {"res_words": _blob(self.words)}
+        if self.vectors is not None:
+            arrays["res_vectors"] = np.ascontiguousarray(self.vectors, dtype=np.float32)
         if self.paths is not None:
             arrays["res_paths"] = _blob(self.paths)
         for k, ids in self.clusters.items():
@@ -183,7 +222,8 @@ class WordMaps:
         words = _unblob(arrays["res_words"], meta["n_words"])
         paths = _unblob(arrays["res_paths"], meta["n_words"]) if meta.get("paths") else None
         clusters = {int(k): np.asarray(arrays[f"res_km{k}"], dtype=np.int32) for k in meta.get("kmeans", [])}
-        return cls(words, paths, clusters, None, meta.get("normalize", ()), meta.get("source", ""))
+        vectors = np.asarray(arrays["res_vectors"], dtype=np.float32) if meta.get("vectors") else None
+        return cls(words, paths, clusters, vectors, meta.get("normalize", ()), meta.get("source", ""))
 
     @classmethod
     def merge(cls, maps: list["WordMaps"]) -> "WordMaps":

@@ -120,6 +120,9 @@ def prepare_streamed(learner, chunks, folder: str, dev=None, source=None):
     from ..resources.spec import resolve_resources
     extractor = AttributeExtractor(resolve_templates(learner.features, names), names,
                                    resources=resolve_resources(learner.features))
+    if extractor.has_vectors:
+        raise InputError("vec(...) templates (real-valued word-vector attributes) are not offered by "
+                         "streamed training; train in memory (chaintag train --no-stream)")
     sequences: list = []
     labels, index, corpus = extract_to_disk(extractor, chunks, folder, cc=learner.cc,
                                             space=learner.feature_space, sequences=sequences)
