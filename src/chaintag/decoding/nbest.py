@@ -14,11 +14,11 @@ A* (exact)
     its position and last label, so the next-best children of a (position,
     label) are ranked once, when first needed; a popped prefix queues just its
     best child and its own next sibling, each with an exact priority. Cost:
-    one backward Viterbi pass, ``O(T L^2)``, then ``O(n T (L + log(n T)))``.
+    one backward Viterbi pass, ``O(T L^2)``, then ``O(n T (L + n))``.
     Ties: among queue entries of equal priority the deeper prefix goes first,
     then the one queued first; siblings of equal priority come in label order.
     So equal-scored paths come out in a fixed order, and a search where every
-    score ties (untrained weights) costs ``O(n T log(n T))``, not ``L^T``.
+    score ties (untrained weights) costs ``O(n T (L + n))``, not ``L^T``.
 
 Beam (approximate)
     See :mod:`chaintag.decoding.beam`.
@@ -32,11 +32,13 @@ from numba import njit
 from .beam import beam_nbest_kernel  # noqa: F401 (part of this module's interface)
 from .scoring import emission_scores, max_sentence_length, weight_views
 
-# --------------------------------------------------------------------- heap
+# -------------------------------------------------------------------- queue
 
 
 @njit(cache=True, inline="always")
 def _before(fa, da, sa, fb, db, sb):
+    """Whether queue entry a leaves the queue before entry b: higher priority, then the deeper
+    prefix, then the one queued first (a strict total order: ``seq`` numbers are distinct)."""
     if fa != fb:
         return fa > fb
     if da != db:
@@ -44,72 +46,74 @@ def _before(fa, da, sa, fb, db, sb):
     return sa < sb
 
 
-@njit(cache=True)
-def _swap(hf, hd, hs, hp, hr, i, j):
-    """Exchange heap entries ``i`` and ``j`` in the five parallel arrays."""
-    hf[i], hf[j] = hf[j], hf[i]
-    hd[i], hd[j] = hd[j], hd[i]
-    hs[i], hs[j] = hs[j], hs[i]
-    hp[i], hp[j] = hp[j], hp[i]
-    hr[i], hr[j] = hr[j], hr[i]
+@njit(cache=True, inline="always")
+def _queue_push(qf, qd, qs, qp, qr, size, room, f, d, s, p, r):
+    """Insert an entry into the bounded queue; returns the new size.
 
-
-@njit(cache=True)
-def _heap_push(hf, hd, hs, hp, hr, size, f, d, s, p, r):
-    i = size
-    hf[i] = f
-    hd[i] = d
-    hs[i] = s
-    hp[i] = p
-    hr[i] = r
-    while i > 0:
-        parent = (i - 1) // 2
-        if _before(hf[i], hd[i], hs[i], hf[parent], hd[parent], hs[parent]):
-            _swap(hf, hd, hs, hp, hr, i, parent)
-            i = parent
-        else:
-            break
-    return size + 1
-
-
-@njit(cache=True)
-def _heap_pop(hf, hd, hs, hp, hr, size):
-    """Remove the first entry (moved to index ``size - 1``); returns the new size."""
-    last = size - 1
-    hf[0], hf[last] = hf[last], hf[0]
-    hd[0], hd[last] = hd[last], hd[0]
-    hs[0], hs[last] = hs[last], hs[0]
-    hp[0], hp[last] = hp[last], hp[0]
-    hr[0], hr[last] = hr[last], hr[0]
-    size = last
-    i = 0
-    while True:
-        left = 2 * i + 1
-        if left >= size:
-            break
-        best = left
-        right = left + 1
-        if right < size and _before(hf[right], hd[right], hs[right], hf[left], hd[left], hs[left]):
-            best = right
-        if _before(hf[best], hd[best], hs[best], hf[i], hd[i], hs[i]):
-            _swap(hf, hd, hs, hp, hr, i, best)
-            i = best
-        else:
-            break
+    The queue is sorted: index ``size - 1`` leaves first. Only ``room`` more
+    entries will ever leave it (one per path still wanted), so it keeps at most
+    ``room`` entries: an entry ranked below them could only leave after them,
+    and entries queued later never change the order of those already queued.
+    """
+    if size >= room:
+        if room <= 0 or not _before(f, d, s, qf[0], qd[0], qs[0]):
+            return size
+        # drop the last-leaving entry (index 0); slide down the entries that leave after the new one
+        i = 0
+        while i + 1 < size and _before(f, d, s, qf[i + 1], qd[i + 1], qs[i + 1]):
+            qf[i] = qf[i + 1]
+            qd[i] = qd[i + 1]
+            qs[i] = qs[i + 1]
+            qp[i] = qp[i + 1]
+            qr[i] = qr[i + 1]
+            i += 1
+    else:
+        i = size
+        size += 1
+        while i > 0 and _before(qf[i - 1], qd[i - 1], qs[i - 1], f, d, s):
+            qf[i] = qf[i - 1]
+            qd[i] = qd[i - 1]
+            qs[i] = qs[i - 1]
+            qp[i] = qp[i - 1]
+            qr[i] = qr[i - 1]
+            i -= 1
+    qf[i] = f
+    qd[i] = d
+    qs[i] = s
+    qp[i] = p
+    qr[i] = r
     return size
+
+
+@njit(cache=True, inline="always")
+def _queue_trim(qf, qd, qs, qp, qr, size, room):
+    """Drop the entries that can no longer leave (all but the ``room`` first-leaving ones)."""
+    drop = size - room
+    if drop <= 0:
+        return size
+    for i in range(room):
+        qf[i] = qf[i + drop]
+        qd[i] = qd[i + drop]
+        qs[i] = qs[i + drop]
+        qp[i] = qp[i + drop]
+        qr[i] = qr[i + drop]
+    return room
 
 
 # ------------------------------------------------------------------------ A*
 
 
 @njit(cache=True)
-def backward_heuristic(emissions, transitions_t, end, h, best_next, b):
+def backward_heuristic(emissions, transitions_t, end, h, best_next, eh):
     """Backward Viterbi: ``h[i, l]`` is the best score of positions ``i+1..T-1``
     after label ``l`` at ``i`` (end score included), ``best_next[i, l]`` the
     label at ``i+1`` on that completion (lowest index on ties).
 
     ``transitions_t`` is the transposed transition matrix (``[cur, prev]``),
-    so the inner loop runs over contiguous memory; ``b`` is a work row.
+    so the inner loop runs over contiguous memory. ``eh[i, k]`` receives
+    ``emissions[i, k] + h[i, k]`` for ``i >= 1`` (the value of label ``k`` at
+    ``i`` seen from ``i - 1``, less the transition), which the search reuses
+    to rank children.
     """
     n_tokens, n_labels = emissions.shape
     last = n_tokens - 1
@@ -117,6 +121,7 @@ def backward_heuristic(emissions, transitions_t, end, h, best_next, b):
         h[last, j] = end[j]
         best_next[last, j] = -1
     for i in range(last - 1, -1, -1):
+        b = eh[i + 1]
         for k in range(n_labels):
             b[k] = emissions[i + 1, k] + h[i + 1, k]
         for j in range(n_labels):
@@ -131,14 +136,16 @@ def backward_heuristic(emissions, transitions_t, end, h, best_next, b):
                     best_next[i, j] = k
 
 
-@njit(cache=True)
-def _top_children(i, c, emissions, transitions_t, h, keep, alt_val, alt_lab):
+@njit(cache=True, inline="always")
+def _top_children(i, c, transitions, eh, keep, alt_val, alt_lab):
     """The ``keep`` best next labels after label ``c`` at position ``i``, ranked
     like :func:`backward_heuristic` (value descending, lower label on ties)."""
-    n_labels = emissions.shape[1]
+    n_labels = eh.shape[1]
+    row = transitions[c]
+    nxt = eh[i + 1]
     m = 0
     for k in range(n_labels):
-        v = transitions_t[k, c] + (emissions[i + 1, k] + h[i + 1, k])
+        v = row[k] + nxt[k]
         if m == keep and v <= alt_val[i, c, m - 1]:
             continue
         if m < keep:
@@ -152,26 +159,31 @@ def _top_children(i, c, emissions, transitions_t, h, keep, alt_val, alt_lab):
         alt_lab[i, c, r] = k
 
 
-@njit(cache=True)
-def _second_child(i, c, emissions, transitions_t, h, alt_val, alt_lab):
+@njit(cache=True, inline="always")
+def _second_child(i, c, transitions, eh, h, best_next, alt_val, alt_lab):
     """Best and second-best next labels after ``c`` at ``i`` (ranks 0 and 1 of
-    :func:`_top_children`, at the cost of one scan)."""
-    n_labels = emissions.shape[1]
-    v0 = -np.inf
+    :func:`_top_children`). The best is the backward pass's (``h[i, c]``,
+    ``best_next[i, c]``: the same sums, first maximum); the second is the first
+    maximum of the other labels, at the cost of one scan."""
+    n_labels = eh.shape[1]
+    row = transitions[c]
+    nxt = eh[i + 1]
+    l0 = best_next[i, c]
     v1 = -np.inf
-    l0 = -1
     l1 = -1
     for k in range(n_labels):
-        v = transitions_t[k, c] + (emissions[i + 1, k] + h[i + 1, k])
-        if l0 < 0 or v > v0:
-            v1, l1 = v0, l0
-            v0, l0 = v, k
-        elif l1 < 0 or v > v1:
-            v1, l1 = v, k
-    alt_val[i, c, 0] = v0
+        v = row[k] + nxt[k]
+        if k != l0 and (l1 < 0 or v > v1):
+            v1 = v
+            l1 = k
+    alt_val[i, c, 0] = h[i, c]
     alt_lab[i, c, 0] = l0
     alt_val[i, c, 1] = v1
     alt_lab[i, c, 1] = l1
+
+
+_NODE_LABEL = 9
+"""Index of ``node_label`` in the workspace tuple (its length is the node capacity)."""
 
 
 @njit(cache=True)
@@ -184,14 +196,14 @@ def astar_workspace(max_tokens, n_labels, n, capacity):
     m = max(max_tokens, 1)
     keep = max(min(n, n_labels), 1)
     cap = capacity if capacity > 0 else 2 * n * m + 16
+    q = max(n, 1)
     return (np.empty((m, n_labels)), np.empty((m, n_labels), dtype=np.int32),
             np.empty((m, n_labels, keep)), np.empty((m, n_labels, keep), dtype=np.int32),
             np.zeros((m, n_labels), dtype=np.int8), np.empty((n_labels, n_labels)),
-            np.empty(n_labels), np.empty(keep), np.empty(keep, dtype=np.int32),
+            np.empty((m, n_labels)), np.empty(keep), np.empty(keep, dtype=np.int32),
             np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32), np.empty(cap),
-            np.empty(2 * cap + 2), np.empty(2 * cap + 2, dtype=np.int32),
-            np.empty(2 * cap + 2, dtype=np.int64), np.empty(2 * cap + 2, dtype=np.int32),
-            np.empty(2 * cap + 2, dtype=np.int32))
+            np.empty(q), np.empty(q, dtype=np.int32), np.empty(q, dtype=np.int64),
+            np.empty(q, dtype=np.int32), np.empty(q, dtype=np.int32))
 
 
 @njit(cache=True)
@@ -211,7 +223,7 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
     paths : int32 array, shape (>= n, >= n_tokens)
     scores : float64 array, shape (>= n,)
     ws : tuple
-        From :func:`astar_workspace` (sized for at least ``n_tokens``).
+        From :func:`astar_workspace` (sized for at least ``n_tokens`` and ``n``).
 
     Returns
     -------
@@ -226,23 +238,25 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
     completion (read from the backward pass) to the end of the sentence,
     queueing the second-best child of every prefix on the way, all with
     exact priorities; the completed path is the next best. So each path
-    costs one pop.
+    costs one pop, and with ``r`` paths still wanted only the ``r`` first
+    entries of the queue can ever leave it: the queue is a sorted array of at
+    most ``n - 1`` entries, and the last path's dive queues nothing.
     The order of a prefix's children depends only on its position and last
     label, so sibling rankings are computed once per (position, label) that
     needs them, and only up to rank ``n - 1`` (no top-n path uses a later
-    child). Cost: one backward Viterbi pass, then ``O(n T (L + log(n T)))``.
+    child). Cost: one backward Viterbi pass, then ``O(n T (L + n))``.
     """
     n_tokens, n_labels = emissions.shape
     if n_tokens == 0 or n <= 0:
         return 0
-    (h, best_next, alt_val, alt_lab, alt_done, trans_t, b, root_val, root_lab,
-     node_label, node_parent, node_g, hf, hd, hs, hp, hr) = ws
+    (h, best_next, alt_val, alt_lab, alt_done, trans_t, eh, root_val, root_lab,
+     node_label, node_parent, node_g, qf, qd, qs, qp, qr) = ws
     cap = node_label.shape[0]
     keep = min(n, n_labels)
     for a in range(n_labels):
         for c in range(n_labels):
             trans_t[c, a] = transitions[a, c]
-    backward_heuristic(emissions, trans_t, end, h, best_next, b)
+    backward_heuristic(emissions, trans_t, end, h, best_next, eh)
     for i in range(n_tokens):
         for j in range(n_labels):
             alt_done[i, j] = 0
@@ -262,21 +276,23 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
         root_lab[r] = j
     size = 0
     seq = 0
-    size = _heap_push(hf, hd, hs, hp, hr, size, root_val[0], 0, seq, -1, 0)
+    size = _queue_push(qf, qd, qs, qp, qr, size, 1, root_val[0], 0, seq, -1, 0)
     seq += 1
     n_nodes = 0
     found = 0
     best = 0.0
     while size > 0 and found < n:
-        size = _heap_pop(hf, hd, hs, hp, hr, size)
-        depth = hd[size]
-        parent = hp[size]
-        rank = hr[size]
+        size -= 1
+        depth = qd[size]
+        parent = qp[size]
+        rank = qr[size]
+        room = n - found - 1  # pops still to come after this one
+        size = _queue_trim(qf, qd, qs, qp, qr, size, room)
         if parent < 0:
             lab = root_lab[rank]
             g = start[lab] + emissions[0, lab]
-            if rank + 1 < keep:
-                size = _heap_push(hf, hd, hs, hp, hr, size, root_val[rank + 1], 0, seq, -1, rank + 1)
+            if rank + 1 < keep and room > 0:
+                size = _queue_push(qf, qd, qs, qp, qr, size, room, root_val[rank + 1], 0, seq, -1, rank + 1)
                 seq += 1
         else:
             plab = node_label[parent]
@@ -286,15 +302,16 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
             else:
                 lab = alt_lab[d, plab, rank]
             g = node_g[parent] + transitions[plab, lab] + emissions[depth, lab]
-            if rank + 1 < keep:
+            if rank + 1 < keep and room > 0:
                 if alt_done[d, plab] < 2:
-                    _top_children(d, plab, emissions, trans_t, h, keep, alt_val, alt_lab)
+                    _top_children(d, plab, transitions, eh, keep, alt_val, alt_lab)
                     alt_done[d, plab] = 2
-                size = _heap_push(hf, hd, hs, hp, hr, size, node_g[parent] + alt_val[d, plab, rank + 1],
-                                  depth, seq, parent, rank + 1)
+                size = _queue_push(qf, qd, qs, qp, qr, size, room, node_g[parent] + alt_val[d, plab, rank + 1],
+                                   depth, seq, parent, rank + 1)
                 seq += 1
         # dive: follow the best completion down to the last position, creating
         # its nodes and queueing each one's second-best child
+        queue_children = keep > 1 and room > 0
         while depth < n_tokens - 1:
             if n_nodes >= cap:
                 return -1
@@ -303,12 +320,12 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
             node_label[x] = lab
             node_parent[x] = parent
             node_g[x] = g
-            if keep > 1:
+            if queue_children:
                 if alt_done[depth, lab] == 0:
-                    _second_child(depth, lab, emissions, trans_t, h, alt_val, alt_lab)
+                    _second_child(depth, lab, transitions, eh, h, best_next, alt_val, alt_lab)
                     alt_done[depth, lab] = 1
-                size = _heap_push(hf, hd, hs, hp, hr, size, g + alt_val[depth, lab, 1],
-                                  depth + 1, seq, x, 1)
+                size = _queue_push(qf, qd, qs, qp, qr, size, room, g + alt_val[depth, lab, 1],
+                                   depth + 1, seq, x, 1)
                 seq += 1
             child = best_next[depth, lab]
             g = g + transitions[lab, child] + emissions[depth + 1, child]
@@ -353,7 +370,7 @@ def astar_nbest_retry(emissions, transitions, start, end, n, stop_gap, paths, sc
         k = astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, scores, ws)
         if k >= 0:
             return k, ws
-        ws = astar_workspace(ws[0].shape[0], emissions.shape[1], n, 2 * ws[9].shape[0])
+        ws = astar_workspace(ws[0].shape[0], emissions.shape[1], n, 2 * ws[_NODE_LABEL].shape[0])
 
 
 # -------------------------------------------------------------------- public
