@@ -22,6 +22,19 @@ With ``--cli stream`` or ``--cli memory`` the child runs the command line
 instead, ``chaintag train --train FILE --features F --epochs 1 --stream`` (or
 ``--no-stream``), in its own process after the same warm-up.
 
+With ``--cli dist-stream`` or ``--cli dist-memory`` the child opens a Dask
+``LocalCluster`` of ``--workers`` processes (default 2), warms it up with a
+distributed fit of the first sentences, and runs ``chaintag train ... --scheduler
+ADDRESS --workers N --stream`` (the driver reads the file in chunks and writes
+the shard files, which the workers map) or ``--no-stream`` (the corpus in the
+driver's memory). It reports the driver's peak (``VmHWM``: the scheduler runs in
+the driver's process, as with ``chaintag train --workers N``) and each worker's
+peak and baseline. The driver's model arrays are then the mixed weights, two
+per shard (each shard's weights and averaging sums, as returned by the epoch)
+and the averaged copies: (3 + 2 N) x 8 bytes per weight, plus the feature labels
+and the attribute table; a worker's bytes per token are counted per token of
+its shard (the corpus's tokens / N).
+
 The script prints ``(peak - baseline - model) / tokens``: the bytes per
 training token beyond the model.
 
@@ -33,6 +46,8 @@ Usage
     python benchmarks/bench_memory.py --streamed 20000            # chunked reading, arrays on disk
     python benchmarks/bench_memory.py --cli memory                # chaintag train --no-stream
     python benchmarks/bench_memory.py --cli stream                # chaintag train --stream
+    python benchmarks/bench_memory.py --cli dist-stream           # chaintag train --workers 2 (--stream)
+    python benchmarks/bench_memory.py --cli dist-memory           # chaintag train --workers 2 --no-stream
 """
 
 from __future__ import annotations
@@ -49,6 +64,66 @@ import tempfile
 def peak_mib() -> float:
     """Peak resident set size of this process so far, MiB (``ru_maxrss`` is KiB on Linux)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def hwm_mib() -> float:
+    """Peak RSS of the calling process, MiB: ``VmHWM``, which starts afresh at ``exec`` (``ru_maxrss`` keeps
+    the peak of the process that exec'd)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    return peak_mib()
+
+
+def child_dist(path: str, features: str, algorithm: str, cli: str, workers: int) -> dict:
+    """``chaintag train --scheduler ... --workers N`` (streamed or not) on a LocalCluster this process opens."""
+    import contextlib
+    import io
+
+    from chaintag.cli.main import main
+    from chaintag.distributed import open_client
+    tmp = tempfile.mkdtemp()
+    small = os.path.join(tmp, "head.txt")
+    with open(path, encoding="utf-8") as fh, open(small, "w", encoding="utf-8") as out:
+        n = 0
+        for line in fh:
+            out.write(line)
+            n += 1
+            if n > 500 and not line.strip():
+                break
+    with open_client(workers=workers) as client:
+        for mode in ("--stream", "--no-stream"):  # loads the kernels in the driver and in every worker
+            with contextlib.redirect_stdout(io.StringIO()):
+                main(["train", "--train", small, "--features", features, "--algorithm", algorithm, "--epochs", "1",
+                      "--quiet", "--model", os.path.join(tmp, "w.npz"), "--scheduler", client.scheduler.address,
+                      "--workers", str(workers), mode])
+        baseline = hwm_mib()
+        worker_base = client.run(hwm_mib)
+        out = io.StringIO()
+        model_path = os.path.join(tmp, "m.npz")
+        with contextlib.redirect_stdout(out):
+            rc = main(["train", "--train", path, "--features", features, "--algorithm", algorithm, "--epochs", "1",
+                       "--quiet", "--json", "--model", model_path, "--scheduler", client.scheduler.address,
+                       "--workers", str(workers), "--stream" if cli == "dist-stream" else "--no-stream"])
+        if rc != 0:
+            raise SystemExit(f"chaintag train exited with {rc}")
+        peak = hwm_mib()
+        worker_peak = client.run(hwm_mib)
+    n_tokens = json.loads(out.getvalue())["train"]["n_tokens"]
+    from chaintag.learners.base import load
+    model = load(model_path)
+    n_w = model.feature_index_.n_weights
+    model_bytes = ((3 + 2 * workers) * 8 * n_w + 4 * model.feature_index_.n_features
+                   + 16 * model.extractor_.n_attributes)
+    shard_tokens = n_tokens / workers
+    per_worker = [{"baseline_mib": worker_base[w], "peak_mib": worker_peak[w],
+                   "bytes_per_shard_token": (worker_peak[w] - worker_base[w]) * 2**20 / shard_tokens}
+                  for w in sorted(worker_peak)]
+    return {"tokens": n_tokens, "baseline_mib": baseline, "peak_mib": peak, "model_mib": model_bytes / 2**20,
+            "n_weights": n_w, "n_attributes": model.extractor_.n_attributes, "workers": per_worker,
+            "bytes_per_token": (peak - baseline) * 2**20 / n_tokens,
+            "bytes_per_token_beyond_model": ((peak - baseline) * 2**20 - model_bytes) / n_tokens}
 
 
 def child(path: str, features: str, algorithm: str, streamed: int = 0, cli: str = "") -> dict:
@@ -117,12 +192,17 @@ def main(argv=None) -> int:
     p.add_argument("--streamed", type=int, default=0, metavar="N",
                    help="train with chaintag.streaming.fit_streamed, N sentences per chunk (default: "
                         "0, fit on the corpus read into memory)")
-    p.add_argument("--cli", choices=["stream", "memory"], default="",
-                   help="measure the command line: chaintag train --stream or --no-stream")
+    p.add_argument("--cli", choices=["stream", "memory", "dist-stream", "dist-memory"], default="",
+                   help="measure the command line: chaintag train --stream or --no-stream, or distributed "
+                        "(--workers N, driver and workers) with or without --stream")
+    p.add_argument("--workers", type=int, default=2, help="Dask workers of the dist-* runs (default 2)")
     p.add_argument("--only", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.only:
-        print(json.dumps(child(args.only, args.features, args.algorithm, args.streamed, args.cli)))
+        if args.cli.startswith("dist"):
+            print(json.dumps(child_dist(args.only, args.features, args.algorithm, args.cli, args.workers)))
+        else:
+            print(json.dumps(child(args.only, args.features, args.algorithm, args.streamed, args.cli)))
         return 0
     from chaintag.data.datasets import resolve
     source = resolve(args.train, args.data_dir).path
@@ -138,7 +218,7 @@ def main(argv=None) -> int:
                     fh.write(text)
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--only", path, "--features",
                                   args.features, "--algorithm", args.algorithm, "--streamed", str(args.streamed),
-                                  "--cli", args.cli],
+                                  "--cli", args.cli, "--workers", str(args.workers)],
                                  check=True, capture_output=True, text=True).stdout
             row = json.loads(out.strip().splitlines()[-1])
             row["repeats"] = r
@@ -147,7 +227,10 @@ def main(argv=None) -> int:
             print(f"x{r}: {row['tokens'] / 1e6:.2f} M tokens, peak {row['peak_mib']:.0f} MiB "
                   f"(baseline {row['baseline_mib']:.0f}, model arrays {row['model_mib']:.0f}), "
                   f"{row['bytes_per_token']:.0f} B/token, {row['bytes_per_token_beyond_model']:.0f} B/token "
-                  "beyond the model", flush=True)
+                  f"beyond the model (load {open('/proc/loadavg').read().split()[0]})", flush=True)
+            for i, w in enumerate(row.get("workers", [])):
+                print(f"    worker {i}: peak {w['peak_mib']:.0f} MiB (baseline {w['baseline_mib']:.0f}), "
+                      f"{w['bytes_per_shard_token']:.0f} B per token of its shard", flush=True)
     print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
     if args.json:
         with open(args.json, "w") as fh:

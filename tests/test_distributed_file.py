@@ -107,6 +107,7 @@ def test_one_streamed_shard_equals_serial_and_shards_can_be_sent_instead_of_mapp
     # workers that do not see the driver's folder are sent each shard's arrays
     import chaintag.distributed.shard_files as sf
     monkeypatch.setattr(sf, "shared_with_workers", lambda client, folder: False)
+    monkeypatch.setattr(sf, "BLOCK_BYTES", 1000)  # many blocks per array
     mem = fit_distributed(learner("perceptron", **kw), sents, labs, client=client, shards=2)
     sent = fit_distributed_file(learner("perceptron", **kw), path, client=client, shards=2, chunk_sentences=13)
     assert sent.distributed_["shard_files"] == "sent to the workers"

@@ -91,9 +91,7 @@ class ShardPool:
             # own keys ("sent_ptr", ...), the same keys for every shard, so that two shards on one worker
             # (or a shard fetched from another worker) would read another shard's arrays
             # (shard files on a disk the workers see are sent by name: each worker maps its own)
-            shard, digest = self.source.shard(i)
-            arrays = self.client.scatter([shard], workers=[w], hash=False)[0]
-            del shard
+            arrays, digest = self.source.send(self.client, i, w)
             self.futures[i] = self.client.submit(load_shard, self.cls, self.params, arrays, self.feat_label,
                                                  n_labels, self.keys, digest, workers=[w],
                                                  allow_other_workers=False,

@@ -22,6 +22,8 @@ import numpy as np
 
 from .shards import bounds_from_entries
 
+#: Bytes per block when a shard's arrays are sent to a worker that does not see the files.
+BLOCK_BYTES = 32 * 2**20
 #: The arrays of a shard, in the (sorted) order :func:`~chaintag.distributed.shards.shard_digest` reads them.
 NAMES = ("ent_lo", "ent_n", "gold", "sent_ptr", "tok_ptr")
 
@@ -64,17 +66,36 @@ class ShardFiles:
     def paths(self, i: int) -> ShardPaths:
         return ShardPaths({name: os.path.join(self.folder, f"shard{i:05d}.{name}.npy") for name in NAMES})
 
-    def shard(self, i: int):
-        """What shard ``i``'s worker is sent: its file names (local) or its arrays read from them; and its digest."""
+    def send(self, client, i: int, worker: str):
+        """Send shard ``i`` to ``worker``: its file names (``local``) or its arrays, read from the files and
+        scattered block by block (at most :data:`BLOCK_BYTES` in this process at a time); returns what
+        the worker's task takes (:func:`~chaintag.distributed.worker.load_shard`) and the digest."""
         paths = self.paths(i)
         if self.local:
             return paths, self.digests[i]
-        return {name: np.load(path) for name, path in paths.items()}, self.digests[i]
+        blocks = {}
+        for name, path in paths.items():
+            blocks[name] = [client.scatter([b], workers=[worker], hash=False)[0] for b in _read_blocks(path)]
+        return blocks, self.digests[i]
 
     def gold_parts(self):
         """The gold label ids, shard by shard (for the checkpoint's fingerprint)."""
         for i in range(self.k):
             yield np.load(self.paths(i)["gold"])
+
+
+def _read_blocks(path: str):
+    """The 1-D array of a ``.npy`` file in blocks of at most :data:`BLOCK_BYTES` (read, not mapped: no
+    page of the file stays in this process); an empty array gives one empty block."""
+    with open(path, "rb") as f:
+        version = np.lib.format.read_magic(f)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(f)
+        n = int(shape[0])
+        step = max(1, BLOCK_BYTES // dtype.itemsize)
+        for a in range(0, max(n, 1), step):
+            m = min(step, n - a)
+            yield np.frombuffer(f.read(m * dtype.itemsize), dtype=dtype, count=m)
 
 
 def write_shard_files(corpus, n_shards: int, feat_label, n_labels: int, remove_chunks: bool = True) -> ShardFiles:

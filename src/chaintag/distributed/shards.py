@@ -165,7 +165,13 @@ class MemoryShards:
     def k(self) -> int:
         return len(self.bounds) - 1
 
-    def shard(self, i: int) -> tuple[dict, str]:
-        """Shard ``i``'s arrays (copies) and their digest."""
+    def send(self, client, i: int, worker: str):
+        """Scatter shard ``i``'s arrays (copies) to ``worker``; returns their future and digest.
+
+        One Dask key per shard: a dict given to scatter would be scattered value by
+        value under its own keys ("sent_ptr", ...), the same keys for every shard,
+        so that two shards on one worker (or a shard fetched from another worker)
+        would read another shard's arrays.
+        """
         shard = make_shard(self.data, int(self.bounds[i]), int(self.bounds[i + 1]))
-        return shard, shard_digest(shard)
+        return client.scatter([shard], workers=[worker], hash=False)[0], shard_digest(shard)

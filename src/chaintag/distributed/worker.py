@@ -43,8 +43,13 @@ class ShardWorker:
         self.initial = None
         if self.keys:
             state = self.learner._begin(self.data)
-            # the epoch kernels compile (or load from numba's cache) now, not in the first epoch
-            self.learner._warm_up(copy.deepcopy(state), self.data)
+            # the epoch kernels compile (or load from numba's cache) now, not in the first epoch, by an
+            # epoch over no sentences on a copy of the epoch state (the keys); the rest, derived from the
+            # shard (gold feature ids: 4 bytes per entry), is shared, not copied: every epoch reads it
+            # uncopied from the template, so no epoch writes to it
+            warm = {k: (copy.deepcopy(v) if k in self.keys else v) for k, v in state.items()}
+            self.learner._run_epoch(warm, self.data, np.zeros(0, dtype=np.int64))
+            del warm
             self.initial = {k: state[k] for k in self.keys}
             self.template = {k: v for k, v in state.items() if k not in self.keys}
 
@@ -106,6 +111,8 @@ def load_shard(learner_cls, params, shard, feat_label, n_labels, keys, digest=No
     from .shard_files import ShardPaths
     if isinstance(shard, ShardPaths):  # files this worker sees: mapped read-only, not copied
         shard = shard.load()
+    elif any(isinstance(v, list) for v in shard.values()):  # arrays sent block by block
+        shard = {name: np.concatenate(v) if isinstance(v, list) else v for name, v in shard.items()}
     if digest is not None:
         got = shard_digest(shard)
         if got != digest:
