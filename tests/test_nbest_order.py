@@ -82,7 +82,7 @@ def reference_astar(E, U, s, e, n):
 def test_astar_matches_the_unbounded_reference_bit_for_bit(integer):
     rng = np.random.default_rng(29 + integer)
     for _ in range(300):
-        T, L = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+        T, L = int(rng.integers(1, 7)), int(rng.integers(1, 10))
         if integer:
             draw = lambda *shape: rng.integers(-2, 3, size=shape).astype(float)  # noqa: E731
         else:

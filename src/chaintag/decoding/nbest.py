@@ -163,22 +163,55 @@ def _top_children(i, c, transitions, eh, keep, alt_val, alt_lab):
 def _second_child(i, c, transitions, eh, h, best_next, alt_val, alt_lab):
     """Best and second-best next labels after ``c`` at ``i`` (ranks 0 and 1 of
     :func:`_top_children`). The best is the backward pass's (``h[i, c]``,
-    ``best_next[i, c]``: the same sums, first maximum); the second is the first
-    maximum of the other labels, at the cost of one scan."""
+    ``best_next[i, c]``: the same sums, first maximum); the second is the
+    first label other than it that reaches the maximum of the others. The
+    maximum runs in four independent chains (a maximum is exact in any
+    order), which the processor overlaps; a second scan finds its label.
+    """
     n_labels = eh.shape[1]
     row = transitions[c]
     nxt = eh[i + 1]
     l0 = best_next[i, c]
-    v1 = -np.inf
+    m0 = -np.inf
+    m1 = -np.inf
+    m2 = -np.inf
+    m3 = -np.inf
+    k = 0
+    while k + 4 <= n_labels:
+        x0 = row[k] + nxt[k]
+        x1 = row[k + 1] + nxt[k + 1]
+        x2 = row[k + 2] + nxt[k + 2]
+        x3 = row[k + 3] + nxt[k + 3]
+        if k == l0:
+            x0 = -np.inf
+        if k + 1 == l0:
+            x1 = -np.inf
+        if k + 2 == l0:
+            x2 = -np.inf
+        if k + 3 == l0:
+            x3 = -np.inf
+        m0 = max(m0, x0)
+        m1 = max(m1, x1)
+        m2 = max(m2, x2)
+        m3 = max(m3, x3)
+        k += 4
+    while k < n_labels:
+        x0 = row[k] + nxt[k]
+        if k != l0:
+            m0 = max(m0, x0)
+        k += 1
+    m = max(max(m0, m1), max(m2, m3))
     l1 = -1
     for k in range(n_labels):
-        v = row[k] + nxt[k]
-        if k != l0 and (l1 < 0 or v > v1):
-            v1 = v
+        if k != l0 and row[k] + nxt[k] == m:
             l1 = k
+            break
+    if l1 < 0:  # every other label scores -inf (or NaN): the first other label
+        l1 = 1 if l0 == 0 else 0
+        m = row[l1] + nxt[l1]
     alt_val[i, c, 0] = h[i, c]
     alt_lab[i, c, 0] = l0
-    alt_val[i, c, 1] = v1
+    alt_val[i, c, 1] = m
     alt_lab[i, c, 1] = l1
 
 

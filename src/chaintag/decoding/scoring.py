@@ -83,7 +83,7 @@ def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
                     row[feat_label[f]] += w[f]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find_feature(feat_label, lo, n, label):
     """Index of the feature with ``label`` in ``lo .. lo+n`` (labels ascending), or -1."""
     hi = lo + n

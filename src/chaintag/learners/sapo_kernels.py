@@ -28,7 +28,7 @@ from ..decoding.scoring import emission_scores, find_feature, max_sentence_lengt
 from .perceptron_kernels import hamming
 from .scale_kernels import end_of_step
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(v, u, f, delta, averaged, sigma_sum):
     v[f] += delta
     if averaged:
@@ -98,9 +98,22 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
             CE[zl] -= p
     if touched:
         scale = gamma / sigma
+        # only the positions where some candidate differs from the gold carry coefficients; tokens
+        # in order (a feature may recur at several tokens), the labels of a token in any order
+        # (they are distinct features), each coefficient applied once and cleared
         for i in range(T):
             tok = t0 + i
-            for lab in range(n_labels):
+            y = gold[tok]
+            if C[i, y] == 0.0:
+                hit = False
+                for r in range(k):
+                    if paths[r, i] != y:
+                        hit = True
+                        break
+                if not hit:
+                    continue
+            for r in range(-1, k):
+                lab = y if r < 0 else paths[r, i]
                 c = C[i, lab]
                 if c != 0.0:
                     C[i, lab] = 0.0
@@ -115,10 +128,20 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
             if CE[a] != 0.0:
                 _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
                 CE[a] = 0.0
-            for b in range(n_labels):
-                if CT[a, b] != 0.0:
-                    _add(v, u, t_off + a * n_labels + b, scale * CT[a, b], averaged, sigma_sum)
-                    CT[a, b] = 0.0
+        # transitions: the pairs met above (each weight once: distinct weights, any order)
+        for r in range(k):
+            for i in range(1, T):
+                yp = gold[t0 + i - 1]
+                y = gold[t0 + i]
+                zp = paths[r, i - 1]
+                zl = paths[r, i]
+                if yp != zp or y != zl:
+                    if CT[yp, y] != 0.0:
+                        _add(v, u, t_off + yp * n_labels + y, scale * CT[yp, y], averaged, sigma_sum)
+                        CT[yp, y] = 0.0
+                    if CT[zp, zl] != 0.0:
+                        _add(v, u, t_off + zp * n_labels + zl, scale * CT[zp, zl], averaged, sigma_sum)
+                        CT[zp, zl] = 0.0
     return touched, errors, loss, ws
 
 
