@@ -188,3 +188,26 @@ def test_streamed_training_refuses_and_cli_trains_and_tags(tmp_path, capsys):
     rows = [ln.split() for ln in out.read_text().splitlines() if ln.strip()]
     expect = chaintag.load(model).predict([[("the", "DT"), ("cow", "NN"), ("sleeps", "VBZ")], [("zebra", "NN")]])
     assert [r[-1] for r in rows] == [lab for s in expect for lab in s]
+
+
+def test_principal_components_setting(tmp_path):
+    vec = _vec_file(tmp_path)
+    features = f"w[0];vec(w[0]);@clusters={vec};@vecdim=2"
+    tagger = chaintag.SAPO(features=features, epochs=2).fit(SENTS, LABELS)
+    ex = tagger.extractor_
+    assert ex.vector_dim == 2 and sum("vec(" in ex.attribute_name(a) for a in range(ex.n_attributes)) == 2
+    # reference: projections on the top two eigenvectors of the covariance (up to each column's sign)
+    X = np.asarray(list(VECS.values()), dtype=np.float64)
+    C = X - X.mean(axis=0)
+    vals, vecs = np.linalg.eigh(C.T @ C)
+    ref = C @ vecs[:, ::-1][:, :2]
+    got = ex.resources.vectors.astype(np.float64)
+    np.testing.assert_allclose(np.abs(got), np.abs(ref), rtol=1e-5, atol=1e-5)
+    assert ex.vec_factor == pytest.approx(0.1 / ref.std(), rel=1e-5)
+    test = [[("a", "DT"), ("cow", "NN"), ("sleeps", "VBZ")]]
+    tagger.save(tmp_path / "m.npz")
+    back = chaintag.load(tmp_path / "m.npz")
+    assert back.predict(test) == tagger.predict(test)
+    np.testing.assert_array_equal(back.extractor_.transform(test).attr_values, ex.transform(test).attr_values)
+    with pytest.raises(InputError, match="vecdim"):
+        chaintag.SAPO(features=f"w[0];vec(w[0]);@clusters={vec};@vecdim=0", epochs=1).fit(SENTS, LABELS)

@@ -166,6 +166,9 @@ class AttributeExtractor:
     vec_scale : float or None, default 0.1
         Standard deviation of the vector components after scaling (None:
         the file's values); see :mod:`chaintag.features.vectors`.
+    vec_dim : int or None, default None
+        Keep the first ``vec_dim`` principal components of the vectors
+        (None: all their dimensions).
 
     Raises
     ------
@@ -182,7 +185,7 @@ class AttributeExtractor:
     """
 
     def __init__(self, templates: list[Template], columns: Sequence[str], sentinels: bool = False,
-                 resources=None, vec_scale: float | None = 0.1):
+                 resources=None, vec_scale: float | None = 0.1, vec_dim: int | None = None):
         self.templates = list(templates)
         self.sentinels = bool(sentinels)
         self.columns = tuple(columns)
@@ -196,9 +199,12 @@ class AttributeExtractor:
         self.vec_scale = None if vec_scale is None else float(vec_scale)
         self.vec_factor = 1.0
         self._vectors = None
+        self.vec_dim = None if vec_dim is None else int(vec_dim)
         if self._vec_t:
-            from .vectors import scale_factor
-            self._vectors = np.ascontiguousarray(self.resources.vector_rows(), dtype=np.float32)
+            from .vectors import principal_components, scale_factor
+            # the model keeps the reduced vectors (a model read back has vec_dim columns: nothing to reduce)
+            self.resources.vectors = principal_components(self.resources.vector_rows(), self.vec_dim)
+            self._vectors = np.ascontiguousarray(self.resources.vectors, dtype=np.float32)
             self.vec_factor = scale_factor(self._vectors, self.vec_scale)
         by_key: dict[tuple[str, tuple[str, ...]], int] = {}
         for t in self.templates:
@@ -480,6 +486,7 @@ class AttributeExtractor:
         if self._vec_t:
             meta["vec_scale"] = self.vec_scale
             meta["vec_factor"] = self.vec_factor
+            meta["vec_dim"] = self.vec_dim
         arrays = {"attr_keys": self.attr_keys, "attr_offset": self.attr_offset}
         for t, r in enumerate(self.radix):
             arrays[f"radix_{t}"] = r
@@ -497,7 +504,7 @@ class AttributeExtractor:
             resources = WordMaps.from_state(meta["resources"], arrays)
         ex = cls([parse_template(s) for s in meta["templates"]], meta["columns"],
                  sentinels=bool(meta.get("sentinels", False)), resources=resources,
-                 vec_scale=meta.get("vec_scale", 0.1))
+                 vec_scale=meta.get("vec_scale", 0.1), vec_dim=meta.get("vec_dim"))
         if "vec_factor" in meta:
             ex.vec_factor = float(meta["vec_factor"])
         if len(ex._derived) != len(meta["derived"]):

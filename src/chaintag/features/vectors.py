@@ -9,7 +9,10 @@ al. 2011 and Turian et al. 2010, s. 7.2: embeddings as real-valued
 features of a linear model). The factor ``c`` makes the standard deviation
 of all the components of the resource's vectors equal ``sigma``
 (``@vecscale=SIGMA``, default 0.1, Turian et al.'s choice; ``@vecscale=raw``
-gives ``c = 1``). A value whose word has no vector (or an all-zero vector)
+gives ``c = 1``). With ``@vecdim=D`` the vectors are first replaced by
+their coordinates on their first D principal components (Turian et al.
+used 25-200 dimensions; fewer dimensions make fewer entries per token).
+A value whose word has no vector (or an all-zero vector)
 gives no vector attribute: no "unknown" vector is used.
 
 The entries are appended after each token's indicator entries in the CSR
@@ -45,6 +48,35 @@ def scale_factor(vectors: np.ndarray, sigma: float | None) -> float:
     live = np.any(x != 0.0, axis=1)
     std = float(x[live].std()) if live.any() else 0.0
     return float(sigma) / std if std > 0 else 1.0
+
+
+def principal_components(vectors: np.ndarray, dim: int | None) -> np.ndarray:
+    """The vectors' coordinates on their first ``dim`` principal components (PCA by SVD).
+
+    Parameters
+    ----------
+    vectors : float array, shape (n_words, d)
+        All-zero rows (words without a vector) are left out of the fit and stay zero.
+    dim : int or None
+        None, or ``dim >= d``, returns ``vectors`` unchanged.
+
+    Returns
+    -------
+    float32 array, shape (n_words, min(dim, d))
+        Each component's sign is fixed so that its largest loading is positive (a deterministic result).
+    """
+    x = np.asarray(vectors, dtype=np.float32)
+    if dim is None or dim >= x.shape[1]:
+        return x
+    live = np.any(x != 0.0, axis=1)
+    rows = x[live].astype(np.float64)
+    mean = rows.mean(axis=0)
+    _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)
+    comp = vt[:dim]
+    comp *= np.sign(comp[np.arange(dim), np.abs(comp).argmax(axis=1)])[:, None]
+    out = np.zeros((x.shape[0], dim), dtype=np.float32)
+    out[live] = ((rows - mean) @ comp.T).astype(np.float32)
+    return out
 
 
 def shift_rows(rows: np.ndarray, sent_ptr: np.ndarray, offset: int) -> np.ndarray:

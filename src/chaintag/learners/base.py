@@ -201,9 +201,10 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         else:
-            from ..resources.spec import vector_scale
+            from ..resources.spec import vector_dim, vector_scale
             extractor = AttributeExtractor(resolve_templates(self.features, columns), columns,
-                                           resources=resources, vec_scale=vector_scale(self.features))
+                                           resources=resources, vec_scale=vector_scale(self.features),
+                                           vec_dim=vector_dim(self.features))
             if extractor.has_vectors and not type(self)._real_values:
                 raise InputError(f"vec(...) templates give real-valued attributes, which {type(self).__name__} "
                                  "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
