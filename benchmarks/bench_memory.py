@@ -48,6 +48,7 @@ Usage
     python benchmarks/bench_memory.py --cli stream                # chaintag train --stream
     python benchmarks/bench_memory.py --cli dist-stream           # chaintag train --workers 2 (--stream)
     python benchmarks/bench_memory.py --cli dist-memory           # chaintag train --workers 2 --no-stream
+    python benchmarks/bench_memory.py --cli dist-stream --send-shards   # shards sent, not mapped
 """
 
 from __future__ import annotations
@@ -76,13 +77,17 @@ def hwm_mib() -> float:
     return peak_mib()
 
 
-def child_dist(path: str, features: str, algorithm: str, cli: str, workers: int) -> dict:
-    """``chaintag train --scheduler ... --workers N`` (streamed or not) on a LocalCluster this process opens."""
+def child_dist(path: str, features: str, algorithm: str, cli: str, workers: int, sent: bool = False) -> dict:
+    """``chaintag train --scheduler ... --workers N`` (streamed or not) on a LocalCluster this process opens;
+    with ``sent``, the shard files are sent to the workers block by block as to workers of another machine."""
     import contextlib
     import io
 
     from chaintag.cli.main import main
     from chaintag.distributed import open_client
+    if sent:
+        import chaintag.distributed.shard_files as sf
+        sf.shared_with_workers = lambda client, folder: False
     tmp = tempfile.mkdtemp()
     small = os.path.join(tmp, "head.txt")
     with open(path, encoding="utf-8") as fh, open(small, "w", encoding="utf-8") as out:
@@ -196,11 +201,15 @@ def main(argv=None) -> int:
                    help="measure the command line: chaintag train --stream or --no-stream, or distributed "
                         "(--workers N, driver and workers) with or without --stream")
     p.add_argument("--workers", type=int, default=2, help="Dask workers of the dist-* runs (default 2)")
+    p.add_argument("--send-shards", action="store_true",
+                   help="dist-stream: send the shard files' arrays to the workers block by block, as to "
+                        "workers that do not see the driver's disk (default: the workers map the files)")
     p.add_argument("--only", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.only:
         if args.cli.startswith("dist"):
-            print(json.dumps(child_dist(args.only, args.features, args.algorithm, args.cli, args.workers)))
+            print(json.dumps(child_dist(args.only, args.features, args.algorithm, args.cli, args.workers,
+                                        args.send_shards)))
         else:
             print(json.dumps(child(args.only, args.features, args.algorithm, args.streamed, args.cli)))
         return 0
@@ -218,7 +227,8 @@ def main(argv=None) -> int:
                     fh.write(text)
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--only", path, "--features",
                                   args.features, "--algorithm", args.algorithm, "--streamed", str(args.streamed),
-                                  "--cli", args.cli, "--workers", str(args.workers)],
+                                  "--cli", args.cli, "--workers", str(args.workers)]
+                                 + (["--send-shards"] if args.send_shards else []),
                                  check=True, capture_output=True, text=True).stdout
             row = json.loads(out.strip().splitlines()[-1])
             row["repeats"] = r

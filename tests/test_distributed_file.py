@@ -80,7 +80,7 @@ def test_shard_files_hold_the_arrays_of_the_shards_in_memory(corpus, tmp_path, c
 
 
 @pytest.mark.parametrize("name,kw", [("perceptron", {}), ("perceptron", {"averaged": False, "shuffle": True}),
-                                     ("sapo", {"averaged": True}), ("mira", {})])
+                                     ("sapo", {"averaged": True}), ("mira", {}), ("crf-lbfgs", {"epochs": 6})])
 def test_streamed_two_shards_give_the_in_memory_model_byte_for_byte(client, corpus, tmp_path, name, kw):
     path, sents, labs = corpus
     dev = (sents[:10], labs[:10])
@@ -92,7 +92,8 @@ def test_streamed_two_shards_give_the_in_memory_model_byte_for_byte(client, corp
     assert st.distributed_["shard_files"] == "mapped by the workers"
     assert st.weights_.tobytes() == mem.weights_.tobytes()
     assert st.best_epoch_ == mem.best_epoch_
-    assert same_file(st, mem, tmp_path)
+    if name != "crf-lbfgs":  # its history counts evaluations, which differ with the driver's polling
+        assert same_file(st, mem, tmp_path)
     assert list(work.iterdir()) == []  # the shard files are removed at the end
 
 
