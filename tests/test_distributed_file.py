@@ -17,7 +17,7 @@ from chaintag.learners import make_learner  # noqa: E402
 from chaintag.learners.base import TrainData  # noqa: E402
 from chaintag.learners.tokens import as_rows  # noqa: E402
 
-from test_distributed import synthetic  # noqa: E402
+from test_distributed import _fragile, synthetic  # noqa: E402
 
 COLS = ("word", "pos")
 FEATS = "chunking"
@@ -169,3 +169,17 @@ def test_cli_workers_stream_by_default_and_give_the_in_memory_model(client, corp
     assert (tmp_path / "st.npz").read_bytes() == (tmp_path / "mem.npz").read_bytes()
     c = chaintag.load_corpus(path)
     assert out["train"]["n_tokens"] == c.n_tokens
+
+
+def test_a_killed_worker_s_shard_is_mapped_again_and_the_model_is_the_same(client, corpus, tmp_path):
+    client.wait_for_workers(2, timeout=300)
+    path, sents, labs = corpus
+    marker = tmp_path / "kill"
+    calm = fit_distributed(_fragile(marker), sents, labs, client=client, shards=2)
+    marker.touch()
+    with pytest.warns(RuntimeWarning, match="left"):
+        hit = fit_distributed_file(_fragile(marker), path, client=client, shards=2, chunk_sentences=9)
+    assert (tmp_path / "kill.claimed").exists()  # a worker did die
+    assert len(hit.distributed_["lost_workers"]) == 1
+    assert hit.distributed_["shard_files"] == "mapped by the workers"
+    assert hit.weights_.tobytes() == calm.weights_.tobytes()
