@@ -87,7 +87,7 @@ def child_dist(path: str, features: str, algorithm: str, cli: str, workers: int,
     from chaintag.distributed import open_client
     if sent:
         import chaintag.distributed.shard_files as sf
-        sf.shared_with_workers = lambda client, folder: False
+        sf.workers_seeing = lambda client, folder, workers: dict.fromkeys(workers, False)
     tmp = tempfile.mkdtemp()
     small = os.path.join(tmp, "head.txt")
     with open(path, encoding="utf-8") as fh, open(small, "w", encoding="utf-8") as out:

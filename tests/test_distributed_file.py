@@ -107,12 +107,18 @@ def test_one_streamed_shard_equals_serial_and_shards_can_be_sent_instead_of_mapp
     assert one.streamed_ == {"n_sentences": 90, "n_tokens": sum(map(len, labs)), "chunks": 7}
     # workers that do not see the driver's folder are sent each shard's arrays
     import chaintag.distributed.shard_files as sf
-    monkeypatch.setattr(sf, "shared_with_workers", lambda client, folder: False)
+    monkeypatch.setattr(sf, "workers_seeing", lambda client, folder, workers: dict.fromkeys(workers, False))
     monkeypatch.setattr(sf, "BLOCK_BYTES", 1000)  # many blocks per array
     mem = fit_distributed(learner("perceptron", **kw), sents, labs, client=client, shards=2)
     sent = fit_distributed_file(learner("perceptron", **kw), path, client=client, shards=2, chunk_sentences=13)
     assert sent.distributed_["shard_files"] == "sent to the workers"
     assert same_file(sent, mem, tmp_path)
+    # asked worker by worker: one maps its shard, the other receives it
+    first = min(client.nthreads())
+    monkeypatch.setattr(sf, "workers_seeing", lambda client, folder, workers: {w: w == first for w in workers})
+    mixed = fit_distributed_file(learner("perceptron", **kw), path, client=client, shards=2, chunk_sentences=13)
+    assert mixed.distributed_["shard_files"] == "mapped by some workers, sent to the others"
+    assert same_file(mixed, mem, tmp_path)
 
 
 def test_a_streamed_run_resumes_the_checkpoint_of_an_in_memory_one(client, corpus, tmp_path):

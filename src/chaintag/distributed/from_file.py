@@ -43,8 +43,9 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     ranges, gold label ids) to ``.npy`` files in a temporary folder, removed at
     the end (also after an error; folders that killed runs left behind are
     removed by the next run). Workers that see that folder (a ``LocalCluster``,
-    or a shared file system) map their own shard's files read-only; the others
-    are sent their shard's arrays, one shard at a time.
+    or a shared file system; asked of each worker with a marker file) map their
+    own shard's files read-only; the others are sent their shard's arrays, 32 MiB
+    at a time.
 
     Parameters
     ----------
@@ -126,14 +127,13 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
 def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_retries, folder,
          checkpoint_dir, resume):
     from ..streaming.train import prepare_streamed, remove_stale_chunks
-    from .shard_files import shared_with_workers, write_shard_files
+    from .shard_files import write_shard_files
     from .trainer import _Trainer
     remove_stale_chunks(folder)
     with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
         corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, source)
         index = learner.feature_index_
         files = write_shard_files(corpus, k, index.feat_label, index.n_labels)
-        files.local = shared_with_workers(client, tmp)
         data = ShardedData(files, index)
         trainer = _Trainer(learner, client, files.k, family, mixing, max_retries)
         try:
@@ -147,7 +147,8 @@ def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_ret
             trainer.close()
         learner.distributed_ = {"shards": trainer.k, "mixing": mixing if not lbfgs else "gradient sum",
                                 "lost_workers": list(trainer.pool.lost_events) if trainer.pool else [],
-                                "shard_files": "mapped by the workers" if files.local else "sent to the workers"}
+                                "shard_files": {"mapped": "mapped by the workers", "sent": "sent to the workers"}.get(
+                                    "".join(files.how), "mapped by some workers, sent to the others")}
         learner.streamed_ = {"n_sentences": corpus.n_sentences, "n_tokens": corpus.n_tokens,
                              "chunks": corpus.n_chunks}
     return learner

@@ -8,7 +8,7 @@ the corpus in memory), one chunk's piece at a time. The driver then holds the
 per-sentence offsets (16 bytes per sentence) and the model, not the corpus.
 
 Workers that see the driver's folder (a ``LocalCluster``, or a shared file
-system, checked with a marker file) map their shard's files read-only
+system, checked with a marker file for each worker) map their shard's files read-only
 (``np.load(mmap_mode="r")``); others receive their shard's arrays, read from
 the files one shard at a time.
 """
@@ -49,15 +49,19 @@ class ShardFiles:
     n_sentences, n_tokens : int
     feat_label : int32 array, shape (n_features,)
     n_labels : int
-    local : bool
-        Whether workers read the files themselves (set by :func:`shared_with_workers`).
+    sees : dict
+        Worker address -> whether it reads the files as this process does (asked of each worker the first
+        time a shard goes to it: :func:`workers_seeing`).
+    how : set of str
+        "mapped" and/or "sent": how the shards reached their workers so far.
     """
 
     def __init__(self, folder, bounds, digests, n_tokens, feat_label, n_labels):
         self.folder, self.bounds, self.digests = folder, bounds, digests
         self.n_sentences, self.n_tokens = int(bounds[-1]), int(n_tokens)
         self.feat_label, self.n_labels = feat_label, int(n_labels)
-        self.local = False
+        self.sees: dict = {}
+        self.how: set = set()
 
     @property
     def k(self) -> int:
@@ -67,12 +71,16 @@ class ShardFiles:
         return ShardPaths({name: os.path.join(self.folder, f"shard{i:05d}.{name}.npy") for name in NAMES})
 
     def send(self, client, i: int, worker: str):
-        """Send shard ``i`` to ``worker``: its file names (``local``) or its arrays, read from the files and
-        scattered block by block (at most :data:`BLOCK_BYTES` in this process at a time); returns what
-        the worker's task takes (:func:`~chaintag.distributed.worker.load_shard`) and the digest."""
+        """Send shard ``i`` to ``worker``: its file names (when it sees them) or its arrays, read from the
+        files and scattered block by block (at most :data:`BLOCK_BYTES` in this process at a time); returns
+        what the worker's task takes (:func:`~chaintag.distributed.worker.load_shard`) and the digest."""
         paths = self.paths(i)
-        if self.local:
+        if worker not in self.sees:
+            self.sees.update(workers_seeing(client, self.folder, [worker]))
+        if self.sees.get(worker):
+            self.how.add("mapped")
             return paths, self.digests[i]
+        self.how.add("sent")
         blocks = {}
         for name, path in paths.items():
             blocks[name] = [client.scatter([b], workers=[worker], hash=False)[0] for b in _read_blocks(path)]
@@ -188,21 +196,21 @@ def _piece(corpus, c: int, S0: int, S1: int, name: str, tok_cum, ent_cum) -> np.
     return np.asarray(np.load(corpus.path(c, name), mmap_mode="r")[e_a:e_b])
 
 
-def shared_with_workers(client, folder: str) -> bool:
-    """Whether every worker of ``client`` reads ``folder`` as this process does (a marker file with a random
-    token is written there and read back by each worker)."""
+def workers_seeing(client, folder: str, workers: list[str]) -> dict:
+    """Which of ``workers`` read ``folder`` as this process does (a marker file with a random token is
+    written there and read back by each of them); ``{address: bool}``."""
     import secrets
     token = secrets.token_hex(16)
-    marker = os.path.join(folder, "marker.txt")
+    marker = os.path.join(folder, f"marker-{token}.txt")
     with open(marker, "w") as f:
         f.write(token)
     try:
-        seen = client.run(_read_marker, marker)
+        seen = client.run(_read_marker, marker, workers=list(workers))
     except Exception:  # noqa: BLE001 (a worker that cannot answer does not see it)
-        return False
+        seen = {}
     finally:
         os.remove(marker)
-    return bool(seen) and all(v == token for v in seen.values())
+    return {w: seen.get(w) == token for w in workers}
 
 
 def _read_marker(path: str):
