@@ -14,12 +14,36 @@ Examples
 
 __version__ = "0.1.0"
 
-from .data.datasets import Corpus, load_corpus  # noqa: E402
+import importlib
+import importlib.util
+
 from .errors import ChaintagError, InputError, ModelFormatError  # noqa: E402
-from .evaluation import EvalResult, conlleval_report, evaluate  # noqa: E402
-from .learners.sklearn_compat import sequence_scorer  # noqa: E402
-from .learners import CRF, CRFLBFGS, MIRA, SAPO, NBestMIRA, SecondOrderPerceptron, MaxEnt, SequenceTagger, StructuredPerceptron, load, make_learner  # noqa: E402
-from .learners import BiLSTM, BiLSTMCRF  # noqa: E402
+
+#: public name -> module that defines it, imported on first use (PEP 562), so that
+#: ``import chaintag`` and a command that needs one learner stay cheap
+_LAZY = {"Corpus": "data.datasets", "load_corpus": "data.datasets", "EvalResult": "evaluation",
+         "conlleval_report": "evaluation", "evaluate": "evaluation",
+         "sequence_scorer": "learners.sklearn_compat",
+         **{name: "learners" for name in ("CRF", "CRFLBFGS", "MIRA", "SAPO", "NBestMIRA",
+                                          "SecondOrderPerceptron", "MaxEnt", "SequenceTagger",
+                                          "StructuredPerceptron", "load", "make_learner", "BiLSTM",
+                                          "BiLSTMCRF")}}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f".{name}", __name__)  # a subpackage or module, as before
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "ModelFormatError",

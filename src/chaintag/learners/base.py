@@ -584,7 +584,15 @@ def load(path) -> SequenceTagger:
     if meta.get("algorithm") == "checkpoint":
         raise ModelFormatError(f"{path}: is a training checkpoint, not a model; continue the training "
                                "with --checkpoint-dir and --resume")
-    cls = _REGISTRY.get(meta.get("algorithm"))
+    algorithm = meta.get("algorithm")
+    if algorithm not in _REGISTRY:  # learner modules register their classes when imported
+        from . import LEARNERS
+        if algorithm in LEARNERS:
+            LEARNERS[algorithm]
+        else:
+            for name in LEARNERS:
+                LEARNERS[name]
+    cls = _REGISTRY.get(algorithm)
     if cls is None:
         raise ModelFormatError(f"{path}: unknown algorithm {meta.get('algorithm')!r}")
     try:
