@@ -164,7 +164,10 @@ def run_child(name: str, args) -> dict:
     cmd += ["--threads", str(args.threads)]
     if args.data_dir:
         cmd += ["--data-dir", args.data_dir]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    # idle OpenMP threads sleep, as in the chaintag command line (cli.lean_numba.passive_threads):
+    # spinning threads only steal the core from the thread that has work when the machine is shared
+    env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"the {name} run failed (exit status {proc.returncode})")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -257,6 +260,7 @@ tagging: attribute extraction + decoding of the test set, held in memory as toke
   reading or writing on either side; chaintag: m.predict of the perceptron; CRFsuite: attribute
   strings + Tagger.tag per sentence), after an untimed warm-up on the first sentences of the test
   set (every kernel compiled or loaded before the clock starts); tok/CPU s uses process CPU time.
+threads: the children run with OMP_WAIT_POLICY=PASSIVE (unless set), as the command line does.
 memory: ru_maxrss of each child; base = after imports, corpus and a warm-up run on {n} sentences.
 startup: `chaintag tag --model M ten.txt` in a fresh process after one untimed run, which fills
   numba's kernel cache and Python's bytecode cache (PYTHONDONTWRITEBYTECODE is left out of

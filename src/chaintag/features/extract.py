@@ -25,8 +25,8 @@ from typing import Sequence
 import numpy as np
 
 from .hashing import intern_keys
-from .keys import (ABSENT, FIRST_VALUE, PARALLEL_LOOKUP_MIN, UNKNOWN, lookup_keys, lookup_keys_serial, place_template,
-                   table_to_csr, template_keys)
+from .keys import (ABSENT, BUCKET_INDEX_MIN, FIRST_VALUE, PARALLEL_LOOKUP_MIN, UNKNOWN, bucket_index, lookup_keys,
+                   lookup_keys_indexed, lookup_keys_serial, place_template, table_to_csr, template_keys)
 from .templates import FUNCTIONS, MAX_OFFSET, Template, is_vector_template, parse_template
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
@@ -310,13 +310,30 @@ class AttributeExtractor:
         n_tokens = derived.shape[1]
         n_templates = len(self.templates)
         table = np.full((n_templates, n_tokens), -1, dtype=np.int32)
-        lookup = lookup_keys if n_tokens >= PARALLEL_LOOKUP_MIN else lookup_keys_serial
+        large = n_tokens >= PARALLEL_LOOKUP_MIN
+        lookup = lookup_keys if large else lookup_keys_serial
         for t in range(n_templates):
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
             if hi == lo or t in self._vec_t:
                 continue
-            lookup(self._keys(sent_ptr, derived, t), self.attr_keys[lo:hi], lo, table, t)
+            keys = self._keys(sent_ptr, derived, t)
+            index = self._bucket_index(t) if large and hi - lo >= BUCKET_INDEX_MIN else None
+            if index is None:
+                lookup(keys, self.attr_keys[lo:hi], lo, table, t)
+            else:
+                lookup_keys_indexed(keys, self.attr_keys[lo:hi], index[0], index[1], lo, table, t)
         return self._table_csr(sent_ptr, table)
+
+    def _bucket_index(self, t: int):
+        """The bucket index of template ``t``'s keys (:func:`bucket_index`), built on first use
+        and kept while the attribute table is the same object (it is not part of the model)."""
+        cache = getattr(self, "_bucket_cache", None)
+        if cache is None or cache[0] is not self.attr_keys:
+            cache = self._bucket_cache = (self.attr_keys, {})
+        if t not in cache[1]:
+            lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
+            cache[1][t] = bucket_index(self.attr_keys[lo:hi])
+        return cache[1][t]
 
     def _table_csr(self, sent_ptr, table) -> Attributes:
         tok_ptr, attr_ids = table_to_csr(table)

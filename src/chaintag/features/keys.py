@@ -195,3 +195,72 @@ def lookup_keys_serial(keys, table_keys, lo, table, t):
     """:func:`lookup_keys` on the calling thread alone (for small inputs)."""
     for i in range(keys.shape[0]):
         _lookup_one(keys, table_keys, lo, table, t, i)
+
+
+#: Templates with fewer known keys than this are searched without a bucket index.
+BUCKET_INDEX_MIN = 64
+
+
+@njit(cache=True)
+def bucket_index(table_keys):
+    """A bucket index over sorted distinct keys, so that a lookup searches a few keys only.
+
+    Keys are placed in ``2**b >= len(table_keys)`` buckets by their offset
+    from the smallest key, shifted right so that the largest falls in the
+    last bucket; bucket ``q`` holds ``table_keys[starts[q]:starts[q + 1]]``.
+
+    Parameters
+    ----------
+    table_keys : int64 array, shape (n_keys,)
+        Sorted ascending, distinct, non-negative; ``n_keys >= 1``.
+
+    Returns
+    -------
+    starts : int32 array, shape (n_buckets + 1,)
+    shift : int
+        Right shift of ``key - table_keys[0]`` that gives the bucket.
+    """
+    n = table_keys.shape[0]
+    n_buckets = 1
+    while n_buckets < n:
+        n_buckets *= 2
+    span = table_keys[n - 1] - table_keys[0]
+    shift = 0
+    while (span >> shift) >= n_buckets:
+        shift += 1
+    starts = np.empty(n_buckets + 1, dtype=np.int32)
+    j = 0
+    for q in range(n_buckets + 1):
+        while j < n and ((table_keys[j] - table_keys[0]) >> shift) < q:
+            j += 1
+        starts[q] = j
+    return starts, shift
+
+
+@njit(cache=True, inline="always")
+def _lookup_indexed_one(keys, table_keys, starts, shift, lo, table, t, i):
+    """:func:`_lookup_one`, searching only the key's bucket (same result: the keys are distinct)."""
+    k = keys[i]
+    n = table_keys.shape[0]
+    if k < 0 or n == 0 or k < table_keys[0] or k > table_keys[n - 1]:
+        return
+    q = (k - table_keys[0]) >> shift
+    a = np.int64(starts[q])
+    b = np.int64(starts[q + 1])
+    while a < b:
+        mid = (a + b) // 2
+        if table_keys[mid] < k:
+            a = mid + 1
+        else:
+            b = mid
+    if a < n and table_keys[a] == k:
+        table[t, i] = lo + a
+
+
+@njit(cache=True, parallel=True)
+def lookup_keys_indexed(keys, table_keys, starts, shift, lo, table, t):
+    """:func:`lookup_keys` with the bucket index of ``table_keys`` (:func:`bucket_index`): the same
+    ids, with about one cache miss per token instead of one per level of a binary search over
+    every key of the template."""
+    for i in prange(keys.shape[0]):
+        _lookup_indexed_one(keys, table_keys, starts, shift, lo, table, t, i)
