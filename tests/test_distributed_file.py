@@ -113,6 +113,11 @@ def test_one_streamed_shard_equals_serial_and_shards_can_be_sent_instead_of_mapp
     sent = fit_distributed_file(learner("perceptron", **kw), path, client=client, shards=2, chunk_sentences=13)
     assert sent.distributed_["shard_files"] == "sent to the workers"
     assert same_file(sent, mem, tmp_path)
+    # a chunk source instead of a path
+    from chaintag.streaming.reader import iter_chunks
+    fed = fit_distributed_file(learner("perceptron", **kw), lambda: iter_chunks(path, 17), client=client, shards=2)
+    assert fed.streamed_["chunks"] == 6
+    assert same_file(fed, mem, tmp_path)
     # asked worker by worker: one maps its shard, the other receives it
     first = min(client.nthreads())
     monkeypatch.setattr(sf, "workers_seeing", lambda client, folder, workers: {w: w == first for w in workers})

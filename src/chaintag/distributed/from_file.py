@@ -52,8 +52,12 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     learner : SequenceTagger
         Perceptron (first order), MIRA, N-best MIRA, SAPO, CRF or CRF-LBFGS, exact
         attributes (no ``hash_bits``).
-    source : str or os.PathLike
-        Training file or dataset reference (not standard input).
+    source : str, os.PathLike or callable
+        Training file or dataset reference (not standard input); or a chunk
+        source: a callable returning a new iterator of ``(names, tokens, labels)``
+        chunks each time it is called (three times), as
+        :func:`chaintag.streaming.reader.iter_chunks` yields them (the reader
+        options below are then unused).
     dev : tuple (sentences, labels), optional
         Held-out data, in memory, scored after each epoch.
     client, workers, scheduler, shards, mixing, checkpoint_dir, resume, max_retries
@@ -113,6 +117,8 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     from ..streaming.reader import iter_chunks
 
     def chunks():
+        if callable(source):
+            return iter(source())
         return iter_chunks(source, chunk_sentences, columns=columns, data_dir=data_dir,
                            label_field=label_field, sep=sep, encoding=encoding)
 
@@ -131,7 +137,7 @@ def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_ret
     from .trainer import _Trainer
     remove_stale_chunks(folder)
     with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
-        corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, source)
+        corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, None if callable(source) else source)
         index = learner.feature_index_
         files = write_shard_files(corpus, k, index.feat_label, index.n_labels)
         data = ShardedData(files, index)
