@@ -248,16 +248,25 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     tr.write_text("\n\n".join("\n".join(f"{w} {p} {lab}" for (w, p), lab in zip(s, ls))
                               for s, ls in zip(SENTS, LABELS)) + "\n")
     model = tmp_path / "m.npz"
-    assert main(["train", "--recipe", "base-np", "--train", str(tr), "--model", str(model), "--epochs", "2"]) == 0
+    assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2"]) == 0
     m = chaintag.load(model)
-    assert m.algorithm == "sapo" and m.features == "chunking" and m.epochs == 2  # --epochs given wins
-    assert "recipe base-np: --algorithm sapo --features chunking" in capsys.readouterr().err
+    assert m.algorithm == "sapo" and m.features == "ner+affixes" and m.epochs == 2  # --epochs given wins
+    assert m.l2 == 5.0
+    assert "recipe bio-ner: --algorithm sapo --features ner+affixes" in capsys.readouterr().err
+    assert main(["train", "--recipe", "base-np-plain", "--train", str(tr), "--model", str(model), "--epochs", "2",
+                 "--quiet"]) == 0
+    assert chaintag.load(model).features == "chunking"
     words = ["the", "a", "dog", "cat", "barks"]
     table = str(tmp_path / "c.tsv")
     write_cluster_table(table, WordMaps(words, ["00", "01", "10", "10", "11"],
-                                        {256: np.arange(5, dtype=np.int32), 1024: np.arange(5, dtype=np.int32)}))
+                                        {k: np.arange(5, dtype=np.int32) for k in (64, 256, 1024)}))
     assert main(["train", "--recipe", "pos-ptb", "--train", str(tr), "--model", str(model), "--epochs", "1",
                  "--clusters", table, "--quiet"]) == 0
     m = chaintag.load(model)
     assert (m.algorithm, m.l2, m.feature_space, m.features.split(";")[0]) == ("sapo", 2.0, "all", "pos+clusters")
     assert sorted(m.extractor_.resources.clusters) == [256, 1024] and m.extractor_.resources.paths is not None
+    assert main(["train", "--recipe", "chunking", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert (m.features.split(";")[0], m.feature_space) == ("chunking+km", "all")
+    assert sorted(m.extractor_.resources.clusters) == [64, 256, 1024] and m.extractor_.resources.paths is None

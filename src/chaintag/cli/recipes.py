@@ -10,16 +10,24 @@ from __future__ import annotations
 
 #: name -> train options (argparse destinations) and a one-line description.
 RECIPES: dict[str, dict] = {
-    "chunking": {"algorithm": "sapo", "features": "chunking+clusters", "epochs": 27,
-                 "about": "CoNLL-2000 chunking: SAPO n=5, L2 1, chunking+clusters, 27 epochs"},
-    "base-np": {"algorithm": "sapo", "features": "chunking", "epochs": 25,
-                "about": "base NP chunking: SAPO n=5, L2 1, chunking, 25 epochs"},
+    "chunking": {"algorithm": "sapo", "features": "chunking+km", "feature_space": "all", "epochs": 24,
+                 "about": "CoNLL-2000 chunking: SAPO n=5, L2 1, chunking+km (k-means ids of word vectors: "
+                          "--clusters VECTORS), all feature space, 24 epochs"},
+    "base-np": {"algorithm": "sapo", "features": "chunking+km", "epochs": 19,
+                "about": "base NP chunking: SAPO n=5, L2 1, chunking+km (--clusters VECTORS), 19 epochs"},
     "pos-ptb": {"algorithm": "sapo", "features": "pos+clusters", "l2": 2.0, "feature_space": "all", "epochs": 16,
                 "about": "PTB POS: SAPO n=5, L2 2, pos+clusters, all feature space, 16 epochs"},
     "pos-ud": {"algorithm": "sapo", "features": "pos+clusters", "l2": 2.0, "feature_space": "all", "epochs": 17,
                "about": "UD English XPOS: SAPO n=5, L2 2, pos+clusters, all feature space, 17 epochs"},
-    "bio-ner": {"algorithm": "sapo", "features": "ner+clusters", "l2": 5.0, "epochs": 19,
-                "about": "JNLPBA Bio-NER: SAPO n=5, L2 5, ner+clusters, 19 epochs"},
+    "bio-ner": {"algorithm": "sapo", "features": "ner+affixes", "l2": 5.0, "epochs": 27,
+                "about": "JNLPBA Bio-NER: SAPO n=5, L2 5, ner+affixes, 27 epochs"},
+    # the earlier choices (contiguous dev split, clusters-en.tsv)
+    "chunking-clusters": {"algorithm": "sapo", "features": "chunking+clusters", "epochs": 27,
+                          "about": "CoNLL-2000 chunking: SAPO n=5, L2 1, chunking+clusters, 27 epochs"},
+    "base-np-plain": {"algorithm": "sapo", "features": "chunking", "epochs": 25,
+                      "about": "base NP chunking: SAPO n=5, L2 1, chunking, 25 epochs"},
+    "bio-ner-clusters": {"algorithm": "sapo", "features": "ner+clusters", "l2": 5.0, "epochs": 19,
+                         "about": "JNLPBA Bio-NER: SAPO n=5, L2 5, ner+clusters, 19 epochs"},
 }
 
 

@@ -1,4 +1,5 @@
-"""Presets with distributional attributes (word clusters): ``chunking+clusters``, ``pos+clusters``, ``ner+clusters``.
+"""Presets with distributional attributes (word clusters): ``chunking+clusters``, ``pos+clusters``, ``ner+clusters``,
+``chunking+km`` (k-means ids of word vectors); and ``ner+affixes`` (richer affixes and shapes, no resource).
 
 They add to the plain presets the bit-string path prefixes (``brownK``) and
 k-means cluster ids (``kmN``) of the words in a window, the attributes of
@@ -38,9 +39,35 @@ the neighbours, word bigrams of the outer window and cluster bigrams (chosen on 
 training data with SAPO, L2 5: dev F1 77.20 against 77.13 for ``ner`` and 76.64 without the
 neighbour attributes)."""
 
+def _km_of_vectors(ks, offsets) -> list[str]:
+    return [f"km{k}(norm(lower(w[{o}])))" for o in offsets for k in ks]
+
+
+CHUNKING_KM = CHUNKING + _km_of_vectors((64, 256, 1024), range(-1, 2))
+"""CoNLL-2000 templates plus the k-means cluster ids (64, 256 and 1024 clusters) of w[-1], w[0]
+and w[1], lowercased with digits mapped to 0, for a word-vector file (clustered when training) or
+a cluster table (``--clusters FILE``). Chosen on the seeded 10 % dev split of CoNLL-2000 training
+data (``benchmarks/bench_vectors.py``; word2vec skip-gram vectors induced without those sentences):
+SAPO dev F1 94.32 against 93.87 for ``chunking`` (three shuffle seeds, epoch 30: 94.18 against 93.85);
+word-vector values (``vec`` of w[-1..1]) gave 94.48 at five times the epoch time. With the ``all``
+feature space 94.34 / 94.29 (seeds 0 / 1; the ``chunking`` recipe: 24 epochs)."""
+
+NER_AFFIXES = NER + [
+    "suf3(lower(w[-1]))", "suf3(lower(w[1]))", "pre3(lower(w[-1]))", "pre3(lower(w[1]))",
+    "shortshape(w[-2])", "shortshape(w[2])", "lower(w[-2])|lower(w[-1])", "lower(w[1])|lower(w[2])",
+    "suf6(lower(w[0]))", "pre6(lower(w[0]))", "suf4(lower(w[-1]))", "suf4(lower(w[1]))",
+    "shape(w[0])|shape(w[1])", "shape(w[-1])|shape(w[0])"]
+"""Bio-NER attributes plus affixes of the neighbours, longer affixes of the word, shapes of the outer
+window and shape bigrams, word bigrams of the outer window (no resource). Chosen on the seeded 10 %
+dev split of JNLPBA training data (``benchmarks/bench_vectors.py``) with SAPO, L2 5: dev F1 80.30 /
+80.14 (shuffle seeds 0 / 1) against 79.59 / 79.75 for ``ner``; word-vector values (``vec`` of
+w[-1..1]: 79.62) and k-means ids of the vectors (79.27, with these attributes 79.74) did not help."""
+
 CLUSTER_PRESETS = {
+    "chunking+km": CHUNKING_KM,
+    "ner+affixes": NER_AFFIXES,
     "chunking+clusters": CHUNKING_CLUSTERS,
     "pos+clusters": POS_CLUSTERS,
     "ner+clusters": NER_CLUSTERS,
 }
-CLUSTER_OPTIONAL = {"ner+clusters": NER_POS_COLUMN}
+CLUSTER_OPTIONAL = {"ner+clusters": NER_POS_COLUMN, "ner+affixes": NER_POS_COLUMN}
