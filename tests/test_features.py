@@ -124,7 +124,14 @@ def test_presets_resolve_and_check_columns():
     with pytest.raises(InputError, match="reads column 'pos'"):
         resolve_templates("chunking", ("word",))
     assert {"chunking", "pos", "ner"} <= set(PRESETS)
-    assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters"}
+    assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters",
+                                                "chunking+km", "ner+affixes"}
+    # ner+affixes adds to ner (and its optional POS attributes); chunking+km adds k-means ids of w[-1..1]
+    affixes = [t.name for t in resolve_templates("ner+affixes", COLS)]
+    assert affixes[:len(ner_with_pos) - 5] == [t.name for t in ner_with_pos][:len(ner_with_pos) - 5]
+    assert len(affixes) == len(ner_with_pos) + 14 and "pos[0]" in affixes
+    km = [t.name for t in resolve_templates("chunking+km", COLS)][20:]
+    assert km == [f"km{k}(norm(lower(word[{o}])))" for o in (-1, 0, 1) for k in (64, 256, 1024)]
 
 
 def test_state_round_trip():
