@@ -11,7 +11,8 @@ tag`` on a small file (0.25 of 0.92 s measured) and 13 MiB of its memory.
 that needs SciPy later (the L-BFGS CRF, scikit-learn) imports it as usual;
 only numba's compiled ``np.dot``/``np.linalg`` stay unavailable in that
 process. (numba's own ``import numba`` also imports the top-level ``scipy``
-package, to check its version; that part is left alone.) The
+package, to check its version: when numba is not imported yet, SciPy is left
+out of that too, which numba allows.) The
 command line calls it; the library never does, so a program that imports
 chaintag keeps numba as it is.
 """
@@ -23,10 +24,14 @@ import sys
 
 
 class _NoScipy(importlib.abc.MetaPathFinder):
-    """A finder that refuses ``scipy.linalg`` and its submodules."""
+    """A finder that refuses ``scipy.linalg`` and its submodules (``everything``: all of SciPy)."""
+
+    def __init__(self, everything: bool = False):
+        self.everything = everything
 
     def find_spec(self, name, path, target=None):
-        if name == "scipy.linalg" or name.startswith("scipy.linalg."):
+        if name == "scipy.linalg" or name.startswith("scipy.linalg.") or (
+                self.everything and (name == "scipy" or name.startswith("scipy."))):
             raise ImportError(f"{name} is not imported while numba starts (chaintag command line)")
         return None
 
@@ -42,7 +47,9 @@ def numba_without_scipy() -> bool:
     """
     if "scipy.linalg" in sys.modules or "numba.np.arraymath" in sys.modules:
         return False
-    finder = _NoScipy()
+    # before numba is imported, SciPy as a whole is left out too: ``import numba`` imports it only
+    # to check its version, and does without it when it cannot (about 0.03 s)
+    finder = _NoScipy(everything="numba" not in sys.modules and "scipy" not in sys.modules)
     sys.meta_path.insert(0, finder)
     try:
         import numba.np.arraymath  # noqa: F401 (probes for BLAS once, at import)

@@ -59,13 +59,13 @@ def main(argv=None) -> int:
         trained state (the message says where); 130 on Ctrl-C, 143 on
         SIGTERM (temporary files removed in both cases).
     """
+    from .lean_numba import numba_without_scipy, passive_threads
+    numba_without_scipy()  # a command's kernels need no SciPy: a shorter start (before the commands import numba)
+    passive_threads()
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
-    from .lean_numba import numba_without_scipy, passive_threads
-    numba_without_scipy()  # a command's kernels need no SciPy: a shorter start
-    passive_threads()
     try:
         return int(args.run(args) or 0)
     except (ChaintagError, OSError, NotImplementedError) as exc:
