@@ -52,4 +52,5 @@ def fit_with_options(learner, train, dev, args, streamed: bool = False) -> None:
     if not args.quiet:
         import sys
         lost = f"; workers lost and replaced: {len(info['lost_workers'])}" if info["lost_workers"] else ""
-        print(f"trained on {info['shards']} shard(s), mixing: {info['mixing']}{lost}", file=sys.stderr)
+        files = f"; shard files {info['shard_files']}" if "shard_files" in info else ""
+        print(f"trained on {info['shards']} shard(s), mixing: {info['mixing']}{files}{lost}", file=sys.stderr)
