@@ -22,9 +22,11 @@ TAG = r"""
 import sys, os
 from chaintag.cli.main import main
 d = sys.argv[1]
+numpy_before = "numpy" in sys.modules  # False: OPENBLAS_NUM_THREADS is read when NumPy is imported, later
 code = main(["tag", "--model", os.path.join(d, "m.npz"), os.path.join(d, "in.txt"), "--output",
              os.path.join(d, "out.txt")])
-print(code, "scipy.linalg" in sys.modules, os.environ.get("OMP_WAIT_POLICY"))
+print(code, "scipy.linalg" in sys.modules, os.environ.get("OMP_WAIT_POLICY"), os.environ.get("OPENBLAS_NUM_THREADS"),
+      numpy_before)
 """
 
 
@@ -39,9 +41,9 @@ def test_tag_command_needs_no_scipy_linalg(tmp_path):
     StructuredPerceptron(features=["w[0]"], epochs=2, progress=False).fit([["a", "b"]], [["X", "Y"]]).save(
         tmp_path / "m.npz")
     (tmp_path / "in.txt").write_text("a\nb\n")
-    env = {k: v for k, v in __import__("os").environ.items() if k != "OMP_WAIT_POLICY"}
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", TAG, str(tmp_path)], capture_output=True, text=True, timeout=600,
                          env=env)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["0", "False", "PASSIVE"]
+    assert out.stdout.split() == ["0", "False", "PASSIVE", "1", "False"]
     assert (tmp_path / "out.txt").read_text().split() == ["a", "X", "b", "Y"]

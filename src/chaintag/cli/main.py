@@ -60,8 +60,9 @@ def main(argv=None) -> int:
         SIGTERM (temporary files removed in both cases).
     """
     from .lean_numba import numba_without_scipy, passive_threads
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    passive_threads(words[0] if words else None)  # before NumPy is imported
     numba_without_scipy()  # a command's kernels need no SciPy: a shorter start (before the commands import numba)
-    passive_threads()
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
