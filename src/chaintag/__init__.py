@@ -14,10 +14,8 @@ Examples
 
 __version__ = "0.1.0"
 
-import importlib
-import importlib.util
-
 from .errors import ChaintagError, InputError, ModelFormatError  # noqa: E402
+from .lazy import lazy_names  # noqa: E402
 
 #: public name -> module that defines it, imported on first use (PEP 562), so that
 #: ``import chaintag`` and a command that needs one learner stay cheap
@@ -30,19 +28,7 @@ _LAZY = {"Corpus": "data.datasets", "load_corpus": "data.datasets", "EvalResult"
                                           "BiLSTMCRF")}}
 
 
-def __getattr__(name):
-    module = _LAZY.get(name)
-    if module is None:
-        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-            return importlib.import_module(f".{name}", __name__)  # a subpackage or module, as before
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -146,14 +146,9 @@ PARALLEL_LOOKUP_MIN = 4096
 
 
 @njit(cache=True, inline="always")
-def _lookup_one(keys, table_keys, lo, table, t, i):
-    """``table[t, i] = lo + j`` where ``table_keys[j] == keys[i]`` (a binary search), if any."""
+def _search_range(table_keys, k, a, b, lo, table, t, i):
+    """Binary search of ``k`` in ``table_keys[a:b]`` (sorted): ``table[t, i] = lo + j`` where found."""
     n = table_keys.shape[0]
-    k = keys[i]
-    if k < 0 or n == 0:
-        return
-    a = 0
-    b = n
     while a < b:
         mid = (a + b) // 2
         if table_keys[mid] < k:
@@ -162,6 +157,16 @@ def _lookup_one(keys, table_keys, lo, table, t, i):
             b = mid
     if a < n and table_keys[a] == k:
         table[t, i] = lo + a
+
+
+@njit(cache=True, inline="always")
+def _lookup_one(keys, table_keys, lo, table, t, i):
+    """``table[t, i] = lo + j`` where ``table_keys[j] == keys[i]`` (a binary search), if any."""
+    n = table_keys.shape[0]
+    k = keys[i]
+    if k < 0 or n == 0:
+        return
+    _search_range(table_keys, k, np.int64(0), np.int64(n), lo, table, t, i)
 
 
 @njit(cache=True, parallel=True)
@@ -245,16 +250,7 @@ def _lookup_indexed_one(keys, table_keys, starts, shift, lo, table, t, i):
     if k < 0 or n == 0 or k < table_keys[0] or k > table_keys[n - 1]:
         return
     q = (k - table_keys[0]) >> shift
-    a = np.int64(starts[q])
-    b = np.int64(starts[q + 1])
-    while a < b:
-        mid = (a + b) // 2
-        if table_keys[mid] < k:
-            a = mid + 1
-        else:
-            b = mid
-    if a < n and table_keys[a] == k:
-        table[t, i] = lo + a
+    _search_range(table_keys, k, np.int64(starts[q]), np.int64(starts[q + 1]), lo, table, t, i)
 
 
 @njit(cache=True, parallel=True)

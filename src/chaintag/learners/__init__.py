@@ -5,10 +5,9 @@ The learner classes are imported when first used (``chaintag.learners.SAPO``,
 learner does not import the others.
 """
 
-import importlib
-import importlib.util
 from collections.abc import Mapping
 
+from ..lazy import lazy_names
 from .base import SequenceTagger, load, register
 
 #: class name -> module of this package that defines it
@@ -17,20 +16,8 @@ _CLASSES = {"StructuredPerceptron": "perceptron", "SAPO": "sapo", "CRF": "crf", 
             "MaxEnt": "maxent", "BiLSTM": "neural", "BiLSTMCRF": "neural"}
 
 
-def __getattr__(name):
-    """Import a learner class on first use (PEP 562)."""
-    module = _CLASSES.get(name)
-    if module is None:
-        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-            return importlib.import_module(f".{name}", __name__)  # a subpackage or module, as before
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_CLASSES))
+#: Import a learner class on first use (PEP 562).
+__getattr__, __dir__ = lazy_names(__name__, _CLASSES, globals())
 
 
 class _Learners(Mapping):
