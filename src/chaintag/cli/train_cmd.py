@@ -255,7 +255,7 @@ def _run(args) -> int:
             from ..resources.spec import with_clusters
             args.features = with_clusters(args.features, args.clusters)
         from ..features.templates import resolve_templates
-        log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns),
+        log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns, virtual=True),
                                     train.columns, train))
     dev = None
     if args.dev:

@@ -169,11 +169,17 @@ class AttributeExtractor:
     vec_dim : int or None, default None
         Keep the first ``vec_dim`` principal components of the vectors
         (None: all their dimensions).
+    gazetteer : chaintag.features.gazetteer.Gazetteer, optional
+        Gives the virtual columns ``gaz`` / ``gazn`` that templates may read
+        (matched on the first column); on the training sentences
+        :meth:`fit_transform` reads its jackknifed values when it has them.
+        It is saved with the model.
 
     Raises
     ------
     chaintag.errors.InputError
-        When a template reads a resource that is not given.
+        When a template reads a resource that is not given, or a gazetteer
+        column without a gazetteer.
 
     Notes
     -----
@@ -185,8 +191,17 @@ class AttributeExtractor:
     """
 
     def __init__(self, templates: list[Template], columns: Sequence[str], sentinels: bool = False,
-                 resources=None, vec_scale: float | None = 0.1, vec_dim: int | None = None):
+                 resources=None, vec_scale: float | None = 0.1, vec_dim: int | None = None, gazetteer=None):
         self.templates = list(templates)
+        self.gazetteer = gazetteer
+        from .gazetteer import GAZ_COLUMNS
+        self._gaz_columns = {a.column for t in self.templates for a in t.atoms
+                             if a.column in GAZ_COLUMNS and a.column not in columns}
+        if self._gaz_columns and gazetteer is None:
+            from ..errors import InputError
+            used = next(t.name for t in self.templates for a in t.atoms if a.column in self._gaz_columns)
+            raise InputError(f"template {used!r} reads a gazetteer column ({', '.join(sorted(self._gaz_columns))}), "
+                             "but there is no gazetteer: add @gazetteer=train or @gazetteer=FILE to the features")
         self.sentinels = bool(sentinels)
         self.columns = tuple(columns)
         self.resources, self._table = _resource_functions(self.templates, resources)
@@ -220,8 +235,10 @@ class AttributeExtractor:
                 rows.append(by_key[k])
             self._atom_rows.append(np.asarray(rows, dtype=np.int64))
         self._atom_offsets = [np.asarray([a.offset for a in t.atoms], dtype=np.int64) for t in self.templates]
-        self._columns_read = sorted({self.columns.index(d.column) for d in self._derived}
-                                    | {self.columns.index(d.column) for d in self._vec_inner.values()})
+        self._columns_read = sorted({self.columns.index(d.column) for d in self._derived
+                                     if d.column not in self._gaz_columns}
+                                    | {self.columns.index(d.column) for d in self._vec_inner.values()}
+                                    | ({0} if self._gaz_columns else set()))
         self.radix: list[np.ndarray] = []
         self.hashed: list[bool] = []
         self.attr_keys = np.zeros(0, dtype=np.int64)
@@ -254,11 +271,21 @@ class AttributeExtractor:
         cache: dict[str, tuple[np.ndarray, list[str]]] = {}
         for r, d in enumerate(self._derived):
             if d.column not in cache:
-                cache[d.column] = _intern(by_column[self.columns.index(d.column)])
+                if d.column in self._gaz_columns:
+                    cache[d.column] = _intern(self._gaz_values(d.column, tokens, grow))
+                else:
+                    cache[d.column] = _intern(by_column[self.columns.index(d.column)])
             ids, uniques = cache[d.column]
             derived[r] = d.map(uniques, grow)[ids]
         self._vec_rows = self._vector_rows(sent_ptr, by_column, cache)
         return sent_ptr, derived
+
+    def _gaz_values(self, column: str, tokens, grow: bool) -> list:
+        """Values of a gazetteer column: the jackknifed training values while fitting, else full matches."""
+        train = self.gazetteer.train_columns
+        if grow and train is not None and column in train:
+            return train[column]
+        return self.gazetteer.column(column, tokens)
 
     def _vector_rows(self, sent_ptr, by_column, cache) -> np.ndarray:
         """Row of the vector matrix that each vec template reads at each token (-1: none), shape (n_vec, n_tokens)."""
@@ -374,6 +401,8 @@ class AttributeExtractor:
             with a dense array of ``n_attributes_of_template * n_labels``).
         """
         sent_ptr, derived = self._derive(tokens, grow=True)
+        if self.gazetteer is not None:
+            self.gazetteer.train_columns = None  # used once; not part of the model
         self.radix, self.hashed = [], []
         n_tokens = derived.shape[1]
         table = np.full((len(self.templates), n_tokens), -1, dtype=np.int32)
@@ -507,6 +536,8 @@ class AttributeExtractor:
         arrays = {"attr_keys": self.attr_keys, "attr_offset": self.attr_offset}
         for t, r in enumerate(self.radix):
             arrays[f"radix_{t}"] = r
+        if self.gazetteer is not None:
+            meta["gazetteer"] = self.gazetteer.state()
         if self.resources is not None:
             meta["resources"], res_arrays = self.resources.state()
             arrays.update(res_arrays)
@@ -519,9 +550,13 @@ class AttributeExtractor:
         if meta.get("resources"):
             from ..resources.wordmaps import WordMaps
             resources = WordMaps.from_state(meta["resources"], arrays)
+        gazetteer = None
+        if meta.get("gazetteer"):
+            from .gazetteer import Gazetteer
+            gazetteer = Gazetteer.from_state(meta["gazetteer"])
         ex = cls([parse_template(s) for s in meta["templates"]], meta["columns"],
                  sentinels=bool(meta.get("sentinels", False)), resources=resources,
-                 vec_scale=meta.get("vec_scale", 0.1), vec_dim=meta.get("vec_dim"))
+                 vec_scale=meta.get("vec_scale", 0.1), vec_dim=meta.get("vec_dim"), gazetteer=gazetteer)
         if "vec_factor" in meta:
             ex.vec_factor = float(meta["vec_factor"])
         if len(ex._derived) != len(meta["derived"]):

@@ -43,6 +43,8 @@ from ..errors import InputError
 from ..resources.wordmaps import VECTOR_FUNCTION, is_resource_function
 
 COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
+#: Virtual columns given by a gazetteer (:mod:`chaintag.features.gazetteer`).
+GAZ_COLUMNS = ("gaz", "gazn")
 MAX_OFFSET = 16
 
 
@@ -257,7 +259,7 @@ PRESETS.update(CLUSTER_PRESETS)
 OPTIONAL.update(CLUSTER_OPTIONAL)
 
 
-def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> list[Template]:
+def resolve_templates(features: str | Sequence[str], columns: Sequence[str], virtual: bool = False) -> list[Template]:
     """Turn a preset name, a spec file path or a list of specs into templates.
 
     Parameters
@@ -270,6 +272,10 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> 
         Feature column names of the data; every atom must read one of them.
         Optional preset parts (the POS attributes of ``ner``) are used only
         when their columns exist.
+    virtual : bool, default False
+        Whether templates may also read the gazetteer's virtual columns
+        (``gaz``, ``gazn``: :mod:`chaintag.features.gazetteer`), which the
+        exact extractor offers.
 
     Returns
     -------
@@ -323,6 +329,12 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str]) -> 
         except InputError as exc:
             raise InputError(exc.message, path, line) from None
         for a in t.atoms:
+            if a.column in GAZ_COLUMNS and a.column not in columns:
+                if virtual:
+                    continue
+                raise InputError(f"template {t.name!r} reads the gazetteer column {a.column!r}, which only "
+                                 "exact template extraction offers (not hashed attributes or streamed "
+                                 "training)", path, line)
             if a.column not in columns:
                 raise InputError(
                     f"template {t.name!r} reads column {a.column!r}, but the data has columns "

@@ -202,9 +202,10 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                 raise InputError(str(exc)) from None
         else:
             from ..resources.spec import vector_dim, vector_scale
-            extractor = AttributeExtractor(resolve_templates(self.features, columns), columns,
-                                           resources=resources, vec_scale=vector_scale(self.features),
-                                           vec_dim=vector_dim(self.features))
+            templates = resolve_templates(self.features, columns, virtual=True)
+            extractor = AttributeExtractor(templates, columns, resources=resources,
+                                           vec_scale=vector_scale(self.features), vec_dim=vector_dim(self.features),
+                                           gazetteer=self._gazetteer(templates, columns, rows, labels))
             if extractor.has_vectors and not type(self)._real_values:
                 raise InputError(f"vec(...) templates give real-valued attributes, which {type(self).__name__} "
                                  "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
@@ -245,6 +246,17 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         else:
             self._train(data, dev_pack)
         return self
+
+    def _gazetteer(self, templates, columns, rows, labels):
+        """The gazetteer of the templates' ``gaz`` / ``gazn`` columns, built on the training data (None: none read)."""
+        from ..features.gazetteer import GAZ_COLUMNS, Gazetteer
+        from ..resources.spec import gazetteer_folds, gazetteer_sources
+        read = {a.column for t in templates for a in t.atoms if a.column in GAZ_COLUMNS and a.column not in columns}
+        if not read:
+            return None
+        return Gazetteer.build(rows, [list(map(str, ls)) for ls in labels],
+                               gazetteer_sources(self.features) or ["train"],
+                               folds=gazetteer_folds(self.features), columns=sorted(read))
 
     def _dict_extractor(self, hash_bits):
         """The extractor of feature-dict tokens (sklearn-crfsuite style input)."""

@@ -14,6 +14,13 @@ that the standard deviation of their components is ``SIGMA`` (default
 ``@vecscale=raw`` keeps the file's values. ``@vecdim=D`` keeps the first
 D principal components of the vectors instead of their D' dimensions (fewer
 real-valued entries per token: a faster epoch).
+
+``@gazetteer=train`` (the entity strings of the training data, jackknifed on
+the training sentences) and ``@gazetteer=FILE`` (a list file, one
+``type<TAB>string`` a line) give the virtual columns ``gaz`` / ``gazn`` that
+templates read (:mod:`chaintag.features.gazetteer`); templates that read them
+without a ``@gazetteer=`` part use the training data. ``@gazfolds=K`` sets
+the number of jackknife folds (default 10).
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ _RESOURCE_NAMES = {VECTOR_FUNCTION}
 DIRECTIVE = "@clusters="
 SCALE_DIRECTIVE = "@vecscale="
 DIM_DIRECTIVE = "@vecdim="
+GAZ_DIRECTIVE = "@gazetteer="
+GAZ_FOLDS_DIRECTIVE = "@gazfolds="
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -114,13 +123,62 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
         parts, base, where = [p.strip() for p in features.split(";")], "", None
     out = []
     for part in parts:
-        if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE)):
+        if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
+                                                        GAZ_FOLDS_DIRECTIVE)):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
-            raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA or @vecdim=D)", where)
+            raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
+                             "@vecdim=D, @gazetteer=train|FILE or @gazfolds=K)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
+
+
+def gazetteer_sources(features: str | Sequence[str]) -> list[str]:
+    """The ``@gazetteer=`` parts of a feature specification: ``"train"`` and list-file paths, in order.
+
+    A relative path in a template file is read from that file's folder.
+    Templates reading ``gaz`` / ``gazn`` with no such part mean ``["train"]``
+    (the caller decides; this returns only what is written).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On an empty ``@gazetteer=`` part.
+    """
+    from ..errors import InputError
+    parts, base, where = _parts(features)
+    out = []
+    for part in parts:
+        if part.startswith(GAZ_DIRECTIVE):
+            src = part[len(GAZ_DIRECTIVE):].strip()
+            if not src:
+                raise InputError(f"{part!r}: name the gazetteer, 'train' or a list file", where)
+            if src != "train" and base and not os.path.isabs(src):
+                src = os.path.join(base, src)
+            out.append(src)
+    return out
+
+
+def gazetteer_folds(features: str | Sequence[str]) -> int:
+    """The ``@gazfolds=K`` setting (default 10): jackknife folds of the training sentences.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On a value that is not an integer of at least 2.
+    """
+    from ..errors import InputError
+    from ..features.gazetteer import DEFAULT_FOLDS
+    parts, _, where = _parts(features)
+    folds = DEFAULT_FOLDS
+    for part in parts:
+        if part.startswith(GAZ_FOLDS_DIRECTIVE):
+            text = part[len(GAZ_FOLDS_DIRECTIVE):].strip()
+            if not text.isdigit() or int(text) < 2:
+                raise InputError(f"{part!r}: the number of jackknife folds is an integer of at least 2", where)
+            folds = int(text)
+    return folds
 
 
 _CACHE: dict[tuple, WordMaps] = {}

@@ -1,0 +1,380 @@
+"""A gazetteer of entity strings as virtual columns (``gaz``, ``gazn``) that templates read.
+
+A gazetteer maps token sequences (entity strings such as ``NF-kappa B``) to
+an entity type. Matching a sentence against it gives each token a value: the
+token's position in a matched span and the span's type (``B-protein``,
+``I-protein``, ``E-protein`` for the first, inner and last tokens of a
+multi-token span, ``S-protein`` for a one-token span) or nothing. The two
+virtual columns differ in how tokens are compared:
+
+``gaz``
+    case-insensitive (both sides lowercased);
+``gazn``
+    normalized: lowercased, every run of digits mapped to ``0`` and hyphens
+    dropped (``IL-2`` and ``il4`` both read ``il0``).
+
+Templates read them like any column, at any offset and through the usual
+functions: ``gaz[0]``, ``gaz[-1]|gaz[0]``, ``gazn[0]|shape(w[0])``.
+
+Matching is greedy leftmost-longest: scanning left to right, at each token
+the longest entry that starts there is taken and the scan resumes after it;
+a token inside a taken span starts no other span (spans never overlap).
+
+Entries come from the training data (every labelled entity span; a string
+seen with several types takes its most frequent type, ties broken by the
+type's name) and/or from list files (one entry a line: ``type<TAB>string``,
+the string split on whitespace into tokens). On the training sentences
+themselves the training entries are *jackknifed* (Ratinov and Roth 2009,
+s. 6, on gazetteers and over-trust; Florian et al. 2003, s. 3): the
+sentences are split into ``folds`` seeded random folds, and a sentence's
+matches use the entries of the other folds only, so that the learner sees
+the attribute as often wrong as it will be on new text. Dev, test and
+tagged text use every entry. List-file entries are used in full everywhere.
+
+The model file keeps the entries (JSON), so tagging needs no extra file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+from .templates import GAZ_COLUMNS  # the virtual columns a gazetteer gives
+#: Entries longer than this many tokens are dropped (no JNLPBA entity is longer than 30 tokens).
+MAX_ENTRY_TOKENS = 32
+#: Default number of jackknife folds of the training sentences.
+DEFAULT_FOLDS = 10
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _key_gaz(token: str) -> str:
+    return token.lower()
+
+
+def _key_gazn(token: str) -> str:
+    return _DIGITS.sub("0", token.lower()).replace("-", "")
+
+
+KEY_FUNCTIONS = {"gaz": _key_gaz, "gazn": _key_gazn}
+
+
+class _Matcher:
+    """Leftmost-longest matcher of one column variant over one set of entries.
+
+    ``prefixes`` maps every prefix (tuple of token ids) of every entry to the
+    entry's type id, or -1 when the prefix is not itself an entry.
+    """
+
+    def __init__(self, vocab: dict[str, int], entries: dict[tuple[int, ...], int]):
+        self.vocab = vocab
+        self.prefixes: dict[tuple[int, ...], int] = {}
+        starts = set()
+        for toks, typ in entries.items():
+            starts.add(toks[0])
+            for k in range(1, len(toks)):
+                self.prefixes.setdefault(toks[:k], -1)
+        for toks, typ in entries.items():
+            self.prefixes[toks] = typ
+        self.starts = starts
+
+    def match(self, ids: list[int], sent_ptr: np.ndarray, n_types: int) -> np.ndarray:
+        """Code of every token: 0 none, else ``1 + 4 * type + position`` (B, I, E, S = 0..3)."""
+        out = np.zeros(len(ids), dtype=np.int32)
+        prefixes, starts = self.prefixes, self.starts
+        cand = [i for i, t in enumerate(ids) if t in starts]
+        ends = np.asarray(sent_ptr[1:])
+        sent_of = np.searchsorted(ends, np.asarray(cand, dtype=np.int64), side="right")
+        covered = 0
+        for i, s in zip(cand, sent_of.tolist()):
+            if i < covered:
+                continue
+            end = int(ends[s])
+            best_len, best_typ = 0, -1
+            j = i + 1
+            key = (ids[i],)
+            while True:
+                typ = prefixes.get(key)
+                if typ is None:
+                    break
+                if typ >= 0:
+                    best_len, best_typ = j - i, typ
+                if j >= end:
+                    break
+                key = key + (ids[j],)
+                j += 1
+            if best_len == 0:
+                continue
+            base = 1 + 4 * best_typ
+            if best_len == 1:
+                out[i] = base + 3
+            else:
+                out[i] = base
+                out[i + 1:i + best_len - 1] = base + 1
+                out[i + best_len - 1] = base + 2
+            covered = i + best_len
+        return out
+
+
+class Gazetteer:
+    """Entity strings with their types, matched against sentences as the ``gaz`` / ``gazn`` columns.
+
+    Parameters
+    ----------
+    entries : dict of tuple of str to str or to dict of str to int
+        Token sequence (as written) -> entity type, or -> number of times seen
+        with each type: the entries used on new text. Entries whose keys
+        coincide once compared (lowercased, or normalized) pool their counts
+        and take the most frequent type (ties: the type's name).
+    folds : int, default 10
+        Number of jackknife folds of the training sentences.
+    sources : list of str
+        Where the entries came from (``train`` and list-file paths), for the record.
+
+    Notes
+    -----
+    Build one with :meth:`build`; :meth:`column` gives a virtual column's
+    values for sentences. See the module documentation for the matching
+    rule and the jackknife (Ratinov and Roth 2009, s. 6).
+    """
+
+    def __init__(self, entries: dict[tuple[str, ...], str], folds: int = DEFAULT_FOLDS,
+                 sources: Sequence[str] = ()):
+        self.counts: dict[tuple[str, ...], Counter] = {
+            tuple(toks): Counter({v: 1} if isinstance(v, str) else v) for toks, v in entries.items()}
+        #: the most frequent type of each entry as written
+        self.entries = {toks: _pick(c) for toks, c in self.counts.items()}
+        self.folds = int(folds)
+        self.sources = list(sources)
+        self.types = sorted({t for c in self.counts.values() for t in c})
+        #: jackknifed values of each virtual column on the training sentences (set by :meth:`build`,
+        #: read once by the extractor's fit, not saved)
+        self.train_columns: dict[str, list[str | None]] | None = None
+        self._matchers: dict[str, _Matcher] = {}
+
+    # ------------------------------------------------------------- building
+    @classmethod
+    def build(cls, rows, labels, sources: Sequence[str], folds: int = DEFAULT_FOLDS, seed: int = 0,
+              columns: Iterable[str] = GAZ_COLUMNS) -> "Gazetteer":
+        """The gazetteer of a training run, with the jackknifed training values of ``columns``.
+
+        Parameters
+        ----------
+        rows : list of sentences, each a list of tuples of column strings
+            Training sentences; the first column is the word.
+        labels : list of list of str
+            Their gold labels (IOB2, IOBES, ... : read with conlleval's chunk rules).
+        sources : sequence of str
+            ``"train"`` (the entity spans of ``rows``) and/or list-file paths.
+        folds : int, default 10
+            Jackknife folds (at least 2) of the training sentences.
+        seed : int, default 0
+            Seed of the random assignment of sentences to folds.
+        columns : iterable of str
+            The virtual columns whose training values to compute.
+
+        Returns
+        -------
+        Gazetteer
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            On a malformed list file (the message names the file and line)
+            or fewer than 2 folds.
+        """
+        if int(folds) < 2:
+            raise InputError(f"the gazetteer's jackknife needs at least 2 folds, not {folds}")
+        fixed: Counter = Counter()
+        for src in sources:
+            if src != "train":
+                fixed.update(read_list(src))
+        use_train = "train" in sources
+        spans: list[list[tuple[tuple[str, ...], str]]] = []
+        train_counts: Counter = Counter()
+        if use_train:
+            from ..evaluation.chunks import extract_chunks
+            for sent, labs in zip(rows, labels):
+                here = []
+                for typ, a, b in extract_chunks(list(labs)):
+                    if b - a <= MAX_ENTRY_TOKENS:
+                        here.append((tuple(tok[0] for tok in sent[a:b]), typ))
+                spans.append(here)
+                train_counts.update(here)
+        gaz = cls(_by_entry(fixed + train_counts), folds, sources)
+        columns = [c for c in columns if c in GAZ_COLUMNS]
+        if not use_train:
+            gaz.train_columns = {c: gaz.column(c, rows) for c in columns}
+            return gaz
+        fold = jackknife_folds(len(rows), folds, seed)
+        per_fold = [Counter() for _ in range(folds)]
+        for f, here in zip(fold.tolist(), spans):
+            per_fold[f].update(here)
+        starts = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in rows], out=starts[1:])
+        n_tokens = int(starts[-1])
+        codes = {c: np.zeros(n_tokens, dtype=np.int32) for c in columns}
+        for f in range(folds):
+            picked = np.flatnonzero(fold == f)
+            if not len(picked):
+                continue
+            sub = cls(_by_entry(fixed + (train_counts - per_fold[f])), folds)
+            sub.types = gaz.types  # one type numbering for every fold
+            where = np.concatenate([np.arange(starts[s], starts[s + 1]) for s in picked.tolist()])
+            sub_rows = [rows[s] for s in picked.tolist()]
+            for c in columns:
+                codes[c][where] = sub.codes(c, sub_rows)
+        names = gaz.value_names()
+        gaz.train_columns = {c: [names[k] for k in codes[c].tolist()] for c in columns}
+        return gaz
+
+    # ------------------------------------------------------------- matching
+    def _matcher(self, column: str) -> _Matcher:
+        if column not in self._matchers:
+            key = KEY_FUNCTIONS[column]
+            vocab: dict[str, int] = {}
+            counted: dict[tuple[int, ...], Counter] = {}
+            type_id = {t: k for k, t in enumerate(self.types)}
+            for toks, c in self.counts.items():
+                ids = tuple(vocab.setdefault(key(t), len(vocab)) for t in toks)
+                counted.setdefault(ids, Counter()).update(c)
+            entries = {ids: type_id[_pick(c)] for ids, c in counted.items()}
+            self._matchers[column] = _Matcher(vocab, entries)
+        return self._matchers[column]
+
+    def codes(self, column: str, rows) -> np.ndarray:
+        """Match codes of every token of ``rows`` (0 none, else ``1 + 4 * type + position``).
+
+        Parameters
+        ----------
+        column : {"gaz", "gazn"}
+        rows : list of sentences, each a list of tuples of column strings (the word first)
+
+        Returns
+        -------
+        int32 array, shape (n_tokens,)
+        """
+        m = self._matcher(column)
+        key = KEY_FUNCTIONS[column]
+        words = [tok[0] for sent in rows for tok in sent]
+        uniques = list(dict.fromkeys(words))
+        uid = {w: m.vocab.get(key(w), -1) for w in uniques}
+        ids = list(map(uid.__getitem__, words))
+        sent_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in rows], out=sent_ptr[1:])
+        return m.match(ids, sent_ptr, len(self.types))
+
+    def value_names(self) -> list[str | None]:
+        """Column value of each match code (index 0: None, no match)."""
+        return [None] + [f"{p}-{t}" for t in self.types for p in "BIES"]
+
+    def column(self, column: str, rows) -> list[str | None]:
+        """Values of the virtual column ``column`` for every token of ``rows`` (None: no match), full entries.
+
+        Parameters
+        ----------
+        column : {"gaz", "gazn"}
+        rows : list of sentences, each a list of tuples of column strings (the word first)
+
+        Returns
+        -------
+        list of str or None, one per token (sentences concatenated)
+        """
+        names = self.value_names()
+        return [names[c] for c in self.codes(column, rows).tolist()]
+
+    # ---------------------------------------------------------- persistence
+    def state(self) -> dict:
+        """JSON-ready description: per type, the entries (tokens joined by spaces, sorted) and their counts."""
+        by_type: dict[str, list[tuple[str, int]]] = {t: [] for t in self.types}
+        for toks, c in self.counts.items():
+            for typ, n in c.items():
+                by_type[typ].append((" ".join(toks), int(n)))
+        for v in by_type.values():
+            v.sort()
+        return {"folds": self.folds, "sources": [s if s == "train" else os.path.basename(s) for s in self.sources],
+                "entries": {t: [e for e, _ in v] for t, v in by_type.items()},
+                "counts": {t: [n for _, n in v] for t, v in by_type.items()}}
+
+    @classmethod
+    def from_state(cls, meta: dict) -> "Gazetteer":
+        """Rebuild a gazetteer saved by :meth:`state`."""
+        counts: dict[tuple[str, ...], Counter] = {}
+        for typ, strings in meta["entries"].items():
+            ns = meta.get("counts", {}).get(typ, [1] * len(strings))
+            for text, n in zip(strings, ns):
+                counts.setdefault(tuple(text.split(" ")), Counter())[typ] += int(n)
+        return cls(counts, meta.get("folds", DEFAULT_FOLDS), meta.get("sources", []))
+
+
+def jackknife_folds(n_sentences: int, folds: int, seed: int = 0) -> np.ndarray:
+    """The jackknife fold of each training sentence: seeded, uniform over ``0 .. folds - 1``.
+
+    Returns
+    -------
+    int64 array, shape (n_sentences,)
+    """
+    return np.random.default_rng(seed).integers(0, folds, size=n_sentences)
+
+
+def _pick(counts: Counter) -> str:
+    """The most frequent type, ties broken by the type's name."""
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def _by_entry(counts: Counter) -> dict[tuple[str, ...], Counter]:
+    """(tokens, type) counts -> tokens -> type counts."""
+    per: dict[tuple[str, ...], Counter] = {}
+    for (toks, typ), n in counts.items():
+        if n > 0:
+            per.setdefault(toks, Counter())[typ] += n
+    return per
+
+
+def read_list(path: str) -> Counter:
+    """Read a gazetteer list file: one entry a line, ``type<TAB>string``.
+
+    Blank lines and lines starting with ``#`` are skipped. The string is
+    split on whitespace into tokens.
+
+    Parameters
+    ----------
+    path : str
+        UTF-8 text file.
+
+    Returns
+    -------
+    collections.Counter
+        ``(tokens, type) -> number of lines`` giving that entry.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When the file cannot be read, or a line has no tab, an empty type or
+        an empty string (the message names the file and line).
+    """
+    out: Counter = Counter()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                text = line.rstrip("\r\n")
+                if not text.strip() or text.lstrip().startswith("#"):
+                    continue
+                typ, tab, string = text.partition("\t")
+                toks = tuple(string.split())
+                if not tab or not typ.strip() or not toks:
+                    raise InputError(f"expected 'type<TAB>string' (an entity type, a tab, then the entity "
+                                     f"string), got {text[:60]!r}", path, lineno)
+                if len(toks) <= MAX_ENTRY_TOKENS:
+                    out[(toks, typ.strip())] += 1
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the gazetteer list: {exc.strerror or exc}", path) from None
+    return out
