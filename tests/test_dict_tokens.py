@@ -396,9 +396,11 @@ def test_real_valued_mira_equals_a_dense_reference(n_best):
     assert np.abs(_model_dense(model)[0][j]).max() > 0
 
 
-def test_real_valued_sapo_equals_a_dense_reference():
+@pytest.mark.parametrize("space", ["gold", "all"])
+def test_real_valued_sapo_equals_a_dense_reference(space):
     """SAPO with n at least the number of label sequences (the exact distribution), no penalty, a fixed
-    rate, no shuffling: each step is w += rate (Phi(x, y*) - sum_y P(y | x) Phi(x, y)), computed densely."""
+    rate, no shuffling: each step is w += rate (Phi(x, y*) - sum_y P(y | x) Phi(x, y)), computed densely
+    (the "all" space: every attribute's row is full, the update's direct-index path)."""
     import itertools
 
     from scipy.special import softmax
@@ -408,7 +410,8 @@ def test_real_valued_sapo_equals_a_dense_reference():
     n_labels = len({v for ls in labs for v in ls})
     n = n_labels ** max(len(s) for s in sents)
     model = chaintag.SAPO(n_best=n, epochs=2, l2=0.0, lr_schedule="fixed", learning_rate=0.3, shuffle=False,
-                          averaged=False).fit(X, labs)
+                          averaged=False, feature_space=space).fit(X, labs)
+    assert (np.diff(model.feature_index_.feat_ptr) == n_labels).all() == (space == "all")
     ix = {x: k for k, x in enumerate(model.labels_)}
     w = np.zeros(model.feature_index_.n_weights)
     for _ in range(2):

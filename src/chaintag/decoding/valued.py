@@ -11,11 +11,11 @@ kernels, so their results are unchanged bit for bit.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .forward_backward import forward_backward_kernel
 from .nbest import astar_workspace, nbest_into
-from .scoring import max_sentence_length, weight_views
+from .scoring import SENTENCES_PER_CHUNK, _viterbi_work, max_sentence_length, weight_views
 from .viterbi import viterbi_kernel
 
 
@@ -35,12 +35,36 @@ def emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, 
         row = out[i - t0]
         for j in range(n_labels):
             row[j] = 0.0
-        for k in range(tok_ptr[i], tok_ptr[i + 1]):
+        k = tok_ptr[i]
+        k_end = tok_ptr[i + 1]
+        while k < k_end:
+            if (k + 4 <= k_end and ent_n[k] == n_labels and ent_n[k + 1] == n_labels
+                    and ent_n[k + 2] == n_labels and ent_n[k + 3] == n_labels):
+                # four full rows (dense attributes hold every label; the "all" feature space): the
+                # labels are contiguous, 0..L-1 from ent_lo; the sums are added in entry order, as below
+                w0 = w[ent_lo[k]:ent_lo[k] + n_labels]
+                w1 = w[ent_lo[k + 1]:ent_lo[k + 1] + n_labels]
+                w2 = w[ent_lo[k + 2]:ent_lo[k + 2] + n_labels]
+                w3 = w[ent_lo[k + 3]:ent_lo[k + 3] + n_labels]
+                v0 = ent_val[k]
+                v1 = ent_val[k + 1]
+                v2 = ent_val[k + 2]
+                v3 = ent_val[k + 3]
+                for j in range(n_labels):
+                    row[j] = (((row[j] + v0 * w0[j]) + v1 * w1[j]) + v2 * w2[j]) + v3 * w3[j]
+                k += 4
+                continue
             lo = ent_lo[k]
             n = ent_n[k]
             v = ent_val[k]
-            for f in range(lo, lo + n):
-                row[feat_label[f]] += v * w[f]
+            if n == n_labels:
+                wr = w[lo:lo + n_labels]
+                for j in range(n_labels):
+                    row[j] += v * wr[j]
+            else:
+                for f in range(lo, lo + n):
+                    row[feat_label[f]] += v * w[f]
+            k += 1
 
 
 @njit(cache=True)
@@ -57,6 +81,33 @@ def tag_corpus_valued(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, 
         if t1 > t0:
             emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
             viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
+
+
+@njit(cache=True, parallel=True)
+def tag_corpus_valued_parallel(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, out):
+    """:func:`tag_corpus_valued` on ``numba.get_num_threads()`` threads.
+
+    As :func:`chaintag.decoding.scoring.tag_corpus`: ``numba.prange`` over chunks of
+    :data:`chaintag.decoding.scoring.SENTENCES_PER_CHUNK` sentences, each chunk with its own work
+    arrays; every sentence is decoded exactly as alone, so ``out`` is the same as
+    :func:`tag_corpus_valued`'s whatever the number of threads.
+    """
+    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
+    n_sent = sent_ptr.shape[0] - 1
+    n_chunks = (n_sent + SENTENCES_PER_CHUNK - 1) // SENTENCES_PER_CHUNK
+    for c in prange(n_chunks):
+        s0 = c * SENTENCES_PER_CHUNK
+        s1 = min(s0 + SENTENCES_PER_CHUNK, n_sent)
+        m = 1
+        for s in range(s0, s1):
+            m = max(m, sent_ptr[s + 1] - sent_ptr[s])
+        E, delta, back = _viterbi_work(m, n_labels)
+        for s in range(s0, s1):
+            t0 = sent_ptr[s]
+            t1 = sent_ptr[s + 1]
+            if t1 > t0:
+                emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
+                viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
 
 
 @njit(cache=True)

@@ -399,8 +399,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
         values = getattr(attrs, "attr_values", None)
         if values is not None:
-            from ..decoding.valued import tag_corpus_valued
-            tag_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
+            from ..decoding.valued import tag_corpus_valued, tag_corpus_valued_parallel
+            kernel = tag_corpus_valued_parallel if attrs.n_sentences > SENTENCES_PER_CHUNK else tag_corpus_valued
+            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
                               w, len(self.labels_), out)
             return out
         kernel = tag_corpus if attrs.n_sentences > SENTENCES_PER_CHUNK else tag_corpus_serial

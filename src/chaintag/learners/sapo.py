@@ -69,10 +69,11 @@ class SAPO(SequenceTagger):
         N > 1 (-1: all cores): the samples of the pass are split into N
         blocks searched and updated in parallel on shared weights without
         locks (Hogwild, as the authors trained; see
-        :mod:`chaintag.learners.hogwild_kernels`): accuracy within
-        run-to-run noise, not reproducible bit for bit. Averaged weights,
-        structure regularization and real-valued attributes train on one
-        thread.
+        :mod:`chaintag.learners.hogwild_kernels`, and
+        :mod:`chaintag.learners.hogwild_valued_kernels` for real-valued
+        attributes such as word vectors): accuracy within run-to-run
+        noise, not reproducible bit for bit. Averaged weights and
+        structure regularization train on one thread.
 
     Notes
     -----
@@ -152,16 +153,19 @@ class SAPO(SequenceTagger):
             from .sapo_valued_kernels import sapo_epoch_valued as epoch
             entries = (data.ent_lo, data.ent_n, data.ent_val)
         threads = resolve_threads(getattr(self, "n_jobs", 1))
-        parallel = threads > 1 and data.ent_val is None and not self.averaged and not self.structure_reg
+        parallel = threads > 1 and not self.averaged and not self.structure_reg
         if parallel:
             gammas, sigmas = sapo_scales(len(order), state["sigma"], state["step"], float(self.learning_rate),
                                          self.lr_schedule == "decay", float(self.l2), state["n_train"],
                                          not self.l2_per_pass)
             parallel = sigmas[-1] >= FOLD_BELOW  # no fold of the scale within the pass
         if parallel:
+            hogwild = sapo_epoch_hogwild
+            if data.ent_val is not None:
+                from .hogwild_valued_kernels import sapo_epoch_valued_hogwild as hogwild
             with numba_threads(threads):
-                n_updates, n_errors, loss = sapo_epoch_hogwild(
-                    order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
+                n_updates, n_errors, loss = hogwild(
+                    order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
                     state["v"], gammas, sigmas, data.index.n_labels, int(self.n_best), self.search == "beam",
                     int(self.beam_width), stop_gap, threads)
             sigma, step, sigma_sum = float(sigmas[-1]), state["step"] + len(order), state["sigma_sum"]

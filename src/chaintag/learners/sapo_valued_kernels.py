@@ -24,8 +24,11 @@ from .scale_kernels import end_of_step
 @njit(cache=True)
 def _sapo_piece_valued(t0, t1, tok_ptr, ent_lo, ent_n, ent_val, gold, feat_label, v, u, sigma, gamma, n_labels,
                 n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
-                paths, scores, probs, ws):
-    """:func:`chaintag.learners.sapo_kernels._sapo_piece` with valued entries; returns (touched, errors, loss, ws)."""
+                paths, scores, probs, ws, labs, coefs):
+    """:func:`chaintag.learners.sapo_kernels._sapo_piece` with valued entries; returns (touched, errors, loss, ws).
+
+    ``labs`` (int64, shape (n_labels,)) and ``coefs`` (float64, shape (n_labels,)) are work arrays.
+    """
     n_features = feat_label.shape[0]
     t_off = n_features
     s_off = t_off + n_labels * n_labels
@@ -85,15 +88,31 @@ def _sapo_piece_valued(t0, t1, tok_ptr, ent_lo, ent_n, ent_val, gold, feat_label
     if touched:
         scale = gamma / sigma
         for i in range(T):
-            tok = t0 + i
+            # the labels with a coefficient at this token (cleared), then one sweep over its entries;
+            # every weight still receives its additions in token order
+            nz = 0
             for lab in range(n_labels):
                 c = C[i, lab]
                 if c != 0.0:
                     C[i, lab] = 0.0
-                    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
-                        f = find_feature(feat_label, ent_lo[e], ent_n[e], lab)
+                    labs[nz] = lab
+                    coefs[nz] = scale * c
+                    nz += 1
+            if nz == 0:
+                continue
+            tok = t0 + i
+            for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+                lo = ent_lo[e]
+                n = ent_n[e]
+                x = ent_val[e]
+                if n == n_labels:  # a full row: the label's feature is lo + label
+                    for q in range(nz):
+                        _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
+                else:
+                    for q in range(nz):
+                        f = find_feature(feat_label, lo, n, labs[q])
                         if f >= 0:
-                            _add(v, u, f, scale * c * ent_val[e], averaged, sigma_sum)
+                            _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
         for a in range(n_labels):
             if CS[a] != 0.0:
                 _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
@@ -124,6 +143,8 @@ def sapo_epoch_valued(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, gold, fe
     scores = np.zeros(n_best)
     probs = np.zeros(n_best)
     ws = astar_workspace(m, n_labels, n_best, 0)
+    labs = np.zeros(n_labels, dtype=np.int64)
+    coefs = np.zeros(n_labels)
     if piece_mean > 0.0:
         np.random.seed(seed)
     n_updates = 0
@@ -146,7 +167,7 @@ def sapo_epoch_valued(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, gold, fe
             touched, errors, piece_loss, ws = _sapo_piece_valued(
                 a, b, tok_ptr, ent_lo, ent_n, ent_val, gold, feat_label, v, u, sigma, gamma, n_labels,
                 n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
-                paths, scores, probs, ws)
+                paths, scores, probs, ws, labs, coefs)
             touched_any = touched_any or touched
             n_errors += errors
             loss += piece_loss
