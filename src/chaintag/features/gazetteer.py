@@ -66,33 +66,39 @@ KEY_FUNCTIONS = {"gaz": _key_gaz, "gazn": _key_gazn}
 
 
 class _Matcher:
-    """Leftmost-longest matcher of one column variant over one set of entries.
+    """Leftmost-longest matcher of one column variant.
 
-    ``prefixes`` maps every prefix (tuple of token ids) of every entry to the
-    entry's type id, or -1 when the prefix is not itself an entry.
+    ``prefixes`` maps every prefix (tuple of token ids) of every entry key to
+    the key's index, or -1 when the prefix is not itself a key. ``types``
+    (shape ``(n_keys, n_groups)``) gives the type id of each key for each
+    group of sentences, -1 where the key is absent for that group: one group
+    for new text, one per jackknife fold for the training sentences.
     """
 
-    def __init__(self, vocab: dict[str, int], entries: dict[tuple[int, ...], int]):
+    def __init__(self, vocab: dict[str, int], keys: list[tuple[int, ...]], types: np.ndarray):
         self.vocab = vocab
         self.prefixes: dict[tuple[int, ...], int] = {}
-        starts = set()
-        for toks, typ in entries.items():
-            starts.add(toks[0])
+        for toks in keys:
             for k in range(1, len(toks)):
                 self.prefixes.setdefault(toks[:k], -1)
-        for toks, typ in entries.items():
-            self.prefixes[toks] = typ
-        self.starts = starts
+        for e, toks in enumerate(keys):
+            self.prefixes[toks] = e
+        self.starts = {toks[0] for toks in keys}
+        self.types = [tuple(r) for r in np.asarray(types).tolist()]
 
-    def match(self, ids: list[int], sent_ptr: np.ndarray, n_types: int) -> np.ndarray:
-        """Code of every token: 0 none, else ``1 + 4 * type + position`` (B, I, E, S = 0..3)."""
+    def match(self, ids: list[int], sent_ptr: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
+        """Code of every token: 0 none, else ``1 + 4 * type + position`` (B, I, E, S = 0..3).
+
+        ``group`` (shape ``(n_sentences,)``) is the column of ``types`` each sentence reads (default 0).
+        """
         out = np.zeros(len(ids), dtype=np.int32)
-        prefixes, starts = self.prefixes, self.starts
+        prefixes, starts, types = self.prefixes, self.starts, self.types
         cand = [i for i, t in enumerate(ids) if t in starts]
         ends = np.asarray(sent_ptr[1:])
         sent_of = np.searchsorted(ends, np.asarray(cand, dtype=np.int64), side="right")
+        grp = [0] * len(cand) if group is None else np.asarray(group)[sent_of].tolist()
         covered = 0
-        for i, s in zip(cand, sent_of.tolist()):
+        for i, s, g in zip(cand, sent_of.tolist(), grp):
             if i < covered:
                 continue
             end = int(ends[s])
@@ -100,11 +106,11 @@ class _Matcher:
             j = i + 1
             key = (ids[i],)
             while True:
-                typ = prefixes.get(key)
-                if typ is None:
+                e = prefixes.get(key)
+                if e is None:
                     break
-                if typ >= 0:
-                    best_len, best_typ = j - i, typ
+                if e >= 0 and types[e][g] >= 0:
+                    best_len, best_typ = j - i, types[e][g]
                 if j >= end:
                     break
                 key = key + (ids[j],)
@@ -157,6 +163,7 @@ class Gazetteer:
         #: read once by the extractor's fit, not saved)
         self.train_columns: dict[str, list[str | None]] | None = None
         self._matchers: dict[str, _Matcher] = {}
+        self._key_cache: dict[str, tuple] = {}
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -213,43 +220,64 @@ class Gazetteer:
             gaz.train_columns = {c: gaz.column(c, rows) for c in columns}
             return gaz
         fold = jackknife_folds(len(rows), folds, seed)
-        per_fold = [Counter() for _ in range(folds)]
-        for f, here in zip(fold.tolist(), spans):
-            per_fold[f].update(here)
-        starts = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(s) for s in rows], out=starts[1:])
-        n_tokens = int(starts[-1])
-        codes = {c: np.zeros(n_tokens, dtype=np.int32) for c in columns}
-        for f in range(folds):
-            picked = np.flatnonzero(fold == f)
-            if not len(picked):
-                continue
-            sub = cls(_by_entry(fixed + (train_counts - per_fold[f])), folds)
-            sub.types = gaz.types  # one type numbering for every fold
-            where = np.concatenate([np.arange(starts[s], starts[s + 1]) for s in picked.tolist()])
-            sub_rows = [rows[s] for s in picked.tolist()]
-            for c in columns:
-                codes[c][where] = sub.codes(c, sub_rows)
+        type_id = {t: k for k, t in enumerate(gaz.types)}
+        gaz.train_columns = {}
         names = gaz.value_names()
-        gaz.train_columns = {c: [names[k] for k in codes[c].tolist()] for c in columns}
+        for c in columns:
+            vocab, keys, key_of = gaz._keys(c)
+            total = gaz._key_counts(c)  # (n_keys, n_types): list entries and every training span
+            per_fold = np.zeros((len(keys), folds, len(gaz.types)), dtype=np.int64)
+            for f, here in zip(fold.tolist(), spans):
+                for toks, typ in here:
+                    per_fold[key_of[toks], f, type_id[typ]] += 1
+            rest = total[:, None, :] - per_fold  # what the other folds (and the lists) give
+            types = np.where(rest.max(axis=2) > 0, rest.argmax(axis=2), -1)
+            m = _Matcher(vocab, keys, types)
+            codes = m.match(gaz._token_ids(c, vocab, rows), _sent_ptr(rows), fold)
+            gaz.train_columns[c] = [names[k] for k in codes.tolist()]
         return gaz
 
     # ------------------------------------------------------------- matching
-    def _matcher(self, column: str) -> _Matcher:
-        if column not in self._matchers:
+    def _keys(self, column: str):
+        """The column's token vocabulary, its entry keys (tuples of token ids) and each entry's key index."""
+        if column not in self._key_cache:
             key = KEY_FUNCTIONS[column]
             vocab: dict[str, int] = {}
-            counted: dict[tuple[int, ...], Counter] = {}
-            type_id = {t: k for k, t in enumerate(self.types)}
-            for toks, c in self.counts.items():
+            index: dict[tuple[int, ...], int] = {}
+            key_of: dict[tuple[str, ...], int] = {}
+            for toks in self.counts:
                 ids = tuple(vocab.setdefault(key(t), len(vocab)) for t in toks)
-                counted.setdefault(ids, Counter()).update(c)
-            entries = {ids: type_id[_pick(c)] for ids, c in counted.items()}
-            self._matchers[column] = _Matcher(vocab, entries)
+                key_of[toks] = index.setdefault(ids, len(index))
+            self._key_cache[column] = (vocab, list(index), key_of)
+        return self._key_cache[column]
+
+    def _key_counts(self, column: str) -> np.ndarray:
+        """Counts of each type for each key of the column (entries that share a key pool theirs)."""
+        _, keys, key_of = self._keys(column)
+        type_id = {t: k for k, t in enumerate(self.types)}
+        out = np.zeros((len(keys), len(self.types)), dtype=np.int64)
+        for toks, c in self.counts.items():
+            for typ, n in c.items():
+                out[key_of[toks], type_id[typ]] += n
+        return out
+
+    def _matcher(self, column: str) -> _Matcher:
+        if column not in self._matchers:
+            vocab, keys, _ = self._keys(column)
+            counts = self._key_counts(column)
+            # the most frequent type; ties: the first in name order (argmax takes the first maximum)
+            self._matchers[column] = _Matcher(vocab, keys, counts.argmax(axis=1)[:, None])
         return self._matchers[column]
 
+    @staticmethod
+    def _token_ids(column: str, vocab: dict[str, int], rows) -> list[int]:
+        key = KEY_FUNCTIONS[column]
+        words = [tok[0] for sent in rows for tok in sent]
+        uid = {w: vocab.get(key(w), -1) for w in dict.fromkeys(words)}
+        return list(map(uid.__getitem__, words))
+
     def codes(self, column: str, rows) -> np.ndarray:
-        """Match codes of every token of ``rows`` (0 none, else ``1 + 4 * type + position``).
+        """Match codes of every token of ``rows`` (0 none, else ``1 + 4 * type + position``), full entries.
 
         Parameters
         ----------
@@ -261,14 +289,7 @@ class Gazetteer:
         int32 array, shape (n_tokens,)
         """
         m = self._matcher(column)
-        key = KEY_FUNCTIONS[column]
-        words = [tok[0] for sent in rows for tok in sent]
-        uniques = list(dict.fromkeys(words))
-        uid = {w: m.vocab.get(key(w), -1) for w in uniques}
-        ids = list(map(uid.__getitem__, words))
-        sent_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(s) for s in rows], out=sent_ptr[1:])
-        return m.match(ids, sent_ptr, len(self.types))
+        return m.match(self._token_ids(column, m.vocab, rows), _sent_ptr(rows))
 
     def value_names(self) -> list[str | None]:
         """Column value of each match code (index 0: None, no match)."""
@@ -311,6 +332,12 @@ class Gazetteer:
             for text, n in zip(strings, ns):
                 counts.setdefault(tuple(text.split(" ")), Counter())[typ] += int(n)
         return cls(counts, meta.get("folds", DEFAULT_FOLDS), meta.get("sources", []))
+
+
+def _sent_ptr(rows) -> np.ndarray:
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in rows], out=ptr[1:])
+    return ptr
 
 
 def jackknife_folds(n_sentences: int, folds: int, seed: int = 0) -> np.ndarray:
