@@ -62,7 +62,11 @@ def run(args) -> dict:
     train_ref, dev_ref, test_ref, options = TASKS[args.task]
     tokens, labels = _load(train_ref, args.data_dir, options)
     if args.mode == "dev":
-        if dev_ref is None:
+        if dev_ref is None and args.contiguous_dev:
+            cut = len(tokens) - int(round(len(tokens) * 0.1))
+            tokens, labels, dt, dl = tokens[:cut], labels[:cut], tokens[cut:], labels[cut:]
+            where = f"last 10% of {train_ref} (contiguous: whole documents)"
+        elif dev_ref is None:
             (tokens, labels), (dt, dl) = carve_dev(tokens, labels)
             where = f"seeded 10% of {train_ref} (bench_neural.carve_dev, seed 0)"
         else:
@@ -110,6 +114,8 @@ def main(argv=None) -> None:
     p.add_argument("--set", nargs="*", default=[], metavar="K=V", help="learner settings")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
+    p.add_argument("--contiguous-dev", action="store_true",
+                   help="dev = the last 10%% of the training sentences (whole documents) instead of the seeded carve")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     out = run(args)

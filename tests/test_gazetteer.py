@@ -84,12 +84,14 @@ def _sentences(n_sent, seed):
     return sents, labels
 
 
-def test_jackknife_matches_only_the_other_folds():
+@pytest.mark.parametrize("block", [1, 3])
+def test_jackknife_matches_only_the_other_folds(block):
     rows, labels = _sentences(40, 0)
     folds = 4
-    g = Gazetteer.build(rows, labels, ["train"], folds=folds, seed=3, columns=["gaz", "gazn"])
-    fold = jackknife_folds(len(rows), folds, 3)
+    g = Gazetteer.build(rows, labels, ["train"], folds=folds, seed=3, columns=["gaz", "gazn"], block=block)
+    fold = jackknife_folds(len(rows), folds, 3, block)
     assert sorted(set(fold.tolist())) == list(range(folds))
+    assert all(len(set(fold[k:k + block].tolist())) == 1 for k in range(0, len(rows), block))
     starts = np.cumsum([0] + [len(s) for s in rows])
     from chaintag.evaluation.chunks import extract_chunks
     for s, sent in enumerate(rows):

@@ -168,7 +168,7 @@ class Gazetteer:
     # ------------------------------------------------------------- building
     @classmethod
     def build(cls, rows, labels, sources: Sequence[str], folds: int = DEFAULT_FOLDS, seed: int = 0,
-              columns: Iterable[str] = GAZ_COLUMNS) -> "Gazetteer":
+              columns: Iterable[str] = GAZ_COLUMNS, block: int = 1) -> "Gazetteer":
         """The gazetteer of a training run, with the jackknifed training values of ``columns``.
 
         Parameters
@@ -185,6 +185,8 @@ class Gazetteer:
             Seed of the random assignment of sentences to folds.
         columns : iterable of str
             The virtual columns whose training values to compute.
+        block : int, default 1
+            Consecutive sentences per fold unit (:func:`jackknife_folds`).
 
         Returns
         -------
@@ -219,7 +221,7 @@ class Gazetteer:
         if not use_train:
             gaz.train_columns = {c: gaz.column(c, rows) for c in columns}
             return gaz
-        fold = jackknife_folds(len(rows), folds, seed)
+        fold = jackknife_folds(len(rows), folds, seed, block)
         type_id = {t: k for k, t in enumerate(gaz.types)}
         gaz.train_columns = {}
         names = gaz.value_names()
@@ -340,14 +342,24 @@ def _sent_ptr(rows) -> np.ndarray:
     return ptr
 
 
-def jackknife_folds(n_sentences: int, folds: int, seed: int = 0) -> np.ndarray:
+def jackknife_folds(n_sentences: int, folds: int, seed: int = 0, block: int = 1) -> np.ndarray:
     """The jackknife fold of each training sentence: seeded, uniform over ``0 .. folds - 1``.
+
+    Parameters
+    ----------
+    n_sentences, folds, seed : int
+    block : int, default 1
+        Runs of ``block`` consecutive sentences share a fold (with the
+        sentences in document order, about one document a run keeps a
+        document's repeated names out of its own matches, as on new text).
 
     Returns
     -------
     int64 array, shape (n_sentences,)
     """
-    return np.random.default_rng(seed).integers(0, folds, size=n_sentences)
+    n_blocks = -(-n_sentences // max(int(block), 1))
+    per_block = np.random.default_rng(seed).integers(0, folds, size=n_blocks)
+    return per_block[np.arange(n_sentences) // max(int(block), 1)]
 
 
 def _pick(counts: Counter) -> str:

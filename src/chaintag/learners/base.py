@@ -250,13 +250,14 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     def _gazetteer(self, templates, columns, rows, labels):
         """The gazetteer of the templates' ``gaz`` / ``gazn`` columns, built on the training data (None: none read)."""
         from ..features.gazetteer import GAZ_COLUMNS, Gazetteer
-        from ..resources.spec import gazetteer_folds, gazetteer_sources
+        from ..resources.spec import gazetteer_block, gazetteer_folds, gazetteer_sources
         read = {a.column for t in templates for a in t.atoms if a.column in GAZ_COLUMNS and a.column not in columns}
         if not read:
             return None
         return Gazetteer.build(rows, [list(map(str, ls)) for ls in labels],
                                gazetteer_sources(self.features) or ["train"],
-                               folds=gazetteer_folds(self.features), columns=sorted(read))
+                               folds=gazetteer_folds(self.features), columns=sorted(read),
+                               block=gazetteer_block(self.features))
 
     def _dict_extractor(self, hash_bits):
         """The extractor of feature-dict tokens (sklearn-crfsuite style input)."""

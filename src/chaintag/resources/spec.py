@@ -20,7 +20,8 @@ the training sentences) and ``@gazetteer=FILE`` (a list file, one
 ``type<TAB>string`` a line) give the virtual columns ``gaz`` / ``gazn`` that
 templates read (:mod:`chaintag.features.gazetteer`); templates that read them
 without a ``@gazetteer=`` part use the training data. ``@gazfolds=K`` sets
-the number of jackknife folds (default 10).
+the number of jackknife folds (default 10), ``@gazblock=B`` the number of
+consecutive sentences that share a fold (default 1).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ SCALE_DIRECTIVE = "@vecscale="
 DIM_DIRECTIVE = "@vecdim="
 GAZ_DIRECTIVE = "@gazetteer="
 GAZ_FOLDS_DIRECTIVE = "@gazfolds="
+GAZ_BLOCK_DIRECTIVE = "@gazblock="
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -124,11 +126,11 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     out = []
     for part in parts:
         if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
-                                                        GAZ_FOLDS_DIRECTIVE)):
+                                                        GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE)):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
             raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
-                             "@vecdim=D, @gazetteer=train|FILE or @gazfolds=K)", where)
+                             "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K or @gazblock=B)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
@@ -179,6 +181,26 @@ def gazetteer_folds(features: str | Sequence[str]) -> int:
                 raise InputError(f"{part!r}: the number of jackknife folds is an integer of at least 2", where)
             folds = int(text)
     return folds
+
+
+def gazetteer_block(features: str | Sequence[str]) -> int:
+    """The ``@gazblock=B`` setting (default 1): consecutive training sentences that share a jackknife fold.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On a value that is not a positive integer.
+    """
+    from ..errors import InputError
+    parts, _, where = _parts(features)
+    block = 1
+    for part in parts:
+        if part.startswith(GAZ_BLOCK_DIRECTIVE):
+            text = part[len(GAZ_BLOCK_DIRECTIVE):].strip()
+            if not text.isdigit() or int(text) < 1:
+                raise InputError(f"{part!r}: the jackknife block is a positive number of sentences", where)
+            block = int(text)
+    return block
 
 
 _CACHE: dict[tuple, WordMaps] = {}
