@@ -214,16 +214,9 @@ class _Trainer:
             del own, results
             seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             weights = learner._current_weights(fam.merged(mixed, states))
-            record = {"epoch": epoch, "seconds": seconds, "cpu_seconds": cpu_seconds, **stats,
-                      "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
-            if dev_pack is not None:
-                result = learner._evaluate_attrs(weights, *dev_pack)
-                record["dev_accuracy"] = result.accuracy
-                record["dev_f1"] = result.f1 if result.is_chunking else None
-                score = result.f1 if result.is_chunking else result.accuracy
-                record["dev_score"] = score
-                if score > best_score:
-                    best_score, best_weights, best_epoch = score, weights.copy(), epoch
+            record = learner._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
+            if dev_pack is not None and record["dev_score"] > best_score:
+                best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
             history.append(record)
             if checkpoint_dir:
                 ckpt.save_checkpoint(checkpoint_dir, epoch, self._flat(mixed, states), history,

@@ -347,16 +347,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             stats = self._run_epoch(state, data, order)
             seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             weights = self._current_weights(state)
-            record = {"epoch": epoch, "seconds": seconds, "cpu_seconds": cpu_seconds, **stats,
-                      "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
-            if dev_pack is not None:
-                result = self._evaluate_attrs(weights, *dev_pack)
-                record["dev_accuracy"] = result.accuracy
-                record["dev_f1"] = result.f1 if result.is_chunking else None
-                score = result.f1 if result.is_chunking else result.accuracy
-                record["dev_score"] = score
-                if score > best_score:
-                    best_score, best_weights, best_epoch = score, weights.copy(), epoch
+            record = self._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
+            if dev_pack is not None and record["dev_score"] > best_score:
+                best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
             history.append(record)
             if checkpoint_dir:
                 ckpt.save_checkpoint(checkpoint_dir, epoch, state, history,
@@ -457,6 +450,37 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     #: Chunk scheme of dev and test scoring (see :func:`chaintag.evaluation.evaluate`);
     #: not a hyper-parameter: ``chaintag train --scheme`` sets it on the instance.
     eval_scheme = "auto"
+
+    def _epoch_record(self, epoch, seconds, cpu_seconds, stats, weights, dev_pack):
+        """The history entry of one epoch: its times, ``stats``, weight complexity and dev scores.
+
+        Parameters
+        ----------
+        epoch : int
+            1-based epoch number.
+        seconds, cpu_seconds : float
+            Wall-clock and process CPU time of the epoch, in seconds.
+        stats : dict
+            The learner's own counts for the epoch (updates, errors, loss, ...).
+        weights : float64 array, shape (n_weights,)
+            The weights a model saved after this epoch would hold (averaged where averaging is on).
+        dev_pack : tuple (Attributes, list of list of str) or None
+            Dev attributes and gold labels; with it the record gains ``dev_accuracy``,
+            ``dev_f1`` (None unless the labels are chunk labels) and ``dev_score``
+            (F1 for chunk labels, else token accuracy, in percent).
+
+        Returns
+        -------
+        dict
+        """
+        record = {"epoch": epoch, "seconds": seconds, "cpu_seconds": cpu_seconds, **stats,
+                  "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
+        if dev_pack is not None:
+            result = self._evaluate_attrs(weights, *dev_pack)
+            record["dev_accuracy"] = result.accuracy
+            record["dev_f1"] = result.f1 if result.is_chunking else None
+            record["dev_score"] = result.f1 if result.is_chunking else result.accuracy
+        return record
 
     def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels):
         from ..evaluation import evaluate

@@ -219,16 +219,9 @@ def _train_chunks(learner, fam, corpus, dev_pack) -> None:
         state = dict(carried)
         state.setdefault("sigma", 1.0)
         weights = learner._current_weights(state)
-        record = {"epoch": epoch, "seconds": seconds, "cpu_seconds": cpu_seconds, **stats,
-                  "weight_complexity": float(np.abs(weights).mean()) if len(weights) else 0.0}
-        if dev_pack is not None:
-            result = learner._evaluate_attrs(weights, *dev_pack)
-            record["dev_accuracy"] = result.accuracy
-            record["dev_f1"] = result.f1 if result.is_chunking else None
-            score = result.f1 if result.is_chunking else result.accuracy
-            record["dev_score"] = score
-            if score > best_score:
-                best_score, best_weights, best_epoch = score, weights.copy(), epoch
+        record = learner._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
+        if dev_pack is not None and record["dev_score"] > best_score:
+            best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
         history.append(record)
         if bar is not None:
             bar.update(1)
