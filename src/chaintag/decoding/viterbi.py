@@ -23,7 +23,9 @@ def viterbi_kernel(emissions, transitions, start, end, path, delta, back):
     path : int32 array, shape (>= n_tokens,)
         Receives the label ids.
     delta : float64 work array, shape (>= n_tokens, n_labels)
-    back : int32 work array, shape (>= n_tokens, n_labels)
+        Receives the best prefix scores ``delta[i, l]`` (emission of ``i`` included).
+    back : int32 array, shape (>= n_tokens, n_labels)
+        Not used (kept so that the callers' work arrays stay valid arguments).
 
     Returns
     -------
@@ -33,7 +35,11 @@ def viterbi_kernel(emissions, transitions, start, end, path, delta, back):
     Notes
     -----
     ``O(T L^2)``. Ties go to the lower label index, both for back-pointers and
-    for the final label.
+    for the final label. The forward pass keeps only the maxima; the
+    back-pointer of each position on the best path is found again from
+    ``delta`` during the backtrace (``O(T L)``), with the same sums, so the
+    path and score are those of the textbook recursion with stored
+    back-pointers, bit for bit.
     """
     n_tokens, n_labels = emissions.shape
     if n_tokens == 0:
@@ -41,20 +47,35 @@ def viterbi_kernel(emissions, transitions, start, end, path, delta, back):
     for j in range(n_labels):
         delta[0, j] = start[j] + emissions[0, j]
     for i in range(1, n_tokens):
-        # prev-major loops: contiguous rows of ``transitions``; strict '>' in
-        # increasing prev order keeps the lowest index on ties
+        # forward pass: maxima only (no back-pointers), prev-major over contiguous rows of
+        # ``transitions``, four previous labels per sweep of the row (a maximum is exact in any order)
+        row = delta[i]
+        prev = delta[i - 1]
+        d0 = prev[0]
+        t0 = transitions[0]
         for j in range(n_labels):
-            delta[i, j] = delta[i - 1, 0] + transitions[0, j]
-            back[i, j] = 0
-        for k in range(1, n_labels):
-            dk = delta[i - 1, k]
+            row[j] = d0 + t0[j]
+        k = 1
+        while k + 4 <= n_labels:
+            d1 = prev[k]
+            d2 = prev[k + 1]
+            d3 = prev[k + 2]
+            d4 = prev[k + 3]
+            t1 = transitions[k]
+            t2 = transitions[k + 1]
+            t3 = transitions[k + 2]
+            t4 = transitions[k + 3]
             for j in range(n_labels):
-                v = dk + transitions[k, j]
-                if v > delta[i, j]:
-                    delta[i, j] = v
-                    back[i, j] = k
+                row[j] = max(max(row[j], d1 + t1[j]), max(max(d2 + t2[j], d3 + t3[j]), d4 + t4[j]))
+            k += 4
+        while k < n_labels:
+            dk = prev[k]
+            tk = transitions[k]
+            for j in range(n_labels):
+                row[j] = max(row[j], dk + tk[j])
+            k += 1
         for j in range(n_labels):
-            delta[i, j] += emissions[i, j]
+            row[j] += emissions[i, j]
     last = n_tokens - 1
     best = delta[last, 0] + end[0]
     arg = 0
@@ -64,8 +85,17 @@ def viterbi_kernel(emissions, transitions, start, end, path, delta, back):
             best = v
             arg = j
     path[last] = arg
+    # back-pointers of the best path only: the lowest previous label reaching the maximum
     for i in range(last, 0, -1):
-        path[i - 1] = back[i, path[i]]
+        j = path[i]
+        b = delta[i - 1, 0] + transitions[0, j]
+        a = 0
+        for k in range(1, n_labels):
+            v = delta[i - 1, k] + transitions[k, j]
+            if v > b:
+                b = v
+                a = k
+        path[i - 1] = a
     return best
 
 
