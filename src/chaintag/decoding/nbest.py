@@ -103,17 +103,25 @@ def _queue_trim(qf, qd, qs, qp, qr, size, room):
 # ------------------------------------------------------------------------ A*
 
 
+NEXT_UNKNOWN = -2
+"""``best_next`` entry not computed yet (see :func:`backward_heuristic`)."""
+
+
 @njit(cache=True)
 def backward_heuristic(emissions, transitions_t, end, h, best_next, eh):
     """Backward Viterbi: ``h[i, l]`` is the best score of positions ``i+1..T-1``
-    after label ``l`` at ``i`` (end score included), ``best_next[i, l]`` the
-    label at ``i+1`` on that completion (lowest index on ties).
+    after label ``l`` at ``i`` (end score included).
 
     ``transitions_t`` is the transposed transition matrix (``[cur, prev]``),
-    so the inner loop runs over contiguous memory. ``eh[i, k]`` receives
-    ``emissions[i, k] + h[i, k]`` for ``i >= 1`` (the value of label ``k`` at
-    ``i`` seen from ``i - 1``, less the transition), which the search reuses
-    to rank children.
+    so the inner loop runs over contiguous memory; the maxima run over four
+    next labels per sweep of the row (a maximum is exact in any order).
+    ``eh[i, k]`` receives ``emissions[i, k] + h[i, k]`` for ``i >= 1`` (the
+    value of label ``k`` at ``i`` seen from ``i - 1``, less the transition),
+    which the search reuses to rank children. ``best_next[i, l]``, the label
+    at ``i+1`` on the best completion (lowest index on ties), is not computed
+    here: rows ``0..T-2`` are set to :data:`NEXT_UNKNOWN` and
+    :func:`_best_next` finds an entry when the search first needs it (a few
+    per path, against ``L`` per position here); ``best_next[T-1]`` is -1.
     """
     n_tokens, n_labels = emissions.shape
     last = n_tokens - 1
@@ -124,16 +132,51 @@ def backward_heuristic(emissions, transitions_t, end, h, best_next, eh):
         b = eh[i + 1]
         for k in range(n_labels):
             b[k] = emissions[i + 1, k] + h[i + 1, k]
+        row = h[i]
+        b0 = b[0]
+        t0 = transitions_t[0]
         for j in range(n_labels):
-            h[i, j] = transitions_t[0, j] + b[0]
-            best_next[i, j] = 0
-        for k in range(1, n_labels):
-            bk = b[k]
+            row[j] = t0[j] + b0
+            best_next[i, j] = NEXT_UNKNOWN
+        k = 1
+        while k + 4 <= n_labels:
+            b1 = b[k]
+            b2 = b[k + 1]
+            b3 = b[k + 2]
+            b4 = b[k + 3]
+            t1 = transitions_t[k]
+            t2 = transitions_t[k + 1]
+            t3 = transitions_t[k + 2]
+            t4 = transitions_t[k + 3]
             for j in range(n_labels):
-                v = transitions_t[k, j] + bk
-                if v > h[i, j]:
-                    h[i, j] = v
-                    best_next[i, j] = k
+                row[j] = max(max(row[j], t1[j] + b1), max(max(t2[j] + b2, t3[j] + b3), t4[j] + b4))
+            k += 4
+        while k < n_labels:
+            bk = b[k]
+            tk = transitions_t[k]
+            for j in range(n_labels):
+                row[j] = max(row[j], tk[j] + bk)
+            k += 1
+
+
+@njit(cache=True, inline="always")
+def _best_next(i, c, transitions, eh, best_next):
+    """``best_next[i, c]``, computed on first use: the first next label reaching
+    ``h[i, c]`` (the same sums as :func:`backward_heuristic`: ``U[c, k] +
+    eh[i + 1, k]``)."""
+    lab = best_next[i, c]
+    if lab == NEXT_UNKNOWN:
+        row = transitions[c]
+        nxt = eh[i + 1]
+        top = row[0] + nxt[0]
+        lab = 0
+        for k in range(1, eh.shape[1]):
+            v = row[k] + nxt[k]
+            if v > top:
+                top = v
+                lab = k
+        best_next[i, c] = lab
+    return lab
 
 
 @njit(cache=True, inline="always")
@@ -162,8 +205,8 @@ def _top_children(i, c, transitions, eh, keep, alt_val, alt_lab):
 @njit(cache=True, inline="always")
 def _second_child(i, c, transitions, eh, h, best_next, alt_val, alt_lab):
     """Best and second-best next labels after ``c`` at ``i`` (ranks 0 and 1 of
-    :func:`_top_children`). The best is the backward pass's (``h[i, c]``,
-    ``best_next[i, c]``: the same sums, first maximum); the second is the
+    :func:`_top_children`). The best is the backward pass's (``h[i, c]``, and
+    the label from :func:`_best_next`: the same sums, first maximum); the second is the
     first label other than it that reaches the maximum of the others. The
     maximum runs in four independent chains (a maximum is exact in any
     order), which the processor overlaps; a second scan finds its label.
@@ -171,7 +214,7 @@ def _second_child(i, c, transitions, eh, h, best_next, alt_val, alt_lab):
     n_labels = eh.shape[1]
     row = transitions[c]
     nxt = eh[i + 1]
-    l0 = best_next[i, c]
+    l0 = _best_next(i, c, transitions, eh, best_next)
     m0 = -np.inf
     m1 = -np.inf
     m2 = -np.inf
@@ -331,7 +374,7 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
             plab = node_label[parent]
             d = depth - 1
             if rank == 0:
-                lab = best_next[d, plab]
+                lab = _best_next(d, plab, transitions, eh, best_next)
             else:
                 lab = alt_lab[d, plab, rank]
             g = node_g[parent] + transitions[plab, lab] + emissions[depth, lab]
@@ -360,7 +403,7 @@ def astar_nbest_kernel(emissions, transitions, start, end, n, stop_gap, paths, s
                 size = _queue_push(qf, qd, qs, qp, qr, size, room, g + alt_val[depth, lab, 1],
                                    depth + 1, seq, x, 1)
                 seq += 1
-            child = best_next[depth, lab]
+            child = _best_next(depth, lab, transitions, eh, best_next)
             g = g + transitions[lab, child] + emissions[depth + 1, child]
             parent = x
             lab = child
