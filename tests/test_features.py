@@ -125,11 +125,14 @@ def test_presets_resolve_and_check_columns():
         resolve_templates("chunking", ("word",))
     assert {"chunking", "pos", "ner"} <= set(PRESETS)
     assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters",
-                                                "chunking+km", "ner+affixes"}
+                                                "chunking+km", "ner+affixes", "ner+gaz"}
     # ner+affixes adds to ner (and its optional POS attributes); chunking+km adds k-means ids of w[-1..1]
     affixes = [t.name for t in resolve_templates("ner+affixes", COLS)]
     assert affixes[:len(ner_with_pos) - 5] == [t.name for t in ner_with_pos][:len(ner_with_pos) - 5]
     assert len(affixes) == len(ner_with_pos) + 14 and "pos[0]" in affixes
+    gaz = [t.name for t in resolve_templates("ner+gaz", COLS, virtual=True)]
+    assert gaz[:len(affixes) - 5] == affixes[:len(affixes) - 5] and "pos[0]" in gaz
+    assert [n for n in gaz if "gaz" in n] == ["gaz[-1]", "gaz[0]", "gaz[1]", "gaz[-1]|gaz[0]", "gaz[0]|gaz[1]"]
     km = [t.name for t in resolve_templates("chunking+km", COLS)][20:]
     assert km == [f"km{k}(norm(lower(word[{o}])))" for o in (-1, 0, 1) for k in (64, 256, 1024)]
 

@@ -1,5 +1,6 @@
 """Presets with distributional attributes (word clusters): ``chunking+clusters``, ``pos+clusters``, ``ner+clusters``,
-``chunking+km`` (k-means ids of word vectors); and ``ner+affixes`` (richer affixes and shapes, no resource).
+``chunking+km`` (k-means ids of word vectors); ``ner+affixes`` (richer affixes and shapes, no resource) and
+``ner+gaz`` (with a gazetteer of the training data's entity strings).
 
 They add to the plain presets the bit-string path prefixes (``brownK``) and
 k-means cluster ids (``kmN``) of the words in a window, the attributes of
@@ -63,11 +64,18 @@ dev split of JNLPBA training data (``benchmarks/bench_vectors.py``) with SAPO, L
 80.14 (shuffle seeds 0 / 1) against 79.59 / 79.75 for ``ner``; word-vector values (``vec`` of
 w[-1..1]: 79.62) and k-means ids of the vectors (79.27, with these attributes 79.74) did not help."""
 
+NER_GAZ = NER_AFFIXES + ["gaz[-1]", "gaz[0]", "gaz[1]", "gaz[-1]|gaz[0]", "gaz[0]|gaz[1]"]
+"""``ner+affixes`` plus the gazetteer column (:mod:`chaintag.features.gazetteer`; the entity strings of
+the training data, jackknifed by runs of 10 sentences) at w[-1], w[0], w[1] and its two bigrams. Chosen
+on the seeded 10 % dev split of JNLPBA training data (``benchmarks/bench_vectors.py``, SAPO): see
+docs/results/presets ("Third round")."""
+
 CLUSTER_PRESETS = {
     "chunking+km": CHUNKING_KM,
     "ner+affixes": NER_AFFIXES,
+    "ner+gaz": NER_GAZ,
     "chunking+clusters": CHUNKING_CLUSTERS,
     "pos+clusters": POS_CLUSTERS,
     "ner+clusters": NER_CLUSTERS,
 }
-CLUSTER_OPTIONAL = {"ner+clusters": NER_POS_COLUMN, "ner+affixes": NER_POS_COLUMN}
+CLUSTER_OPTIONAL = {"ner+clusters": NER_POS_COLUMN, "ner+affixes": NER_POS_COLUMN, "ner+gaz": NER_POS_COLUMN}

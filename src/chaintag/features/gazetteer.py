@@ -24,11 +24,15 @@ Entries come from the training data (every labelled entity span; a string
 seen with several types takes its most frequent type, ties broken by the
 type's name) and/or from list files (one entry a line: ``type<TAB>string``,
 the string split on whitespace into tokens). On the training sentences
-themselves the training entries are *jackknifed* (Ratinov and Roth 2009,
-s. 6, on gazetteers and over-trust; Florian et al. 2003, s. 3): the
-sentences are split into ``folds`` seeded random folds, and a sentence's
-matches use the entries of the other folds only, so that the learner sees
-the attribute as often wrong as it will be on new text. Dev, test and
+themselves the training entries are *jackknifed*, as the level-one
+attributes of stacked generalization are computed on held-out folds
+(Wolpert 1992): the sentences are split into ``folds`` seeded random folds
+(by runs of ``block`` consecutive sentences, so that with the sentences in
+document order a document's repeated names mostly stay in one fold), and a
+sentence's matches use the entries of the other folds only, so that the
+learner sees the attribute as often wrong as it will be on new documents.
+Gazetteer matches as NER attributes: Ratinov and Roth (2009), their
+section on external knowledge. Dev, test and
 tagged text use every entry. List-file entries are used in full everywhere.
 
 The model file keeps the entries (JSON), so tagging needs no extra file.
@@ -50,6 +54,9 @@ from .templates import GAZ_COLUMNS  # the virtual columns a gazetteer gives
 MAX_ENTRY_TOKENS = 32
 #: Default number of jackknife folds of the training sentences.
 DEFAULT_FOLDS = 10
+#: Default number of consecutive training sentences that share a fold (about one MEDLINE abstract):
+#: names repeat within a document, and new text is new documents.
+DEFAULT_BLOCK = 10
 
 _DIGITS = re.compile(r"\d+")
 
@@ -147,7 +154,7 @@ class Gazetteer:
     -----
     Build one with :meth:`build`; :meth:`column` gives a virtual column's
     values for sentences. See the module documentation for the matching
-    rule and the jackknife (Ratinov and Roth 2009, s. 6).
+    rule and the jackknife (Wolpert 1992; Ratinov and Roth 2009).
     """
 
     def __init__(self, entries: dict[tuple[str, ...], str], folds: int = DEFAULT_FOLDS,
@@ -168,7 +175,7 @@ class Gazetteer:
     # ------------------------------------------------------------- building
     @classmethod
     def build(cls, rows, labels, sources: Sequence[str], folds: int = DEFAULT_FOLDS, seed: int = 0,
-              columns: Iterable[str] = GAZ_COLUMNS, block: int = 1) -> "Gazetteer":
+              columns: Iterable[str] = GAZ_COLUMNS, block: int = DEFAULT_BLOCK) -> "Gazetteer":
         """The gazetteer of a training run, with the jackknifed training values of ``columns``.
 
         Parameters
@@ -185,7 +192,7 @@ class Gazetteer:
             Seed of the random assignment of sentences to folds.
         columns : iterable of str
             The virtual columns whose training values to compute.
-        block : int, default 1
+        block : int, default 10
             Consecutive sentences per fold unit (:func:`jackknife_folds`).
 
         Returns

@@ -21,7 +21,7 @@ the training sentences) and ``@gazetteer=FILE`` (a list file, one
 templates read (:mod:`chaintag.features.gazetteer`); templates that read them
 without a ``@gazetteer=`` part use the training data. ``@gazfolds=K`` sets
 the number of jackknife folds (default 10), ``@gazblock=B`` the number of
-consecutive sentences that share a fold (default 1).
+consecutive sentences that share a fold (default 10, about one abstract).
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def gazetteer_folds(features: str | Sequence[str]) -> int:
 
 
 def gazetteer_block(features: str | Sequence[str]) -> int:
-    """The ``@gazblock=B`` setting (default 1): consecutive training sentences that share a jackknife fold.
+    """The ``@gazblock=B`` setting (default 10): consecutive training sentences that share a jackknife fold.
 
     Raises
     ------
@@ -192,8 +192,9 @@ def gazetteer_block(features: str | Sequence[str]) -> int:
         On a value that is not a positive integer.
     """
     from ..errors import InputError
+    from ..features.gazetteer import DEFAULT_BLOCK
     parts, _, where = _parts(features)
-    block = 1
+    block = DEFAULT_BLOCK
     for part in parts:
         if part.startswith(GAZ_BLOCK_DIRECTIVE):
             text = part[len(GAZ_BLOCK_DIRECTIVE):].strip()
