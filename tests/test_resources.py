@@ -248,11 +248,17 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     tr.write_text("\n\n".join("\n".join(f"{w} {p} {lab}" for (w, p), lab in zip(s, ls))
                               for s, ls in zip(SENTS, LABELS)) + "\n")
     model = tmp_path / "m.npz"
-    assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2"]) == 0
+    assert main(["train", "--recipe", "bio-ner-affixes", "--train", str(tr), "--model", str(model), "--epochs",
+                 "2"]) == 0
     m = chaintag.load(model)
     assert m.algorithm == "sapo" and m.features == "ner+affixes" and m.epochs == 2  # --epochs given wins
     assert m.l2 == 5.0
-    assert "recipe bio-ner: --algorithm sapo --features ner+affixes" in capsys.readouterr().err
+    assert "recipe bio-ner-affixes: --algorithm sapo --features ner+affixes" in capsys.readouterr().err
+    assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2",
+                 "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert (m.features, m.l2, m.epochs) == ("ner+gaz", 8.0, 2)
+    assert m.extractor_.gazetteer is not None and m.extractor_.gazetteer.sources == ["train"]
     assert main(["train", "--recipe", "base-np-plain", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     assert chaintag.load(model).features == "chunking"
