@@ -125,7 +125,8 @@ def test_presets_resolve_and_check_columns():
         resolve_templates("chunking", ("word",))
     assert {"chunking", "pos", "ner"} <= set(PRESETS)
     assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters",
-                                                "chunking+km", "ner+affixes", "ner+gaz"}
+                                                "chunking+km", "chunking+kmvec", "pos+clustersvec",
+                                                "ner+affixes", "ner+gaz"}
     # ner+affixes adds to ner (and its optional POS attributes); chunking+km adds k-means ids of w[-1..1]
     affixes = [t.name for t in resolve_templates("ner+affixes", COLS)]
     assert affixes[:len(ner_with_pos) - 5] == [t.name for t in ner_with_pos][:len(ner_with_pos) - 5]
@@ -135,6 +136,12 @@ def test_presets_resolve_and_check_columns():
     assert [n for n in gaz if "gaz" in n] == ["gaz[-1]", "gaz[0]", "gaz[1]", "gaz[-1]|gaz[0]", "gaz[0]|gaz[1]"]
     km = [t.name for t in resolve_templates("chunking+km", COLS)][20:]
     assert km == [f"km{k}(norm(lower(word[{o}])))" for o in (-1, 0, 1) for k in (64, 256, 1024)]
+    kmvec = [t.name for t in resolve_templates("chunking+kmvec", COLS)]
+    assert kmvec[:29] == [t.name for t in resolve_templates("chunking+km", COLS)]
+    assert kmvec[29:] == [f"vec(norm(lower(word[{o}])))" for o in (-1, 0, 1)]
+    posvec = [t.name for t in resolve_templates("pos+clustersvec", ("word",))]
+    assert posvec[:-3] == [t.name for t in resolve_templates("pos+clusters", ("word",))]
+    assert posvec[-3:] == [f"vec(norm(lower(word[{o}])))" for o in (-1, 0, 1)]
 
 
 def test_state_round_trip():

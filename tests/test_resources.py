@@ -271,8 +271,19 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     m = chaintag.load(model)
     assert (m.algorithm, m.l2, m.feature_space, m.features.split(";")[0]) == ("sapo", 2.0, "all", "pos+clusters")
     assert sorted(m.extractor_.resources.clusters) == [256, 1024] and m.extractor_.resources.paths is not None
-    assert main(["train", "--recipe", "chunking", "--train", str(tr), "--model", str(model), "--epochs", "1",
+    assert main(["train", "--recipe", "chunking-km", "--train", str(tr), "--model", str(model), "--epochs", "1",
                  "--clusters", table, "--quiet"]) == 0
     m = chaintag.load(model)
     assert (m.features.split(";")[0], m.feature_space) == ("chunking+km", "all")
     assert sorted(m.extractor_.resources.clusters) == [64, 256, 1024] and m.extractor_.resources.paths is None
+    # the chunking recipe also reads the vectors' values: a table and a vector file
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("".join(f"{w} {k} 0.5 {-k}\n" for k, w in enumerate(words)))
+    assert main(["train", "--recipe", "chunking", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, str(vectors), "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert (m.features.split(";")[0], m.feature_space, m.epochs) == ("chunking+kmvec", "all", 1)
+    assert sorted(m.extractor_.resources.clusters) == [64, 256, 1024]
+    assert m.extractor_.has_vectors and m.extractor_._vectors.shape[1] == 3
+    vec = [a for a in range(m.extractor_.n_attributes) if m.extractor_.attribute_name(a).startswith("vec(")]
+    assert len(vec) == 9  # three components of w[-1], w[0], w[1]
