@@ -1,10 +1,11 @@
-"""Real-valued attributes (word vectors, feature-dict numbers): the fast emission sums, the valued
-Hogwild SAPO pass and parallel valued tagging against the serial kernels."""
+"""The emission sums (valued and plain: full rows four at a time), the valued Hogwild SAPO pass and
+parallel valued tagging against the serial kernels and plain references."""
 
 import numpy as np
 import pytest
 
 from chaintag import SAPO
+from chaintag.decoding.scoring import emission_scores
 from chaintag.decoding.valued import emission_scores_valued, tag_corpus_valued, tag_corpus_valued_parallel
 from chaintag.learners.hogwild_kernels import sapo_scales
 from chaintag.learners.hogwild_valued_kernels import sapo_epoch_valued_hogwild
@@ -32,8 +33,10 @@ def _sequential_emissions(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w
     return np.array(out)
 
 
-def test_emission_sums_are_the_sequential_sums_bit_for_bit():
-    """Runs of full rows (summed four at a time), single full rows and partial rows, mixed."""
+@pytest.mark.parametrize("values", [True, False])
+def test_emission_sums_are_the_sequential_sums_bit_for_bit(values):
+    """Runs of full rows (summed four at a time), single full rows and partial rows, mixed; with values
+    and without (every value 1: the plain kernel)."""
     rng = np.random.default_rng(3)
     L, n_attr = 6, 40
     counts = rng.integers(1, L + 1, size=n_attr)
@@ -48,9 +51,12 @@ def test_emission_sums_are_the_sequential_sums_bit_for_bit():
     attrs[:12] = np.flatnonzero(counts == L)[:12]  # a long run of full rows at the first tokens
     ent_lo = feat_ptr[attrs].astype(np.int32)
     ent_n = counts[attrs].astype(np.int16)
-    ent_val = rng.normal(size=tok_ptr[-1])
+    ent_val = rng.normal(size=tok_ptr[-1]) if values else np.ones(tok_ptr[-1])
     E = np.zeros((n_tok, L))
-    emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, 0, n_tok, feat_label, w, E)
+    if values:
+        emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, 0, n_tok, feat_label, w, E)
+    else:
+        emission_scores(tok_ptr, ent_lo, ent_n, 0, n_tok, feat_label, w, E)
     ref = _sequential_emissions(tok_ptr, ent_lo, ent_n, ent_val, 0, n_tok, feat_label, w, L)
     assert E.tobytes() == ref.tobytes()
     assert (ent_n[:12] == L).all() and np.abs(E).max() > 0

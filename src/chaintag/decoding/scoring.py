@@ -71,16 +71,32 @@ def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
         row = out[i - t0]
         for j in range(n_labels):
             row[j] = 0.0
-        for k in range(tok_ptr[i], tok_ptr[i + 1]):
+        k = tok_ptr[i]
+        k_end = tok_ptr[i + 1]
+        while k < k_end:
+            if (k + 4 <= k_end and ent_n[k] == n_labels and ent_n[k + 1] == n_labels
+                    and ent_n[k + 2] == n_labels and ent_n[k + 3] == n_labels):
+                # four full rows (the "all" feature space): contiguous labels 0..L-1, added in entry
+                # order as below (the same sums), in one sweep over the labels
+                w0 = w[ent_lo[k]:ent_lo[k] + n_labels]
+                w1 = w[ent_lo[k + 1]:ent_lo[k + 1] + n_labels]
+                w2 = w[ent_lo[k + 2]:ent_lo[k + 2] + n_labels]
+                w3 = w[ent_lo[k + 3]:ent_lo[k + 3] + n_labels]
+                for j in range(n_labels):
+                    row[j] = (((row[j] + w0[j]) + w1[j]) + w2[j]) + w3[j]
+                k += 4
+                continue
             lo = ent_lo[k]
             n = ent_n[k]
             if n == n_labels:
-                # a full row (the "all" feature space): contiguous labels 0..L-1
+                # a full row: contiguous labels 0..L-1
+                wr = w[lo:lo + n_labels]
                 for j in range(n_labels):
-                    row[j] += w[lo + j]
+                    row[j] += wr[j]
             else:
                 for f in range(lo, lo + n):
                     row[feat_label[f]] += w[f]
+            k += 1
 
 
 @njit(cache=True, inline="always")
