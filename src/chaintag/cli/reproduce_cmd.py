@@ -38,6 +38,13 @@ def add_parser(sub) -> None:
                    help="sapo only: passes of the BiLSTM and BiLSTM-CRF runs (default 10)")
     p.add_argument("--neural-tasks", nargs="+", metavar="TASK",
                    help="sapo only: tasks that get the neural rows (default: every task run)")
+    p.add_argument("--presets", action="store_true",
+                   help="sapo only: add SAPO with each task's recipe chosen on dev data (chunking: chunking, np: "
+                        "base-np, pos: pos-ptb, ud: pos-ud, ner: bio-ner) and a table of it against the "
+                        "paper's SAPO, the averaged perceptron, the CRF and the neural rows, with p-values")
+    p.add_argument("--preset-resources", nargs="+", metavar="TASK=FILES",
+                   help="sapo --presets: the cluster / vector files of the recipes that read them, per task, "
+                        "comma-separated (e.g. chunking=vt.tsv,w2v.txt np=vt.tsv,w2v.txt pos=clusters.tsv)")
     p.add_argument("--data-dir", metavar="DIR",
                    help="data directory for the datasets (default: $CHAINTAG_DATA, else ../shared/data if it "
                         "exists, else ~/.local/share/chaintag/data)")
@@ -66,6 +73,10 @@ def _command_line(args, out: str) -> str:
         parts += ["--neural-epochs", str(args.neural_epochs)]
     if args.neural_tasks:
         parts += ["--neural-tasks", *args.neural_tasks]
+    if args.presets:
+        parts.append("--presets")
+    if args.preset_resources:
+        parts += ["--preset-resources", *args.preset_resources]
     if args.data_dir:
         parts += ["--data-dir", args.data_dir]
     parts += ["--out", out]
@@ -82,7 +93,8 @@ def run(args) -> int:
         for flag, given in (("--no-sweep", args.no_sweep), ("--order", args.order != "shuffled"),
                             ("--no-beam", args.no_beam), ("--no-neural", args.no_neural),
                             ("--neural-epochs", args.neural_epochs is not None),
-                            ("--neural-tasks", args.neural_tasks is not None)):
+                            ("--neural-tasks", args.neural_tasks is not None), ("--presets", args.presets),
+                            ("--preset-resources", args.preset_resources is not None)):
             if given:
                 raise InputError(f"{flag} applies to the sapo reproduction only")
     out = args.out or f"results/{args.paper}"
@@ -97,11 +109,15 @@ def run(args) -> int:
             raise InputError(str(exc)) from None
     else:
         from ..experiments import sapo
+        from ..experiments.sapo_presets import parse_resources
+        if args.preset_resources and not args.presets:
+            raise InputError("--preset-resources needs --presets")
         try:
+            presets = parse_resources(args.preset_resources) if args.presets else None
             path = sapo.reproduce(out, quick=args.quick, data_dir=args.data_dir, progress=not args.quiet,
                                   epochs=args.epochs, tasks=args.tasks, sweep=not args.no_sweep, order=args.order,
                                   beam=not args.no_beam, neural=not args.no_neural, neural_epochs=args.neural_epochs,
-                                  neural_tasks=args.neural_tasks, command=command)
+                                  neural_tasks=args.neural_tasks, presets=presets, command=command)
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if not args.quiet:

@@ -158,7 +158,7 @@ def _run(key, label, task, learner, params, spec, epochs) -> Run:
 
 def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sweep: bool = True,
          order: str = "shuffled", beam: bool = True, neural: bool = True, neural_epochs: int | None = None,
-         neural_tasks=None) -> list[Run]:
+         neural_tasks=None, presets: dict | None = None) -> list[Run]:
     """The runs of the reproduction.
 
     Parameters
@@ -181,11 +181,16 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
         Their passes (default :data:`NEURAL_EPOCHS`, or 2 when quick).
     neural_tasks : sequence of str, optional
         Tasks that get the neural rows (default: every task run).
+    presets : dict, optional
+        Add SAPO with each task's dev-chosen recipe (:mod:`chaintag.experiments.sapo_presets`): ``{task:
+        [resource file, ...]}``, empty lists (or no entry) for recipes that read no clusters or vectors.
+        None (default): no preset rows.
 
     Raises
     ------
     ValueError
-        For an unknown task or order, or neural tasks that are not run.
+        For an unknown task or order, neural tasks that are not run, or a preset that needs resource files
+        not given.
     """
     epochs = epochs or (3 if quick else EPOCHS)
     neural_epochs = neural_epochs or (2 if quick else NEURAL_EPOCHS)
@@ -223,12 +228,16 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
             for n in ((1, 5, 10) if quick else N_SWEEP):
                 out.append(_run(f"sweep/{task}/n{n}", f"SAPO n={n}", task, "sapo", dict(base, n_best=n), spec,
                                 epochs))
+    if presets is not None:
+        from .sapo_presets import preset_runs
+        out += preset_runs(tasks, presets, lambda t: _data(t, quick), quick=quick)
     return out
 
 
 def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = True, epochs: int | None = None,
               tasks=None, sweep: bool = True, order: str = "shuffled", beam: bool = True, neural: bool = True,
-              neural_epochs: int | None = None, neural_tasks=None, command: str | None = None) -> Path:
+              neural_epochs: int | None = None, neural_tasks=None, presets: dict | None = None,
+              command: str | None = None) -> Path:
     """Run (or read back) every run and write the report into ``out_dir``.
 
     Parameters are those of :func:`runs`, plus ``out_dir`` (the report folder; finished runs are cached
@@ -249,7 +258,7 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
     t0 = time.perf_counter()
     tasks = tuple(tasks or DEFAULT_TASKS)
     the_runs = runs(quick=quick, epochs=epochs, tasks=tasks, sweep=sweep, order=order, beam=beam, neural=neural,
-                    neural_epochs=neural_epochs, neural_tasks=neural_tasks)
+                    neural_epochs=neural_epochs, neural_tasks=neural_tasks, presets=presets)
     if any(r.key.startswith("neural/") for r in the_runs):
         import torch
         torch.set_num_threads(1)  # every learner on one core, so that times per pass compare
@@ -584,6 +593,8 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
         if any(k.startswith(f"sweep/{task}/") for k in results):
             md.extend(_sweep_section(out_dir, results, task, claims))
     md.extend(_beam_section(out_dir, results, claims))
+    from .sapo_presets import presets_section
+    md.extend(presets_section(out_dir, results, tasks, {t: TASKS[t]["title"] for t in TASKS}, _compare))
     if order == "both":
         md.extend(_order_section(results, tasks))
 
