@@ -1,9 +1,11 @@
 """Document-level attributes on JNLPBA (dev trials only): columns computed from each token's abstract.
 
-The training file carries ``###MEDLINE:<id>`` lines; the readers drop them and
-the learners take sentences, so this script reads the file itself, computes
-per-token document columns from the text of the token's abstract (no labels),
-and trains SAPO on tokens ``(word, abbr, docnext, doccap)``:
+The training file carries ``###MEDLINE:<id>`` lines. This script reads the file
+itself (or, with ``--library``, through ``load_corpus(..., document_columns=True)``,
+the path of ``chaintag train``: the same sentences and columns), computes
+per-token document columns from the text of the token's abstract (no labels)
+with :mod:`chaintag.features.document`, and trains SAPO on tokens
+``(word, abbr, docnext, doccap)``:
 
 ``abbr``
     for a word that the abstract defines as an abbreviation somewhere
@@ -23,9 +25,9 @@ and trains SAPO on tokens ``(word, abbr, docnext, doccap)``:
     ``P`` when one follows an opening parenthesis (``IL-2`` in a text that also
     writes ``il-2`` and ``( IL-2``: ``2ULP``).
 
-Templates read them like any column (``abbr[0]``, ``doccap[0]|shape(w[0])``);
-with none of them in ``--features`` the run is the plain baseline on the same
-split, seed and epochs.
+Templates read them like any column (``abbr[0]``, ``doccap[0]|shape(w[0])``;
+the preset ``ner+doc`` is ``ner+affixes`` with the three); with none of them in
+``--features`` the run is the plain baseline on the same split, seed and epochs.
 
 Dev: the seeded 10 % carve of ``bench_neural.carve_dev`` or, with
 ``--contiguous-dev``, the last 10 % of the sentences (whole abstracts).
@@ -33,6 +35,7 @@ Dev: the seeded 10 % carve of ``bench_neural.carve_dev`` or, with
 Usage::
 
     python benchmarks/bench_docfeatures.py --features 'ner+gaz;abbr[0];docnext[0]' --set l2=8 --seeds 0 --out t.json
+    python benchmarks/bench_docfeatures.py --library --features ner+doc --set l2=5 n_jobs=1 --contiguous-dev
 """
 
 from __future__ import annotations
@@ -42,16 +45,14 @@ import json
 import os
 import sys
 import time
-from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chaintag  # noqa: E402
 from bench_neural import _loadavg, carve_dev  # noqa: E402
 from bench_vectors import _value  # noqa: E402
 from chaintag.data.datasets import resolve  # noqa: E402
+from chaintag.features.document import DOCUMENT_COLUMNS, add_document_columns  # noqa: E402
 from chaintag.io.columns import iter_sentences  # noqa: E402
-
-NONE = "_"
 
 
 def read_documents(path):
@@ -68,69 +69,12 @@ def read_documents(path):
     return words, labels, doc
 
 
-def _definitions(sent):
-    """(abbreviation, lowercased last word of its long form) defined in one sentence."""
-    out = []
-    for i in range(1, len(sent) - 2):
-        if sent[i] != "(" or sent[i + 2] != ")":
-            continue
-        w = sent[i + 1]
-        if not (2 <= len(w) <= 10 and any(c.isupper() for c in w)):
-            continue
-        first = w[0].lower()
-        if any(x[:1].lower() == first for x in sent[max(0, i - 10):i]):
-            out.append((w, sent[i - 1].lower()))
-    return out
-
-
-def _form(ws, i):
-    w = ws[i]
-    return (any(c.isupper() for c in w), w == w.lower() and any(c.isalpha() for c in w),
-            i > 0 and ws[i - 1] == "(")
-
-
-COLUMNS = ("word", "abbr", "docnext", "doccap")
+COLUMNS = ("word",) + DOCUMENT_COLUMNS
 
 
 def document_columns(words, doc):
-    """Per sentence, per token: (word, abbr, docnext, doccap)."""
-    by_doc = defaultdict(list)
-    for s, d in enumerate(doc):
-        by_doc[d].append(s)
-    rows = [None] * len(words)
-    for d, sents in by_doc.items():
-        abbr = {}
-        nexts = defaultdict(Counter)  # word -> Counter of next words, per (sentence, position) occurrence
-        forms = defaultdict(Counter)  # lowercased word -> Counter of (upper?, lower?, after "("?) per occurrence
-        for s in sents:
-            for w, head in _definitions(words[s]):
-                abbr.setdefault(w, head)
-            ws = words[s]
-            for i in range(len(ws) - 1):
-                nexts[ws[i]][ws[i + 1].lower()] += 1
-            for i, w in enumerate(ws):
-                forms[w.lower()][_form(ws, i)] += 1
-        for s in sents:
-            ws = words[s]
-            row = []
-            for i, w in enumerate(ws):
-                c = nexts.get(w)
-                nxt = NONE
-                if c:
-                    c = c.copy()
-                    if i + 1 < len(ws):
-                        c[ws[i + 1].lower()] -= 1  # its other occurrences only
-                    best = [(n, x) for x, n in c.items() if n > 0]
-                    if best:
-                        nxt = min(best, key=lambda t: (-t[0], t[1]))[1]
-                f = forms[w.lower()].copy()
-                f[_form(ws, i)] -= 1  # its other occurrences only
-                others = [k for k, n in f.items() if n > 0]
-                cap = str(min(sum(f.values()), 2)) + "".join(
-                    flag for j, flag in enumerate("ULP") if any(k[j] for k in others))
-                row.append((w, abbr.get(w, NONE), nxt, cap))
-            rows[s] = row
-    return rows
+    """Per sentence, per token: (word, abbr, docnext, doccap), by :mod:`chaintag.features.document`."""
+    return add_document_columns([[(w,) for w in ws] for ws in words], doc)
 
 
 def main(argv=None) -> None:
@@ -140,15 +84,23 @@ def main(argv=None) -> None:
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--seeds", type=int, default=0)
     p.add_argument("--contiguous-dev", action="store_true")
+    p.add_argument("--library", action="store_true",
+                   help="read the training file with load_corpus(..., document_columns=True) (the library's "
+                        "path, as chaintag train) instead of this script's reader; the same sentences and columns")
     p.add_argument("--out", default=None)
     p.add_argument("--predictions", default=None,
                    help="also write the dev labels and the best epoch's dev predictions here (JSON), "
                         "for a paired significance test")
     args = p.parse_args(argv)
     t_start, c_start = time.perf_counter(), time.process_time()
-    words, labels, doc = read_documents(resolve("jnlpba:train").path)
     t0 = time.perf_counter()
-    rows = document_columns(words, doc)
+    if args.library:
+        corpus = chaintag.load_corpus("jnlpba:train", document_columns=True)
+        rows, labels, columns = corpus.tokens, corpus.labels, corpus.columns
+    else:
+        words, labels, doc = read_documents(resolve("jnlpba:train").path)
+        t0 = time.perf_counter()
+        rows, columns = document_columns(words, doc), COLUMNS
     doc_seconds = time.perf_counter() - t0
     if args.contiguous_dev:
         where = "last 10% of jnlpba:train (contiguous: whole abstracts)"
@@ -158,11 +110,11 @@ def main(argv=None) -> None:
         where = "seeded 10% of jnlpba:train (bench_neural.carve_dev, seed 0)"
         (tr, tl), (dr, dl) = carve_dev(rows, labels)
     params = {k: _value(v) for k, v in (s.split("=", 1) for s in args.set)}
-    m = chaintag.make_learner("sapo", features=args.features, columns=COLUMNS,
+    m = chaintag.make_learner("sapo", features=args.features, columns=columns,
                               epochs=args.epochs, random_state=args.seeds, **params)
     m.fit(tr, tl, dev=(dr, dl))
     hist = m.history_
-    out = {"features": args.features, "set": args.set, "seed": args.seeds, "epochs": args.epochs,
+    out = {"features": args.features, "set": args.set, "reader": "load_corpus" if args.library else "script", "seed": args.seeds, "epochs": args.epochs,
            "dev": "contiguous" if args.contiguous_dev else "seeded carve", "scored_on": where,
            "n_train": len(tr), "n_dev": len(dr),
            "score": round(hist[m.best_epoch_ - 1]["dev_score"], 2), "best_epoch": m.best_epoch_,
