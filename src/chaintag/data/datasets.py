@@ -147,6 +147,12 @@ class Corpus:
         0-based column of the labels in a column file (None otherwise).
     n_file_columns : int
         Number of columns of a column file (0 for CoNLL-U or no sentences).
+    documents : list of int or None
+        Document index of each sentence: document-marker lines (``-DOCSTART-``,
+        ``###MEDLINE:``) of a column file start a new document, and a file
+        without markers is one document (all 0); None for CoNLL-U input. The
+        document columns (:mod:`chaintag.features.document`) are computed per
+        document.
     """
 
     columns: tuple[str, ...]
@@ -158,6 +164,7 @@ class Corpus:
     format: str = field(default="columns", compare=False)
     label_column: int | None = field(default=None, compare=False)
     n_file_columns: int = field(default=0, compare=False)
+    documents: list[int] | None = field(default=None, compare=False)
 
     @property
     def n_sentences(self) -> int:
@@ -425,7 +432,7 @@ def _spec_has_label(spec) -> bool:
 def load_corpus(source, *, columns: str | Sequence[str] | None = None,
                 data_dir: str | os.PathLike | None = None, label_field: str = "xpos",
                 sep: str | None = None, encoding: str = "utf-8", labelled: bool = True,
-                format: str | None = None) -> Corpus:
+                format: str | None = None, document_columns: bool = False) -> Corpus:
     """Read a whole corpus into memory.
 
     Parameters
@@ -450,6 +457,12 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     format : {"columns", "conllu"}, optional
         Overrides the format implied by the reference, the extension or the
         content (standard input: detected from its first lines).
+    document_columns : bool, default False
+        Append the document columns ``abbr``, ``docnext``, ``doccap``
+        (:mod:`chaintag.features.document`) to every token, computed from the
+        words of its document (``Corpus.documents``). Models whose templates
+        read them need them; ``chaintag train``, ``tag`` and ``evaluate`` add
+        them by themselves.
 
     Returns
     -------
@@ -488,7 +501,7 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
                                 encoding=encoding, name=name)
     else:
         sentences = iter_sentences(path, sep=sep if sep is not None else file_sep,
-                                   encoding=encoding, name=name)
+                                   encoding=encoding, name=name, markers=True)
 
     corpus = Corpus(columns=(), labels=[] if want_labels else None, source=source_str,
                     label_field=label_field.lower() if fmt == "conllu" and want_labels else None,
@@ -498,7 +511,16 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     feature_idx: list[int] = []
     label_index = None
     keep_rows = False
+    documents: list[int] | None = None if fmt == "conllu" else []
+    doc, doc_seen = 0, False
     for sentence in sentences:
+        if sentence.marker is not None:  # a document marker: the next sentence starts a new document
+            if doc_seen:
+                doc, doc_seen = doc + 1, False
+            continue
+        if documents is not None:
+            documents.append(doc)
+            doc_seen = True
         if not corpus.lines:
             try:
                 names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,
@@ -523,4 +545,8 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
         if label_index is not None:
             corpus.labels.append([row[label_index] for row in rows])
         corpus.lines.append(sentence.line)
+    corpus.documents = documents
+    if document_columns:
+        from chaintag.features.document import with_document_columns
+        with_document_columns(corpus)
     return corpus

@@ -562,6 +562,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         }
         if getattr(self, "label_field_", None):
             meta["label_field"] = self.label_field_
+        from ..features.document import model_document_columns
+        if model_document_columns(self):  # computed from the input's documents when tagging
+            meta["document_columns"] = list(model_document_columns(self))
         if getattr(self, "training_summary_", None):
             meta["training"] = self.training_summary_
         arrays = dict(ex_arrays)
