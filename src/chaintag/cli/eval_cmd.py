@@ -45,6 +45,9 @@ def run(args) -> int:
         if args.label_field is None:  # the CoNLL-U column the model was trained on
             args.label_field = getattr(model, "label_field_", None)
         test = load(args.test, args)
+        from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
+        if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
+            with_document_columns(test)  # computed from the file's documents (its marker lines)
         gold_labels = {lab for sent in test.labels for lab in sent}
         if gold_labels and not gold_labels & set(model.labels_):
             log(args, f"warning: none of the {len(gold_labels)} gold labels of {test.source} is a label of "

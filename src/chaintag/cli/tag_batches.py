@@ -34,7 +34,9 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
         :class:`~chaintag.io.conllu_io.ConlluBlock` objects, written back
         with the labels in ``options["label_field"]``.
     picker : list of int or None
-        Columns the model reads, in its order (None: all, as they are).
+        Columns the model reads from the input, in its order (None: all, as they are). A model
+        with document columns (:mod:`chaintag.features.document`) gets them computed on the
+        batch, which is then one whole document.
     sep : str
         Column separator of the output.
     options : dict
@@ -42,15 +44,17 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
         ``label_field``.
     """
     out = io.StringIO()
+    from ..features.document import model_rows  # a model with document columns: the batch is one document
     if kind == "conllu":
         from ..io.conllu_io import format_conllu_block
-        labels = iter(model.predict([b.sentence.tokens for b in batch if b.sentence.tokens]))
+        labels = iter(model.predict(model_rows(model, [b.sentence.tokens for b in batch if b.sentence.tokens])))
         for block in batch:
             out.write(format_conllu_block(block, next(labels) if block.sentence.tokens else [],
                                           options["label_field"]))
         return out.getvalue()
     from ..io.columns import format_sentence
     rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
+    rows = model_rows(model, rows)
     if kind == "text":  # one tagged sentence per line (an empty sentence: an empty line)
         from ..io.plain_text import format_tagged_line
         labels = iter(model.predict([r for r in rows if r]))

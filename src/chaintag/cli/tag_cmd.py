@@ -108,7 +108,8 @@ def _feature_picker(model, args, n_columns: int, name: str, line: int):
     from ..data.datasets import parse_columns
     from ..errors import InputError
 
-    want = list(model.columns_)
+    from ..features.document import input_columns
+    want = list(input_columns(model))  # the document columns are computed, not read
     if args.columns:
         names, _ = parse_columns(args.columns, n_columns, labelled=False, path=name, line=line)
         missing = [c for c in want if c not in names]
@@ -127,11 +128,15 @@ def _feature_picker(model, args, n_columns: int, name: str, line: int):
 
 def _expected_input(model) -> str:
     """What input the model can tag, in words."""
-    cols = list(model.columns_)
+    from ..features.document import input_columns, model_document_columns
+    cols = list(input_columns(model))
     text = (f"give a column file: one token per line, its {', '.join(cols)} column{'s' if len(cols) > 1 else ''} "
             "first (separated by spaces or tabs; more columns are copied through), a blank line between sentences")
     if len(cols) == 1:
         text += ", or plain text: one sentence per line, tokens separated by spaces, with --format text"
+    if model_document_columns(model):
+        text += ("; the document columns (abbr, docnext, doccap) are computed from the documents that "
+                 "-DOCSTART- / ###MEDLINE: lines start (a file without them is one document)")
     return text
 
 
@@ -150,7 +155,8 @@ def _explained(sentences, model, name):
 def _looks_like_text(model, tokens) -> bool:
     """A one-column model given lines that each hold several words: its second and third columns
     never repeat a value over four lines or more (tag columns do)."""
-    if len(model.columns_) != 1 or len(tokens) < 4 or len(tokens[0]) < 3:
+    from ..features.document import input_columns
+    if len(input_columns(model)) != 1 or len(tokens) < 4 or len(tokens[0]) < 3:
         return False
     return all(len({tok[k] for tok in tokens}) == len(tokens) for k in (1, 2))
 
@@ -158,9 +164,11 @@ def _looks_like_text(model, tokens) -> bool:
 def _check_text_options(model, args, info, chosen, name):
     """Refuse plain-text input or output that the model or the other options cannot give."""
     from ..errors import InputError
-    if info["format"] == "text" and len(model.columns_) != 1:
+    from ..features.document import input_columns
+    cols = input_columns(model)
+    if info["format"] == "text" and len(cols) != 1:
         raise InputError(f"plain text gives each token one column (the word), but this model reads "
-                         f"{len(model.columns_)} ({', '.join(model.columns_)}): {_expected_input(model)}", name)
+                         f"{len(cols)} ({', '.join(cols)}): {_expected_input(model)}", name)
     out = args.output_format or ("text" if info["format"] == "text" else None)
     if out == "text" and info["format"] == "conllu":
         raise InputError("--output-format text is for column or text input; CoNLL-U input is written back as "
@@ -221,6 +229,9 @@ def run(args) -> int:
         from .constrain_opts import check_constraint_options
         options.update(check_constraint_options(model, args, info["format"]))
     bar = _progress(args)
+    from ..features.document import model_document_columns
+    # a model with document columns is given one whole document per batch (markers end a batch)
+    whole_documents = bool(model_document_columns(model))
     with _output(args) as out, make_writer(out, model, args, options) as writer:
         batch = []
         picker = "unset"
@@ -253,7 +264,7 @@ def run(args) -> int:
                 from .constrain_opts import check_partial_sentence
                 check_partial_sentence(model, sent.tokens, name, sent.line)
             batch.append(sent.tokens)
-            if len(batch) >= args.batch_size:
+            if len(batch) >= args.batch_size and not whole_documents:
                 writer.batch(kind, batch, picker, out_sep)
                 batch = []
         if batch:
@@ -313,6 +324,7 @@ def _tag_conllu(model, blocks, args, name: str) -> int:
 
     # the words of CoNLL-U input have one column, FORM: the model must read one column
     _feature_picker(model, args, 1, name, None)
+    from ..features.document import model_document_columns
     bar = _progress(args)
     options = {"label_field": args.label_field}
     with _output(args) as out, make_writer(out, model, args, options) as writer:
@@ -321,7 +333,7 @@ def _tag_conllu(model, blocks, args, name: str) -> int:
             if bar is not None:
                 bar.update(1)
             batch.append(block)
-            if len(batch) >= args.batch_size:
+            if len(batch) >= args.batch_size and not model_document_columns(model):  # else one document
                 writer.batch("conllu", batch, None, "\t")
                 batch = []
         if batch:

@@ -254,12 +254,32 @@ def _run(args) -> int:
         if args.clusters:
             from ..resources.spec import with_clusters
             args.features = with_clusters(args.features, args.clusters)
+        from ..features.document import document_columns_read, with_document_columns
+        if document_columns_read(args.features, train.columns):
+            # the templates read the document columns: computed from each file's documents (marker lines)
+            if streamed:
+                raise InputError("the document columns (abbr, docnext, doccap) need whole documents: train "
+                                 "without streaming (a file read in chunks has none)")
+            with_document_columns(train)
+            log(args, f"document columns abbr, docnext, doccap computed on {len(set(train.documents or [0]))} "
+                      f"document(s) of {args.train}")
         from ..features.templates import resolve_templates
         log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns, virtual=True),
                                     train.columns, train))
+    from ..features.document import DOCUMENT_COLUMNS
+
+    def load_like_train(source):
+        """Another file of the run, with the document columns when the training data has them."""
+        corpus = load(source, args)
+        if all(c in train.columns for c in DOCUMENT_COLUMNS) and not any(c in corpus.columns
+                                                                        for c in DOCUMENT_COLUMNS):
+            from ..features.document import with_document_columns
+            with_document_columns(corpus)
+        return corpus
+
     dev = None
     if args.dev:
-        d = load(args.dev, args)
+        d = load_like_train(args.dev)
         dev = (d.tokens, d.labels)
         log(args, f"dev: {d.n_sentences} sentences from {args.dev}")
     elif args.dev_fraction > 0:
@@ -270,7 +290,7 @@ def _run(args) -> int:
         train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
         log(args, f"dev: the last {len(dev[0])} sentences; training on the first {cut}")
     # read the test data before training, so that a bad reference fails at once
-    test = load(args.test, args) if args.test else None
+    test = load_like_train(args.test) if args.test else None
     name = args.algorithm
     if args.order == 2:
         if name != "perceptron":
