@@ -335,6 +335,12 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str], vir
                 raise InputError(f"template {t.name!r} reads the gazetteer column {a.column!r}, which only "
                                  "exact template extraction offers (not hashed attributes or streamed "
                                  "training)", path, line)
+            if a.column not in columns and a.column in ("abbr", "docnext", "doccap"):
+                raise InputError(
+                    f"template {t.name!r} reads the document column {a.column!r}, which the data lacks: "
+                    "chaintag train, tag and eval compute it from each file's documents; in Python, read "
+                    "the data with load_corpus(..., document_columns=True) or add it with "
+                    "chaintag.features.document.add_document_columns", path, line)
             if a.column not in columns:
                 raise InputError(
                     f"template {t.name!r} reads column {a.column!r}, but the data has columns "
