@@ -158,6 +158,15 @@ def test_api_without_the_columns_says_how_to_add_them():
         chaintag.make_learner("sapo", features="ner+doc", epochs=1).fit([[("a",), ("b",)]], [["O", "O"]])
 
 
+def test_service_computes_them_per_request(tmp_path):
+    from chaintag.service.server import TaggingService
+    c = chaintag.load_corpus(_train_file(tmp_path), document_columns=True)
+    m = chaintag.make_learner("sapo", features="ner+doc", columns=c.columns, epochs=2, random_state=0, n_jobs=1)
+    m.fit(c.tokens, c.labels)
+    answer = TaggingService(m).tag({"sentences": DOC1})
+    assert answer["labels"] == m.predict(add_document_columns([[(w,) for w in s] for s in DOC1]))
+
+
 def test_missing_word_column(tmp_path):
     path = tmp_path / "p.txt"
     path.write_text("a X O\nb Y O\n", encoding="utf-8")

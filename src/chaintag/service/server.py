@@ -75,8 +75,11 @@ class TaggingService:
         self.model = model
         self.name = name
         self.max_sentences = int(max_sentences)
+        from ..features.document import input_columns
         self.dict_tokens = tuple(model.columns_) == DICT_COLUMNS
-        self.n_columns = len(model.columns_)
+        # the columns a request sends: a model's document columns are computed (one request, one document)
+        self.columns = tuple(model.columns_) if self.dict_tokens else input_columns(model)
+        self.n_columns = len(self.columns)
         self.requests = 0
         self._lock = threading.Lock()
 
@@ -84,7 +87,7 @@ class TaggingService:
         with self._lock:
             served = self.requests
         return {"status": "ok", "algorithm": self.model.algorithm, "labels": list(self.model.labels_),
-                "columns": list(self.model.columns_), "model": self.name, "requests_served": served}
+                "columns": list(self.columns), "model": self.name, "requests_served": served}
 
     # ------------------------------------------------------------ validation
     def _tokens(self, sentences) -> list:
@@ -107,12 +110,12 @@ class TaggingService:
                 elif isinstance(tok, str):
                     if self.n_columns != 1:
                         raise RequestError(400, f"{where}: this model reads {self.n_columns} columns "
-                                                f"({', '.join(self.model.columns_)}): send a list of strings")
+                                                f"({', '.join(self.columns)}): send a list of strings")
                     toks.append((tok,))
                 elif isinstance(tok, list) and all(isinstance(v, str) for v in tok):
                     if len(tok) != self.n_columns:
                         raise RequestError(400, f"{where}: {len(tok)} columns, the model reads "
-                                                f"{self.n_columns} ({', '.join(self.model.columns_)})")
+                                                f"{self.n_columns} ({', '.join(self.columns)})")
                     toks.append(tuple(tok))
                 else:
                     raise RequestError(400, f"{where}: a token is a string or a list of column strings, "
@@ -139,6 +142,9 @@ class TaggingService:
         if "sentences" not in body:
             raise RequestError(400, 'the body has no "sentences" member')
         sentences = self._tokens(body["sentences"])
+        if not self.dict_tokens:
+            from ..features.document import model_rows
+            sentences = model_rows(self.model, sentences)  # the request's sentences are one document
         nbest, confidence = self._k(body, "nbest"), self._k(body, "confidence")
         marginals = body.get("marginals", False)
         if not isinstance(marginals, bool):
