@@ -172,3 +172,26 @@ def test_missing_word_column(tmp_path):
     path.write_text("a X O\nb Y O\n", encoding="utf-8")
     with pytest.raises(InputError, match="'word' column"):
         chaintag.load_corpus(path, columns="tok,pos,label", document_columns=True)
+
+
+def test_experiment_runner_computes_the_document_columns_a_run_reads(tmp_path):
+    from chaintag.experiments import DataRef, Run, Runner
+    path = str(_file(tmp_path / "d.iob2", [DOC1, DOC2, DOC1]))
+    features = "ner;abbr[0];doccap[0]"
+    run = Run(key="t/doc", label="doc", task="t", learner="perceptron", params={"averaged": True},
+              features=features, epochs=2, train=DataRef(path), dev=None, test=DataRef(path), metric="f1")
+    runner = Runner(tmp_path / "out", progress=False)
+    result = runner.run_one(run)
+    assert runner.columns[(path, "documents")] == ("word",) + DOCUMENT_COLUMNS
+    # the same as fitting on the columns load_corpus computes
+    c = chaintag.load_corpus(path, document_columns=True)
+    m = chaintag.make_learner("perceptron", averaged=True, features=features, columns=c.columns, epochs=2)
+    m.fit(c.tokens, c.labels)
+    from chaintag.experiments import corpus_score, sentence_stats
+    direct = corpus_score(sentence_stats(c.labels, m.predict(c.tokens)), "f1")
+    assert result.summary["test_last"] == pytest.approx(direct)
+    # a run that reads no document column keeps the plain tokens
+    plain = Run(key="t/plain", label="plain", task="t", learner="perceptron", params={}, features="ner", epochs=1,
+                train=DataRef(path), dev=None, test=DataRef(path), metric="f1")
+    runner.run_one(plain)
+    assert (path, "documents") in runner.columns and runner.columns[path] == ("word",)

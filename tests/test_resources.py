@@ -254,11 +254,16 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     assert m.algorithm == "sapo" and m.features == "ner+affixes" and m.epochs == 2  # --epochs given wins
     assert m.l2 == 5.0
     assert "recipe bio-ner-affixes: --algorithm sapo --features ner+affixes" in capsys.readouterr().err
-    assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2",
+    assert main(["train", "--recipe", "bio-ner-gaz", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     m = chaintag.load(model)
     assert (m.features, m.l2, m.epochs) == ("ner+gaz", 8.0, 2)
     assert m.extractor_.gazetteer is not None and m.extractor_.gazetteer.sources == ["train"]
+    assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2",
+                 "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert (m.features, m.l2, m.epochs) == ("ner+doc", 5.0, 2)
+    assert m.columns_[-3:] == ("abbr", "docnext", "doccap")
     assert main(["train", "--recipe", "base-np-plain", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     assert chaintag.load(model).features == "chunking"

@@ -257,8 +257,13 @@ class Runner:
             self._file_digests[ref] = _sha256(resolve(ref, self.data_dir).path)
         return self._file_digests[ref]
 
-    def load(self, data: DataRef) -> tuple[list, list]:
+    def load(self, data: DataRef, documents: bool = False) -> tuple[list, list]:
         """Sentences and labels of ``data`` (each file is read once per runner).
+
+        With ``documents``, every token also carries the document columns
+        (:mod:`chaintag.features.document`), computed from the whole file's
+        documents before any part is taken; their columns are
+        ``self.columns[(ref, "documents")]``.
 
         Raises
         ------
@@ -266,11 +271,13 @@ class Runner:
             The file cannot be read, or ``data`` holds no sentence.
         """
         from ..data.datasets import load_corpus
-        if data.ref not in self._corpora:
-            corpus = load_corpus(data.ref, data_dir=self.data_dir, **self.read_options)
-            self._corpora[data.ref] = (corpus.tokens, corpus.labels)
-            self.columns[data.ref] = corpus.columns
-        tokens, labels = self._corpora[data.ref]
+        key = (data.ref, "documents") if documents else data.ref
+        if key not in self._corpora:
+            corpus = load_corpus(data.ref, data_dir=self.data_dir, document_columns=documents,
+                                 **self.read_options)
+            self._corpora[key] = (corpus.tokens, corpus.labels)
+            self.columns[key] = corpus.columns
+        tokens, labels = self._corpora[key]
         if data.seed is None:
             lo, hi = data.bounds(len(tokens))
             part = (tokens[lo:hi], labels[lo:hi])
@@ -366,13 +373,15 @@ class Runner:
             records = self._read_records(folder, run.epochs)
         if bar is not None:
             bar.update(len(records))
-        train = self.load(run.train)
-        test = self.load(run.test)
-        dev = self.load(run.dev) if run.dev is not None else None
+        documents = self._reads_documents(run)
+        train = self.load(run.train, documents)
+        test = self.load(run.test, documents)
+        dev = self.load(run.dev, documents) if run.dev is not None else None
+        columns = self.columns[(run.train.ref, "documents")] if documents else None
         strategy = self.strategy(run)
         started = time.perf_counter()
         for epoch in range(len(records) + 1, run.epochs + 1):
-            record = self._train_epoch(run, strategy, epoch, train, folder / "checkpoint")
+            record = self._train_epoch(run, strategy, epoch, train, folder / "checkpoint", columns)
             strategy = record.pop("_strategy")
             t0 = time.perf_counter()
             model = record.pop("_model")
@@ -478,10 +487,22 @@ class Runner:
             return "stepwise"
         return "retrain"
 
-    def _train_epoch(self, run: Run, strategy: str, epoch: int, train, checkpoint_dir: Path) -> dict:
-        """Train up to ``epoch`` and return its history record plus ``_model`` and ``fit_seconds``."""
+    def _reads_documents(self, run: Run) -> bool:
+        """Whether the run's templates read document columns its training data lacks."""
+        if not isinstance(run.features, str) and not isinstance(run.features, (list, tuple)):
+            return False
+        from ..features.document import document_columns_read
+        self.load(run.train)
+        return bool(document_columns_read(run.features, self.columns[run.train.ref]))
+
+    def _train_epoch(self, run: Run, strategy: str, epoch: int, train, checkpoint_dir: Path,
+                     columns=None) -> dict:
+        """Train up to ``epoch`` and return its history record plus ``_model`` and ``fit_seconds``
+        (``columns``: the feature columns of ``train``'s tokens, when not the learner's default)."""
         cls = learner_class(run.learner)
         params = dict(run.params, features=run.features)
+        if columns is not None:
+            params["columns"] = columns
         accepted = set(inspect.signature(cls.__init__).parameters)
         if "epochs" in accepted:
             params["epochs"] = epoch
