@@ -114,7 +114,8 @@ def presets_section(out_dir: Path, results: dict, tasks, titles: dict, compare) 
     for task in ran:
         p = results[f"preset/{task}"]
         metric = p.run.metric
-        rows = [[p.run.label, f"`{p.run.features.split(';@')[0]}`", p.run.epochs, fmt(p.summary["test_last"]), "-",
+        shown = ";".join(part for part in p.run.features.split(";") if not part.startswith("@clusters="))
+        rows = [[p.run.label, f"`{shown}`", p.run.epochs, fmt(p.summary["test_last"]), "-",
                  "-", "-", fmt(p.summary["cpu_seconds_per_epoch"], 3)]]
         others = [(f"{task}/{k}", dev) for k, dev in BASELINES]
         others += [(k, True) for k in results if k.startswith(f"neural/{task}/")]
