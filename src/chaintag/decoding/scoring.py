@@ -51,6 +51,27 @@ def feature_entries(attr_ids, feat_ptr, n_labels: int | None = None):
     return ent_lo, ent_n
 
 
+@njit(cache=True, inline="always")
+def four_full_rows(ent_n, k, k_end, n_labels):
+    """Whether the entries ``k .. k+3`` of a token (which ends at ``k_end``) all hold every label
+    (full rows of contiguous weights, as dense attributes and the ``all`` feature space give)."""
+    return (k + 4 <= k_end and ent_n[k] == n_labels and ent_n[k + 1] == n_labels
+            and ent_n[k + 2] == n_labels and ent_n[k + 3] == n_labels)
+
+
+@njit(cache=True, inline="always")
+def chunk_bounds(sent_ptr, c):
+    """Sentences ``s0:s1`` of chunk ``c`` (:data:`SENTENCES_PER_CHUNK` a chunk) and their longest
+    length ``m`` (at least 1), for the parallel taggers."""
+    n_sent = sent_ptr.shape[0] - 1
+    s0 = c * SENTENCES_PER_CHUNK
+    s1 = min(s0 + SENTENCES_PER_CHUNK, n_sent)
+    m = 1
+    for s in range(s0, s1):
+        m = max(m, sent_ptr[s + 1] - sent_ptr[s])
+    return s0, s1, m
+
+
 @njit(cache=True)
 def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
     """Fill ``out[:t1-t0]`` with ``E[i, l] = sum_{a in a(x,i)} W[a, l]``.
@@ -74,8 +95,7 @@ def emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, out):
         k = tok_ptr[i]
         k_end = tok_ptr[i + 1]
         while k < k_end:
-            if (k + 4 <= k_end and ent_n[k] == n_labels and ent_n[k + 1] == n_labels
-                    and ent_n[k + 2] == n_labels and ent_n[k + 3] == n_labels):
+            if four_full_rows(ent_n, k, k_end, n_labels):
                 # four full rows (the "all" feature space): contiguous labels 0..L-1, added in entry
                 # order as below (the same sums), in one sweep over the labels
                 w0 = w[ent_lo[k]:ent_lo[k] + n_labels]
@@ -193,11 +213,7 @@ def tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
     scores = np.zeros(max(n_sent, 1))
     n_chunks = (n_sent + SENTENCES_PER_CHUNK - 1) // SENTENCES_PER_CHUNK
     for c in prange(n_chunks):
-        s0 = c * SENTENCES_PER_CHUNK
-        s1 = min(s0 + SENTENCES_PER_CHUNK, n_sent)
-        m = 1
-        for s in range(s0, s1):
-            m = max(m, sent_ptr[s + 1] - sent_ptr[s])
+        s0, s1, m = chunk_bounds(sent_ptr, c)
         E, delta, back = _viterbi_work(m, n_labels)
         for s in range(s0, s1):
             t0 = sent_ptr[s]

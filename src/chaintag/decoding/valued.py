@@ -15,7 +15,8 @@ from numba import njit, prange
 
 from .forward_backward import forward_backward_kernel
 from .nbest import astar_workspace, nbest_into
-from .scoring import SENTENCES_PER_CHUNK, _viterbi_work, max_sentence_length, weight_views
+from .scoring import (SENTENCES_PER_CHUNK, _viterbi_work, chunk_bounds, four_full_rows, max_sentence_length,
+                      weight_views)
 from .viterbi import viterbi_kernel
 
 
@@ -38,8 +39,7 @@ def emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, 
         k = tok_ptr[i]
         k_end = tok_ptr[i + 1]
         while k < k_end:
-            if (k + 4 <= k_end and ent_n[k] == n_labels and ent_n[k + 1] == n_labels
-                    and ent_n[k + 2] == n_labels and ent_n[k + 3] == n_labels):
+            if four_full_rows(ent_n, k, k_end, n_labels):
                 # four full rows (dense attributes hold every label; the "all" feature space): the
                 # labels are contiguous, 0..L-1 from ent_lo; the sums are added in entry order, as below
                 w0 = w[ent_lo[k]:ent_lo[k] + n_labels]
@@ -96,11 +96,7 @@ def tag_corpus_valued_parallel(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_l
     n_sent = sent_ptr.shape[0] - 1
     n_chunks = (n_sent + SENTENCES_PER_CHUNK - 1) // SENTENCES_PER_CHUNK
     for c in prange(n_chunks):
-        s0 = c * SENTENCES_PER_CHUNK
-        s1 = min(s0 + SENTENCES_PER_CHUNK, n_sent)
-        m = 1
-        for s in range(s0, s1):
-            m = max(m, sent_ptr[s + 1] - sent_ptr[s])
+        s0, s1, m = chunk_bounds(sent_ptr, c)
         E, delta, back = _viterbi_work(m, n_labels)
         for s in range(s0, s1):
             t0 = sent_ptr[s]

@@ -132,6 +132,27 @@ def sapo_scales(n, sigma, step, lr0, lr_decay, l2, n_train, l2_per_sample):
     return gammas, sigmas
 
 
+@njit(cache=True)
+def sapo_pass_state(order, sent_ptr, n_parts):
+    """What a lock-free SAPO pass keeps: ``(n, parts, updates, errors, losses, m, done)``: the samples,
+    the threads (at most one a sample, at least one), per-thread update and error counts, the loss of
+    every sample (summed in sample order at the end), the longest sentence and the per-thread count of
+    samples done (the shared clock)."""
+    n = order.shape[0]
+    parts = max(min(n_parts, n), 1)
+    return (n, parts, np.zeros(parts, dtype=np.int64), np.zeros(parts, dtype=np.int64), np.zeros(max(n, 1)),
+            max(max_sentence_length(sent_ptr), 1), np.zeros(parts, dtype=np.int64))
+
+
+@njit(cache=True)
+def ordered_sum(values, n):
+    """``values[0] + ... + values[n-1]`` added in that order (the serial pass's order)."""
+    total = 0.0
+    for k in range(n):
+        total += values[k]
+    return total
+
+
 @njit(cache=True, parallel=True)
 def sapo_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, gammas, sigmas,
                        n_labels, n_best, use_beam, beam_width, stop_gap, n_parts):
@@ -152,14 +173,8 @@ def sapo_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label
     loss : float
         Summed in sample order.
     """
-    n = order.shape[0]
-    parts = max(min(n_parts, n), 1)
-    updates = np.zeros(parts, dtype=np.int64)
-    errors = np.zeros(parts, dtype=np.int64)
-    losses = np.zeros(max(n, 1))
-    m = max(max_sentence_length(sent_ptr), 1)
+    n, parts, updates, errors, losses, m, done = sapo_pass_state(order, sent_ptr, n_parts)
     u = np.zeros(1)
-    done = np.zeros(parts, dtype=np.int64)
     for p in prange(parts):
         E, C, CT, CS, CE, paths, scores, probs = sapo_work(m, n_labels, n_best)
         ws = astar_workspace(m, n_labels, n_best, 0)
@@ -178,7 +193,4 @@ def sapo_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label
             errors[p] += err
             losses[k] = loss
             done[p] += 1
-    total = 0.0
-    for k in range(n):
-        total += losses[k]
-    return updates.sum(), errors.sum(), total
+    return updates.sum(), errors.sum(), ordered_sum(losses, n)

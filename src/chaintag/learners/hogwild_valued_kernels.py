@@ -22,8 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..decoding.nbest import astar_workspace
-from ..decoding.scoring import max_sentence_length
-from .hogwild_kernels import clock, sapo_work
+from .hogwild_kernels import clock, ordered_sum, sapo_pass_state, sapo_work
 from .sapo_valued_kernels import _sapo_piece_valued
 
 
@@ -58,14 +57,8 @@ def sapo_epoch_valued_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, 
     loss : float
         Summed in sample order.
     """
-    n = order.shape[0]
-    parts = max(min(n_parts, n), 1)
-    updates = np.zeros(parts, dtype=np.int64)
-    errors = np.zeros(parts, dtype=np.int64)
-    losses = np.zeros(max(n, 1))
-    m = max(max_sentence_length(sent_ptr), 1)
+    n, parts, updates, errors, losses, m, done = sapo_pass_state(order, sent_ptr, n_parts)
     u = np.zeros(1)
-    done = np.zeros(parts, dtype=np.int64)
     for p in prange(parts):
         E, C, CT, CS, CE, paths, scores, probs = sapo_work(m, n_labels, n_best)
         labs, coefs = label_work(n_labels)
@@ -85,7 +78,4 @@ def sapo_epoch_valued_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, 
             errors[p] += err
             losses[k] = loss
             done[p] += 1
-    total = 0.0
-    for k in range(n):
-        total += losses[k]
-    return updates.sum(), errors.sum(), total
+    return updates.sum(), errors.sum(), ordered_sum(losses, n)
