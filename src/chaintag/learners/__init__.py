@@ -13,7 +13,7 @@ from .base import SequenceTagger, load, register
 #: class name -> module of this package that defines it
 _CLASSES = {"StructuredPerceptron": "perceptron", "SAPO": "sapo", "CRF": "crf", "CRFLBFGS": "crf",
             "MIRA": "mira", "NBestMIRA": "mira", "SecondOrderPerceptron": "second_order",
-            "MaxEnt": "maxent", "BiLSTM": "neural", "BiLSTMCRF": "neural"}
+            "SecondOrderSAPO": "sapo2", "MaxEnt": "maxent", "BiLSTM": "neural", "BiLSTMCRF": "neural"}
 
 
 #: Import a learner class on first use (PEP 562).
@@ -25,7 +25,7 @@ class _Learners(Mapping):
 
     _names = {"perceptron": "StructuredPerceptron", "sapo": "SAPO", "crf": "CRF", "crf-lbfgs": "CRFLBFGS",
               "mira": "MIRA", "nbest-mira": "NBestMIRA", "perceptron2": "SecondOrderPerceptron",
-              "maxent": "MaxEnt", "bilstm": "BiLSTM", "bilstm-crf": "BiLSTMCRF"}
+              "sapo2": "SecondOrderSAPO", "maxent": "MaxEnt", "bilstm": "BiLSTM", "bilstm-crf": "BiLSTMCRF"}
 
     def __getitem__(self, name):
         return __getattr__(self._names[name])
@@ -76,4 +76,4 @@ def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
 
 
 __all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
-           "SecondOrderPerceptron", "MaxEnt", "BiLSTM", "BiLSTMCRF", "load", "register", "make_learner", "LEARNERS"]
+           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "load", "register", "make_learner", "LEARNERS"]

@@ -1,0 +1,237 @@
+"""Second-order SAPO: search-based probabilistic online learning over label trigrams (Sun et al.)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..decoding.nbest2 import pair_lists, pair_matrix
+from ..decoding.scoring import feature_entries
+from ..errors import InputError, ModelFormatError
+from ..io.model_file import load_model, save_model
+from .base import TrainData, register
+from .sapo2_kernels import sapo2_epoch, tag_corpus_sapo2
+from .scale_kernels import fold_average, fold_scale
+from .second_order import SecondOrderPerceptron
+
+_NO_VALUES = np.zeros(0)
+
+
+@register
+class SecondOrderSAPO(SecondOrderPerceptron):
+    """SAPO on a second-order (label-trigram) chain, searched over the label pairs seen in training.
+
+    Each training sentence, in a seeded random order: the exact top-n label
+    sequences by A* over label pairs with a backward second-order Viterbi
+    heuristic (:mod:`chaintag.decoding.nbest2`), probabilities over the
+    top-n, the update ``gamma * (Phi(x, y*) - sum_k P_k Phi(x, y_k))`` with
+    ``Phi`` counting attributes x labels, label bigrams and label trigrams,
+    then the L2 step. The model of
+    :class:`~chaintag.learners.second_order.SecondOrderPerceptron` (trigram
+    weights from the third token on), learned as
+    :class:`~chaintag.learners.sapo.SAPO` learns the first-order one.
+
+    By default (``pairs="seen"``) a label may only follow a label it followed
+    in the training data (a label seen with no successor or no predecessor is
+    left free): for IOB chunk labels that keeps the search near first-order
+    cost (CoNLL-2000: 145 of 484 pairs, 1,270 trigram steps per token against
+    10,648 for every pair), and it rules out sequences the training data never
+    shows (``O I-NP``). The pairs are stored in the model and apply when tagging.
+
+    Parameters
+    ----------
+    features : str or list of str, default "pos"
+        Preset name, template file, or specs (as :class:`~chaintag.learners.sapo.SAPO`).
+    columns : sequence of str, optional
+    n_best : int, default 5
+        Size ``n`` of the top-n.
+    learning_rate : float, default 0.1
+    lr_schedule : {"decay", "fixed"}, default "decay"
+        ``gamma_t = gamma_0 / (1 + t / |S|)``, or fixed.
+    l2 : float, default 1.0
+        Regularization strength ``lambda`` (one step ``1 - gamma lambda / |S|`` per sample).
+    stop_ratio : float or None, default None
+        Stop the search once a candidate is this many times less probable than the best.
+    averaged : bool, default False
+        Tag with the average of the weights after every step (exact, lazy).
+    pairs : {"seen", "all"}, default "seen"
+        Allowed label pairs: those of the training data, or every pair (``O(T L^3)`` search).
+    epochs : int, default 10
+    cc : int, default 0
+    feature_space : {"gold", "all"}, default "gold"
+    shuffle : bool, default True
+    random_state : int, default 0
+    hash_bits : int or None, default None
+    progress : bool or None, default None
+
+    Attributes
+    ----------
+    weights_ : float64 array, shape (F + L*L + 2*L + L**3,)
+        First-order layout, then ``V[prev2, prev, cur]`` (C order).
+    pair_allowed_ : bool array, shape (L, L)
+        Allowed pairs ``[prev, cur]``.
+
+    Notes
+    -----
+    Trains on one thread (no Hogwild pass), keeps no checkpoints, and offers
+    no n-best output, confidences or marginals; it reads real-valued
+    attributes (word vectors). With ``n_best=1``, ``learning_rate=1``,
+    ``lr_schedule="fixed"``, ``l2=0`` and ``pairs="all"`` the updates are
+    those of the naive second-order perceptron.
+
+    References
+    ----------
+    X. Sun et al. Towards easier and faster sequence labeling for natural
+    language processing: a search-based probabilistic online learning
+    framework (SAPO), Algorithm 1 and s. 2 (top-n search).
+    M. Collins. Discriminative training methods for hidden Markov models.
+    EMNLP 2002 (the trigram model).
+
+    Examples
+    --------
+    >>> tagger = SecondOrderSAPO(features=["w[0]"], epochs=3)
+    >>> _ = tagger.fit([["the", "dog"], ["a", "cat"]], [["D", "N"], ["D", "N"]])
+    >>> tagger.predict([["the", "cat"]])
+    [['D', 'N']]
+    """
+
+    algorithm = "sapo2"
+    _real_values = True
+    tag_dict = False  # no tag dictionary: the pairs restrict the search
+    tag_dict_min = 100
+
+    def __init__(self, *, features="pos", columns=None, n_best=5, learning_rate=0.1, lr_schedule="decay",
+                 l2=1.0, stop_ratio=None, averaged=False, pairs="seen", epochs=10, cc=0, feature_space="gold",
+                 shuffle=True, random_state=0, hash_bits=None, progress=None):
+        self.features = features
+        self.columns = columns
+        self.n_best = n_best
+        self.learning_rate = learning_rate
+        self.lr_schedule = lr_schedule
+        self.l2 = l2
+        self.stop_ratio = stop_ratio
+        self.averaged = averaged
+        self.pairs = pairs
+        self.epochs = epochs
+        self.cc = cc
+        self.feature_space = feature_space
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.hash_bits = hash_bits
+        self.progress = progress
+
+    def fit(self, sentences, labels, dev=None, *, checkpoint_dir=None, resume=False) -> "SecondOrderSAPO":
+        """Train on labelled sentences; see :meth:`SequenceTagger.fit`.
+
+        Raises
+        ------
+        ValueError
+            For a setting out of range (``n_best`` < 1, ``learning_rate`` <= 0, ``l2`` < 0,
+            ``pairs`` not "seen" or "all", ``learning_rate * l2 / |S|`` >= 1).
+        InputError
+            As :meth:`SequenceTagger.fit`; and for ``checkpoint_dir``.
+        """
+        if self.pairs not in ("seen", "all"):
+            raise ValueError(f"pairs must be 'seen' or 'all', not {self.pairs!r}")
+        if self.lr_schedule not in ("decay", "fixed"):
+            raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {self.lr_schedule!r}")
+        if int(self.n_best) < 1:
+            raise ValueError("n_best must be at least 1")
+        if self.learning_rate <= 0 or self.l2 < 0:
+            raise ValueError("learning_rate must be > 0 and l2 >= 0")
+        if checkpoint_dir or resume:
+            raise InputError("the second-order SAPO keeps no checkpoints")
+        return super().fit(sentences, labels, dev)
+
+    def _lists(self):
+        return pair_lists(self.pair_allowed_)
+
+    def _begin(self, data: TrainData) -> dict:
+        n_train = data.attrs.n_sentences
+        shrink = self.learning_rate * self.l2 / n_train
+        if shrink >= 1:
+            raise ValueError(f"learning_rate * l2 / |S| = {shrink:g} must be below 1")
+        L = data.index.n_labels
+        self.pair_allowed_ = pair_matrix(data.gold, data.attrs.sent_ptr, L, self.pairs == "seen")
+        n = data.index.n_weights + L ** 3
+        avg = bool(self.averaged)
+        return {"v": np.zeros(n), "sigma": 1.0, "step": 0, "n_train": n_train, "lists": self._lists(),
+                "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
+
+    def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
+        a = data.attrs
+        valued = data.ent_val is not None
+        sigma, step, n_updates, n_errors, loss, sigma_sum = sapo2_epoch(
+            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val if valued else _NO_VALUES,
+            valued, data.gold, data.index.feat_label, state["v"], state["sigma"], state["step"],
+            data.index.n_labels, *state["lists"], int(self.n_best),
+            math.log(self.stop_ratio) if self.stop_ratio else np.inf, float(self.learning_rate),
+            self.lr_schedule == "decay", float(self.l2), state["n_train"], bool(self.averaged),
+            state["u"], state["acc"], state["sigma_sum"])
+        if self.averaged:
+            fold_average(state["v"], state["u"], state["acc"], sigma_sum)
+            sigma_sum = 0.0
+        if sigma != 1.0:
+            sigma = fold_scale(state["v"], sigma)
+        state["sigma"], state["step"], state["sigma_sum"] = sigma, step, sigma_sum
+        return {"updates": int(n_updates), "errors": int(n_errors), "loss": float(loss)}
+
+    def _current_weights(self, state: dict) -> np.ndarray:
+        if self.averaged and state["step"] > 0:
+            return state["acc"] / state["step"]
+        return state["sigma"] * state["v"]
+
+    def _tag_ids(self, attrs, weights=None, word_ids=None) -> np.ndarray:
+        """Best valid second-order labels of every token (the allowed pairs applied)."""
+        out = np.zeros(attrs.n_tokens, dtype=np.int32)
+        w = self.weights_ if weights is None else weights
+        n_labels = len(self.labels_)
+        if n_labels == 0 or attrs.n_tokens == 0:
+            return out
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
+        values = getattr(attrs, "attr_values", None)
+        tag_corpus_sapo2(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n,
+                         _NO_VALUES if values is None else np.ascontiguousarray(values, dtype=np.float64),
+                         values is not None, self.feature_index_.feat_label,
+                         np.ascontiguousarray(w, dtype=np.float64), n_labels, *self._lists(), out)
+        return out
+
+    def predict_nbest(self, sentences, k: int = 5):
+        """Not offered for the second-order SAPO.
+
+        Raises
+        ------
+        NotImplementedError
+            Always; use :meth:`predict`.
+        """
+        raise NotImplementedError(f"{type(self).__name__} offers no n-best output; use predict()")
+
+    def save(self, path) -> None:
+        """Save the fitted model with its trigram weights and allowed label pairs (npz + JSON, atomic).
+
+        Raises
+        ------
+        RuntimeError, ValueError
+            As :meth:`SequenceTagger.save`.
+        """
+        super().save(path)
+        meta, arrays = load_model(path)
+        arrays["pair_allowed"] = self.pair_allowed_.astype(np.uint8)
+        save_model(path, meta, arrays)
+
+    @classmethod
+    def _from_saved(cls, meta: dict, arrays: dict) -> "SecondOrderSAPO":
+        model = super()._from_saved(meta, arrays)
+        L = len(model.labels_)
+        try:
+            allowed = np.asarray(arrays["pair_allowed"])
+        except KeyError:
+            raise ModelFormatError("model has no allowed label pairs (pair_allowed)") from None
+        if allowed.shape != (L, L) or not np.isin(allowed, (0, 1)).all():
+            raise ModelFormatError("the allowed label pairs are inconsistent with the labels")
+        allowed = allowed.astype(bool)
+        if L and (not allowed.any(axis=1).all() or not allowed.any(axis=0).all()):
+            raise ModelFormatError("the allowed label pairs leave a label with no successor or predecessor")
+        model.pair_allowed_ = allowed
+        return model

@@ -1,0 +1,253 @@
+"""Compiled passes and tagging of the second-order SAPO (Sun et al., Algorithm 1, over label trigrams).
+
+The algorithm of :mod:`chaintag.learners.sapo_kernels` on the second-order
+model of :mod:`chaintag.decoding.nbest2`: top-n by A* over the allowed label
+pairs, probabilities over the top-n, the update
+``w += gamma * (Phi(x, y*) - sum_k P_k Phi(x, y_k))`` where ``Phi`` now also
+counts label trigrams, then the L2 step ``w *= 1 - gamma * lambda / |S|``
+(lazily, through the scale ``sigma``; averaging as in
+:mod:`chaintag.learners.scale_kernels`). Entries may carry real values
+(``valued``): the scores and the updates multiply by them.
+
+Flat weight layout: that of :mod:`chaintag.learners.second_order_kernels`
+(features, ``U``, start, end, then ``V[prev2, prev, cur]``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..decoding.nbest2 import astar2_retry, astar2_workspace
+from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
+from ..decoding.valued import emission_scores_valued
+from .perceptron_kernels import hamming
+from .sapo_kernels import _add
+from .scale_kernels import end_of_step
+from .second_order_kernels import first_order_size, second_order_views
+
+
+@njit(cache=True)
+def _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E):
+    if valued:
+        emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
+    else:
+        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+
+
+@njit(cache=True)
+def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
+                         averaged, sigma_sum, labs, coefs):
+    """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``
+    for each label with a coefficient, and clear ``row``; returns whether any was non-zero.
+
+    ``labs`` (int64) and ``coefs`` (float64), shape (n_labels,), are work arrays. Every
+    weight receives its additions in the order of the entries.
+    """
+    n_labels = row.shape[0]
+    nz = 0
+    for lab in range(n_labels):
+        c = row[lab]
+        if c != 0.0:
+            row[lab] = 0.0
+            labs[nz] = lab
+            coefs[nz] = scale * c
+            nz += 1
+    if nz == 0:
+        return False
+    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+        lo = ent_lo[e]
+        n = ent_n[e]
+        x = ent_val[e] if valued else 1.0
+        if n == n_labels:  # a full row: the label's feature is lo + label
+            for q in range(nz):
+                _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
+        else:
+            for q in range(nz):
+                f = find_feature(feat_label, lo, n, labs[q])
+                if f >= 0:
+                    _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
+    return True
+
+
+@njit(cache=True)
+def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, feat_label, v, sigma, step,
+                n_labels, succ_ptr, succ, pred_ptr, pred, n_best, stop_gap, lr0, lr_decay, l2, n_train,
+                averaged, u, acc, sigma_sum):
+    """One pass of second-order SAPO over the sentences in ``order``.
+
+    Parameters
+    ----------
+    order : int64 array
+        Sentence indices in visiting order.
+    sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label
+        As :func:`chaintag.learners.sapo_kernels.sapo_epoch`.
+    ent_val : float64 array, shape (n_entries,) (any length when not ``valued``)
+    valued : bool
+        Entries carry real values.
+    v : float64 array, shape (F + L*L + 2*L + L**3,)
+        Unscaled weights (``w = sigma * v``), updated in place.
+    sigma : float
+    step : int
+        Samples processed before this pass.
+    n_labels : int
+    succ_ptr, succ, pred_ptr, pred
+        Allowed label pairs (:func:`chaintag.decoding.nbest2.pair_lists`); every gold pair must be allowed.
+    n_best : int
+    stop_gap : float
+        Stop the search once a candidate scores ``stop_gap`` below the best (``inf``: exact top-n).
+    lr0 : float
+    lr_decay : bool
+        ``gamma_t = gamma_0 / (1 + t / |S|)`` instead of a fixed rate.
+    l2 : float
+    n_train : int
+    averaged : bool
+    u, acc : float64 arrays (shape (1,) when not averaged)
+    sigma_sum : float
+
+    Returns
+    -------
+    (sigma, step, n_updates, n_errors, loss, sigma_sum)
+        As :func:`chaintag.learners.sapo_kernels.sapo_epoch`.
+    """
+    L = n_labels
+    n_features = feat_label.shape[0]
+    t_off = n_features
+    s_off = t_off + L * L
+    e_off = s_off + L
+    v_off = first_order_size(n_features, L)
+    U, start, end, V = second_order_views(v, n_features, L)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, L))
+    C = np.zeros((m, L))
+    CT = np.zeros((L, L))
+    C3 = np.zeros(L * L * L)
+    CS = np.zeros(L)
+    CE = np.zeros(L)
+    paths = np.zeros((n_best, m), dtype=np.int32)
+    scores = np.zeros(n_best)
+    probs = np.zeros(n_best)
+    labs = np.zeros(L, dtype=np.int64)
+    coefs = np.zeros(L)
+    ws = astar2_workspace(m, L, 4 * n_best * m * L + L)
+    n_updates = 0
+    n_errors = 0
+    loss = 0.0
+    for s in order:
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        T = t1 - t0
+        gamma = lr0 / (1.0 + step / n_train) if lr_decay else lr0
+        if T > 0:
+            _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, v, E)
+            k, ws = astar2_retry(E[:T], U, V, start, end, succ_ptr, succ, pred_ptr, pred, n_best,
+                                 stop_gap / sigma, paths, scores, ws)
+            top = scores[0] * sigma
+            z = 0.0
+            for r in range(k):
+                scores[r] *= sigma
+                probs[r] = np.exp(scores[r] - top)
+                z += probs[r]
+            for r in range(k):
+                probs[r] /= z
+            g_score = start[gold[t0]] + E[0, gold[t0]] + end[gold[t1 - 1]]
+            for i in range(1, T):
+                g_score += U[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
+                if i >= 2:
+                    g_score += V[gold[t0 + i - 2], gold[t0 + i - 1], gold[t0 + i]]
+            loss += top + np.log(z) - sigma * g_score
+            n_errors += hamming(t0, t1, gold, paths[0])
+            # coefficients of Phi(y*) - sum_k P_k Phi(y_k); a candidate that differs from the gold
+            # differs at some token, so with no token coefficient every other one is zero too
+            touched = False
+            for r in range(k):
+                p = probs[r]
+                for i in range(T):
+                    y = gold[t0 + i]
+                    zl = paths[r, i]
+                    if zl != y:
+                        C[i, y] += p
+                        C[i, zl] -= p
+                        touched = True
+                    if i == 0:
+                        if zl != y:
+                            CS[y] += p
+                            CS[zl] -= p
+                        continue
+                    yp = gold[t0 + i - 1]
+                    zp = paths[r, i - 1]
+                    if yp != zp or y != zl:
+                        CT[yp, y] += p
+                        CT[zp, zl] -= p
+                    if i >= 2:
+                        y2 = gold[t0 + i - 2]
+                        z2 = paths[r, i - 2]
+                        if y2 != z2 or yp != zp or y != zl:
+                            C3[(y2 * L + yp) * L + y] += p
+                            C3[(z2 * L + zp) * L + zl] -= p
+                y = gold[t1 - 1]
+                zl = paths[r, T - 1]
+                if zl != y:
+                    CE[y] += p
+                    CE[zl] -= p
+            if touched:
+                n_updates += 1
+                scale = gamma / sigma
+                for i in range(T):
+                    apply_emission_coefs(t0 + i, C[i], tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label,
+                                         v, u, scale, averaged, sigma_sum, labs, coefs)
+                for a in range(L):
+                    if CS[a] != 0.0:
+                        _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
+                        CS[a] = 0.0
+                    if CE[a] != 0.0:
+                        _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
+                        CE[a] = 0.0
+                    for b in range(L):
+                        if CT[a, b] != 0.0:
+                            _add(v, u, t_off + a * L + b, scale * CT[a, b], averaged, sigma_sum)
+                            CT[a, b] = 0.0
+                # trigrams: the triples met above, each weight once
+                for r in range(k):
+                    for i in range(2, T):
+                        for side in range(2):
+                            if side == 0:
+                                q = (gold[t0 + i - 2] * L + gold[t0 + i - 1]) * L + gold[t0 + i]
+                            else:
+                                q = (paths[r, i - 2] * L + paths[r, i - 1]) * L + paths[r, i]
+                            if C3[q] != 0.0:
+                                _add(v, u, v_off + q, scale * C3[q], averaged, sigma_sum)
+                                C3[q] = 0.0
+        shrink = 1.0 - gamma * l2 / n_train if l2 > 0.0 else 1.0
+        sigma, sigma_sum = end_of_step(v, u, acc, sigma, sigma_sum, shrink, averaged)
+        step += 1
+    return sigma, step, n_updates, n_errors, loss, sigma_sum
+
+
+@njit(cache=True)
+def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
+                     succ_ptr, succ, pred_ptr, pred, out):
+    """Best valid second-order label sequence of every sentence; label ids into ``out`` (shape (n_tokens,)).
+
+    Arguments as :func:`sapo2_epoch`; ``w`` are the (scaled) weights. Returns the total score.
+    """
+    L = n_labels
+    U, start, end, V = second_order_views(w, feat_label.shape[0], L)
+    m = max(max_sentence_length(sent_ptr), 1)
+    E = np.zeros((m, L))
+    paths = np.zeros((1, m), dtype=np.int32)
+    scores = np.zeros(1)
+    ws = astar2_workspace(m, L, 4 * m * L + L)
+    total = 0.0
+    for s in range(sent_ptr.shape[0] - 1):
+        t0 = sent_ptr[s]
+        t1 = sent_ptr[s + 1]
+        if t1 == t0:
+            continue
+        _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E)
+        k, ws = astar2_retry(E[:t1 - t0], U, V, start, end, succ_ptr, succ, pred_ptr, pred, 1, np.inf,
+                             paths, scores, ws)
+        for i in range(t1 - t0):
+            out[t0 + i] = paths[0, i]
+        total += scores[0]
+    return total
