@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+import chaintag
+
 from chaintag.cli.main import main
 
 TRAIN = """Paris NNP B-LOC
@@ -288,8 +290,15 @@ def test_second_order_from_the_cli(tmp_path, capsys):
     assert main(["tag", "-m", str(model), str(test), "--quiet"]) == 0
     assert len([ln for ln in capsys.readouterr().out.split("\n") if ln]) == 6
     assert main(["tag", "-m", str(model), str(test), "--nbest", "2", "--quiet"]) == 2
-    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo")
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "crf")
     assert code == 2 and "--order 2" in cap.err
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--epochs", "3")
+    assert code == 0
+    assert chaintag.load(model).algorithm == "sapo2"
+    assert main(["tag", "-m", str(model), str(test), "--quiet"]) == 0
+    assert len([ln for ln in capsys.readouterr().out.split("\n") if ln]) == 6
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--threads", "2")
+    assert code == 2 and "sapo --order 2" in cap.err
 
 
 def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkeypatch):

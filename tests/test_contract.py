@@ -13,6 +13,7 @@ BASE = dict(features=["w[0]", "w[-1]", "pos[0]", "pos[-1]|pos[0]"], columns=("wo
 SETTINGS = {
     "perceptron": dict(epochs=20),
     "sapo": dict(epochs=30, learning_rate=0.5, l2=0.1),
+    "sapo2": dict(epochs=30, learning_rate=0.5, l2=0.1),
     "crf": dict(epochs=40, learning_rate=0.5, l2=0.01),
     "crf-lbfgs": dict(l2=0.01),
     "mira": dict(epochs=20),

@@ -66,7 +66,7 @@ def test_real_values_are_refused_not_misread(name):
     if name in ("bilstm", "bilstm-crf"):
         pytest.importorskip("torch")
     learner = chaintag.make_learner(name)
-    if name in ("perceptron2", "bilstm", "bilstm-crf"):  # no feature-dict input at all
+    if name in ("perceptron2", "sapo2", "bilstm", "bilstm-crf"):  # no feature-dict input at all
         with pytest.raises(InputError, match="feature dict"):
             learner.fit(X, LABELS)
     else:

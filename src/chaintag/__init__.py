@@ -23,7 +23,7 @@ _LAZY = {"Corpus": "data.datasets", "load_corpus": "data.datasets", "EvalResult"
          "conlleval_report": "evaluation", "evaluate": "evaluation",
          "sequence_scorer": "learners.sklearn_compat",
          **{name: "learners" for name in ("CRF", "CRFLBFGS", "MIRA", "SAPO", "NBestMIRA",
-                                          "SecondOrderPerceptron", "MaxEnt", "SequenceTagger",
+                                          "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "SequenceTagger",
                                           "StructuredPerceptron", "load", "make_learner", "BiLSTM",
                                           "BiLSTMCRF")}}
 
@@ -34,6 +34,6 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 __all__ = [
     "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "ModelFormatError",
     "EvalResult", "conlleval_report", "evaluate", "SequenceTagger", "StructuredPerceptron", "SAPO", "CRF",
-    "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "MaxEnt", "BiLSTM", "BiLSTMCRF",
+    "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF",
     "load", "make_learner", "sequence_scorer",
 ]

@@ -55,8 +55,8 @@ def add_parser(sub) -> None:
                    help="training passes (default: 10; crf-lbfgs: at most 100 iterations; bilstm, "
                         "bilstm-crf: 30)")
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
-                   help="model order of the perceptron: 2 adds label-trigram weights (Collins's "
-                        "POS tagger; search over label pairs)")
+                   help="model order of the perceptron and SAPO: 2 adds label-trigram weights (Collins's "
+                        "POS tagger; search over label pairs; SAPO searches the label pairs seen in training)")
     p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=None,
                    help="second order: restrict each frequent word to the labels it was seen with "
                         "(default: on)")
@@ -217,13 +217,22 @@ def run(args) -> int:
         return _run(args)
 
 
+def _second_order_name(algorithm: str) -> str:
+    """The learner of ``--algorithm A --order 2``."""
+    from ..errors import InputError
+    names = {"perceptron": "perceptron2", "sapo": "sapo2"}
+    if algorithm not in names:
+        raise InputError("--order 2 is offered for the perceptron and SAPO (--algorithm perceptron or sapo)")
+    return names[algorithm]
+
+
 def _run(args) -> int:
     from ..errors import InputError
     from ..learners import make_learner
 
     t0 = time.perf_counter()
     from .train_stream import CHUNK_SENTENCES, head_corpus, wants_stream
-    streamed = wants_stream(args, "perceptron2" if args.order == 2 else args.algorithm)
+    streamed = wants_stream(args, _second_order_name(args.algorithm) if args.order == 2 else args.algorithm)
     train = head_corpus(args) if streamed else load(args.train, args)
     if train.n_sentences == 0:
         raise InputError("no sentences to train on", train.source)
@@ -293,9 +302,7 @@ def _run(args) -> int:
     test = load_like_train(args.test) if args.test else None
     name = args.algorithm
     if args.order == 2:
-        if name != "perceptron":
-            raise InputError("--order 2 is offered for the perceptron (--algorithm perceptron)")
-        name = "perceptron2"
+        name = _second_order_name(name)
     params = dict(features=args.features, columns=train.columns, cc=args.cc,
                   feature_space=args.feature_space, random_state=args.seed,
                   progress=False if args.quiet else True)  # bars on a terminal, else one line per epoch
@@ -325,7 +332,7 @@ def _run(args) -> int:
             raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
     from ..learners import LEARNERS
     accepted = set(LEARNERS[name]._param_names())
-    shown = "--order 2" if name == "perceptron2" else name
+    shown = f"{args.algorithm} --order 2" if args.order == 2 else name
     for param, (option, value) in chosen.items():
         if value is None:
             continue
@@ -348,8 +355,7 @@ def _run(args) -> int:
             from .train_stream import fit_stream
             fit_stream(learner, args, dev, train)
         elif args.checkpoint_dir:
-            if name in ("perceptron2", "maxent", "crf-lbfgs"):
-                shown = "--order 2" if name == "perceptron2" else name
+            if name in ("perceptron2", "sapo2", "maxent", "crf-lbfgs"):
                 raise InputError(f"--checkpoint-dir is not offered for {shown}")
             learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
                         resume=args.resume)

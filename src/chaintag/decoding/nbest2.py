@@ -68,8 +68,9 @@ def pair_matrix(gold, sent_ptr, n_labels: int, restrict: bool = True) -> np.ndar
     ok = np.zeros((n_labels, n_labels), dtype=bool)
     if len(gold) > 1:
         ok[gold[:-1][inner], gold[1:][inner]] = True
-    ok[~ok.any(axis=1), :] = True
-    ok[:, ~ok.any(axis=0)] = True
+    no_successor, no_predecessor = ~ok.any(axis=1), ~ok.any(axis=0)
+    ok[no_successor, :] = True
+    ok[:, no_predecessor] = True
     return ok
 
 

@@ -95,7 +95,7 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     from .mixing import family_of
     if mixing not in ("uniform", "updates"):
         raise InputError(f"mixing must be 'uniform' or 'updates', not {mixing!r}")
-    if learner.algorithm in ("perceptron2", "maxent"):
+    if learner.algorithm in ("perceptron2", "sapo2", "maxent"):
         raise InputError(f"distributed training is not offered for {learner.algorithm}")
     lbfgs = learner.algorithm == "crf-lbfgs"
     family = None if lbfgs else family_of(learner)

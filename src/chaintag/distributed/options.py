@@ -38,8 +38,8 @@ def fit_with_options(learner, train, dev, args, streamed: bool = False) -> None:
     """
     from ..errors import InputError
     from .trainer import fit_distributed
-    if learner.algorithm in ("perceptron2", "maxent"):
-        shown = "--order 2" if learner.algorithm == "perceptron2" else learner.algorithm
+    if learner.algorithm in ("perceptron2", "sapo2", "maxent"):
+        shown = "--order 2" if learner.algorithm in ("perceptron2", "sapo2") else learner.algorithm
         raise InputError(f"--workers and --scheduler are not offered for {shown}")
     if streamed:
         from ..cli.train_stream import fit_stream_distributed

@@ -144,6 +144,24 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             raise InputError("the second-order SAPO keeps no checkpoints")
         return super().fit(sentences, labels, dev)
 
+    def _check_cost(self, rows, labels) -> bool:
+        """Refuse a model too big for memory or search (:func:`.second_order_cost.check_cost`), its
+        search steps counted over the allowed pairs: ``sum_b in(b) out(b)`` per token. Returns False
+        (the passes show their lines as SAPO's do)."""
+        from dataclasses import replace
+
+        from .second_order_cost import check_cost, estimate_cost
+        names = sorted({lab for ls in labels for lab in ls})
+        ids = {lab: k for k, lab in enumerate(names)}
+        gold = np.fromiter((ids[lab] for ls in labels for lab in ls), dtype=np.int64)
+        sent_ptr = np.zeros(len(labels) + 1, dtype=np.int64)
+        np.cumsum([len(ls) for ls in labels], out=sent_ptr[1:])
+        ok = pair_matrix(gold, sent_ptr, len(names), self.pairs == "seen")
+        cost = estimate_cost(len(names), [len(s) for s in rows], None, bool(self.averaged))
+        self.cost_ = replace(cost, steps_per_epoch=int(len(gold) * (ok.sum(axis=0) @ ok.sum(axis=1))))
+        check_cost(self.cost_, int(self.epochs))
+        return False
+
     def _lists(self):
         return pair_lists(self.pair_allowed_)
 
