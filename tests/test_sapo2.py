@@ -36,9 +36,28 @@ def test_astar_top_n_equals_enumeration():
         ok[:, ~ok.any(axis=0)] = True
         ranked = sorted(((_score(y, E, U, V, start, end), y) for y in _valid(L, T, ok)), key=lambda t: -t[0])[:n]
         paths, scores = np.zeros((n, T), dtype=np.int32), np.zeros(n)
-        k, _ = astar2_retry(E, U, V, start, end, *pair_lists(ok), n, np.inf, paths, scores,
+        k, _ = astar2_retry(E, U[None], False, V, start, end, *pair_lists(ok), n, np.inf, paths, scores,
                             astar2_workspace(T, L, 1))  # room for one prefix: the search must grow it
         assert k == len(ranked)
+        np.testing.assert_allclose(scores[:k], [s for s, _ in ranked], rtol=0, atol=1e-12)
+        assert [tuple(p) for p in paths[:k].tolist()] == [y for _, y in ranked]
+
+
+def test_position_dependent_pair_scores_equal_enumeration():
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        L, T, n = int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        E, P, V = rng.normal(size=(T, L)), rng.normal(size=(T, L, L)), rng.normal(size=(L, L, L))
+        start, end = rng.normal(size=L), rng.normal(size=L)
+        ok = np.ones((L, L), dtype=bool)
+
+        def score(y):
+            s = start[y[0]] + end[y[-1]] + sum(E[i, y[i]] for i in range(T)) + sum(P[i, y[i - 1], y[i]] for i in range(1, T))
+            return s + sum(V[y[i - 2], y[i - 1], y[i]] for i in range(2, T))
+        ranked = sorted(((score(y), y) for y in _valid(L, T, ok)), key=lambda t: -t[0])[:n]
+        paths, scores = np.zeros((n, T), dtype=np.int32), np.zeros(n)
+        k, _ = astar2_retry(E, P, True, V, start, end, *pair_lists(ok), n, np.inf, paths, scores,
+                            astar2_workspace(T, L, 1))
         np.testing.assert_allclose(scores[:k], [s for s, _ in ranked], rtol=0, atol=1e-12)
         assert [tuple(p) for p in paths[:k].tolist()] == [y for _, y in ranked]
 
@@ -48,7 +67,7 @@ def test_stop_gap_drops_the_far_candidates():
     L = 3
     zeros = np.zeros(L)
     paths, scores = np.zeros((9, 2), dtype=np.int32), np.zeros(9)
-    k, _ = astar2_retry(E, np.zeros((L, L)), np.zeros((L, L, L)), zeros, zeros, *pair_lists(np.ones((L, L), bool)),
+    k, _ = astar2_retry(E, np.zeros((1, L, L)), False, np.zeros((L, L, L)), zeros, zeros, *pair_lists(np.ones((L, L), bool)),
                         9, 1.5, paths, scores, astar2_workspace(2, L, 4))
     # scores 0, -1, -1, -2 (gap 2 >= 1.5: stop)
     assert k == 3 and scores[:3].tolist() == [0.0, -1.0, -1.0]
@@ -70,7 +89,8 @@ def _phi(model, attrs, s, y, values):
     """Phi(x, y) of sentence ``s`` by hand: attributes x labels (times the values), U, start, end, V."""
     index = model.feature_index_
     F, L = index.n_features, len(model.labels_)
-    phi = np.zeros(F + L * L + 2 * L + L ** 3)
+    ptr, code = model.pair_ptr_, model.pair_code_
+    phi = np.zeros(F + L * L + 2 * L + L ** 3 + len(code))
     t0 = attrs.sent_ptr[s]
     for i, lab in enumerate(y):
         tok = t0 + i
@@ -85,12 +105,20 @@ def _phi(model, attrs, s, y, values):
     phi[F + L * L + L + y[-1]] += 1
     for i in range(2, len(y)):
         phi[F + L * L + 2 * L + (y[i - 2] * L + y[i - 1]) * L + y[i]] += 1
+    for i in range(1, len(y) if len(code) else 0):  # pair features: attribute x (y[i-1], y[i]) seen in training
+        tok = t0 + i
+        for e in range(attrs.tok_ptr[tok], attrs.tok_ptr[tok + 1]):
+            a = attrs.attr_ids[e]
+            for j in range(ptr[a], ptr[a + 1]):
+                if code[j] == y[i - 1] * L + y[i]:
+                    phi[F + L * L + 2 * L + L ** 3 + j] += 1.0 if values is None else values[e]
     return phi
 
 
-@pytest.mark.parametrize("space,vectors,pairs", [("gold", False, "seen"), ("all", False, "all"),
-                                                 ("gold", True, "seen")])
-def test_updates_equal_a_dense_reference(tmp_path, space, vectors, pairs):
+@pytest.mark.parametrize("space,vectors,pairs,pair_features", [
+    ("gold", False, "seen", False), ("all", False, "all", False), ("gold", True, "seen", False),
+    ("gold", False, "seen", True), ("all", True, "all", True)])
+def test_updates_equal_a_dense_reference(tmp_path, space, vectors, pairs, pair_features):
     """With n above the number of valid sequences the top-n is all of them, so each step is exactly
     w += gamma (Phi(y*) - E_p Phi), then w *= 1 - gamma lambda / |S|, visited in file order."""
     features = ["w[0]", "pos[-1]|pos[0]"]
@@ -100,7 +128,9 @@ def test_updates_equal_a_dense_reference(tmp_path, space, vectors, pairs):
     lr, l2, epochs = 0.3, 0.5, 3
     model = chaintag.SecondOrderSAPO(features=features, columns=("word", "pos"), n_best=10_000, learning_rate=lr,
                                      lr_schedule="fixed", l2=l2, epochs=epochs, shuffle=False, pairs=pairs,
-                                     feature_space=space, progress=False).fit(sents, labels)
+                                     feature_space=space, pair_features=pair_features,
+                                     progress=False).fit(sents, labels)
+    assert (len(model.pair_code_) > 0) == pair_features
     attrs = model.extractor_.transform([list(map(tuple, s)) for s in sents])
     values = getattr(attrs, "attr_values", None)
     assert (values is not None) == vectors
@@ -119,9 +149,10 @@ def test_updates_equal_a_dense_reference(tmp_path, space, vectors, pairs):
     np.testing.assert_allclose(model.weights_, w, rtol=1e-9, atol=1e-12)
 
 
-def test_tagging_follows_the_seen_pairs_and_round_trips(tmp_path):
+@pytest.mark.parametrize("pair_features", [False, True])
+def test_tagging_follows_the_seen_pairs_and_round_trips(tmp_path, pair_features):
     tagger = chaintag.SecondOrderSAPO(features=["w[0]", "pos[0]"], columns=("word", "pos"), epochs=5,
-                                      progress=False).fit(SENTS, LABELS)
+                                      pair_features=pair_features, progress=False).fit(SENTS, LABELS)
     seen = {(a, b) for ls in LABELS for a, b in zip(ls, ls[1:])}
     out = tagger.predict([[("cow", "NN"), ("the", "DT"), ("barks", "VBZ"), ("dog", "NN")]] + SENTS)
     assert all((a, b) in seen for ls in out for a, b in zip(ls, ls[1:]))
@@ -130,14 +161,23 @@ def test_tagging_follows_the_seen_pairs_and_round_trips(tmp_path):
     back = chaintag.load(path)
     np.testing.assert_array_equal(back.weights_, tagger.weights_)
     np.testing.assert_array_equal(back.pair_allowed_, tagger.pair_allowed_)
+    np.testing.assert_array_equal(back.pair_code_, tagger.pair_code_)
+    L = len(back.labels_)
+    assert len(back.weights_) == back.feature_index_.n_features + L * L + 2 * L + L ** 3 + len(back.pair_code_)
+    assert (len(back.pair_code_) > 0) == pair_features
     assert back.predict(SENTS) == tagger.predict(SENTS)
     meta, arrays = load_model(path)
-    for bad in (np.zeros_like(arrays["pair_allowed"]), arrays["pair_allowed"][:1], None):
+    bads = [("pair_allowed", np.zeros_like(arrays["pair_allowed"])), ("pair_allowed", arrays["pair_allowed"][:1]),
+            ("pair_allowed", None), ("pair_feature_code", None)]
+    if pair_features:
+        bads += [("pair_feature_code", arrays["pair_feature_code"] + len(tagger.labels_) ** 2),
+                 ("pair_feature_ptr", arrays["pair_feature_ptr"][:-1])]
+    for key, bad in bads:
         broken = dict(arrays)
         if bad is None:
-            del broken["pair_allowed"]
+            del broken[key]
         else:
-            broken["pair_allowed"] = bad
+            broken[key] = bad
         save_model(tmp_path / "bad.npz", meta, broken)
         with pytest.raises(ModelFormatError):
             chaintag.load(tmp_path / "bad.npz")

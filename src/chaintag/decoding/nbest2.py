@@ -97,13 +97,17 @@ def pair_lists(allowed: np.ndarray):
 
 
 @njit(cache=True)
-def backward2(E, U, V, end, succ_ptr, succ, pred_ptr, pred, h, h0):
+def backward2(E, P, positional, V, end, succ_ptr, succ, pred_ptr, pred, h, h0):
     """Backward second-order Viterbi over allowed pairs.
 
     Parameters
     ----------
     E : float64 array, shape (n_tokens, n_labels)
-    U : float64 array, shape (n_labels, n_labels), ``[prev, cur]``
+    P : float64 array, shape (n_tokens, n_labels, n_labels) or (1, n_labels, n_labels)
+        Label-bigram scores ``[i, prev, cur]`` of the pair ending at token ``i``: ``U`` plus the
+        scores of attributes conjoined with the pair (Sha & Pereira 2003); with ``positional``
+        false, ``P[0]`` serves every token.
+    positional : bool
     V : float64 array, shape (n_labels, n_labels, n_labels), ``[prev2, prev, cur]``
     end : float64 array, shape (n_labels,)
     succ_ptr, succ, pred_ptr, pred : from :func:`pair_lists`
@@ -124,10 +128,11 @@ def backward2(E, U, V, end, succ_ptr, succ, pred_ptr, pred, h, h0):
             h[last, pred[q], b] = end[b]
     for i in range(last - 1, 0, -1):
         e = E[i + 1]
+        Ui = P[i + 1] if positional else P[0]
         for b in range(L):
             lo = succ_ptr[b]
             hi = succ_ptr[b + 1]
-            ub = U[b]
+            ub = Ui[b]
             hn = h[i + 1, b]
             for q in range(pred_ptr[b], pred_ptr[b + 1]):
                 a = pred[q]
@@ -140,11 +145,12 @@ def backward2(E, U, V, end, succ_ptr, succ, pred_ptr, pred, h, h0):
                         best = s
                 h[i, a, b] = best
     e = E[1]
+    U1 = P[1] if positional else P[0]
     for b in range(L):
         best = -np.inf
         for r in range(succ_ptr[b], succ_ptr[b + 1]):
             c = succ[r]
-            s = U[b, c] + e[c] + h[1, b, c]
+            s = U1[b, c] + e[c] + h[1, b, c]
             if s > best:
                 best = s
         h0[b] = best
@@ -172,12 +178,13 @@ def _first(heap, k, j, f, depth):
 
 
 @njit(cache=True)
-def astar2_kernel(E, U, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths, scores, ws):
+def astar2_kernel(E, P, positional, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths, scores,
+                  ws):
     """Exact top-n valid label sequences of one sentence by A*; returns ``k`` (or -1: grow ``ws``).
 
     Parameters
     ----------
-    E, U, V, start, end
+    E, P, positional, V, start, end
         Scores as :func:`backward2` (``start``: float64, shape (n_labels,)).
     succ_ptr, succ, pred_ptr, pred : from :func:`pair_lists`
     n : int
@@ -201,7 +208,7 @@ def astar2_kernel(E, U, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_g
     if T == 0:
         return 0
     cap = node_f.shape[0]
-    backward2(E, U, V, end, succ_ptr, succ, pred_ptr, pred, h, h0)
+    backward2(E, P, positional, V, end, succ_ptr, succ, pred_ptr, pred, h, h0)
     # node_g: a prefix's score; node_f: its priority g + h
     n_nodes = 0
     size = 0
@@ -264,9 +271,10 @@ def astar2_kernel(E, U, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_g
         a = node_lab[parent] if i >= 1 else -1
         g = node_g[top]
         e = E[i + 1]
+        ub = P[i + 1, b] if positional else P[0, b]
         for r in range(succ_ptr[b], succ_ptr[b + 1]):
             c = succ[r]
-            gc = g + U[b, c] + e[c]
+            gc = g + ub[c] + e[c]
             if i >= 1:
                 gc += V[a, b, c]
             fc = gc + h[i + 1, b, c]
@@ -294,10 +302,11 @@ def astar2_kernel(E, U, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_g
 
 
 @njit(cache=True)
-def astar2_retry(E, U, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths, scores, ws):
+def astar2_retry(E, P, positional, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths, scores, ws):
     """:func:`astar2_kernel`, growing the workspace until it fits; returns ``(k, ws)``."""
     while True:
-        k = astar2_kernel(E, U, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths, scores, ws)
+        k = astar2_kernel(E, P, positional, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths,
+                          scores, ws)
         if k >= 0:
             return k, ws
         ws = astar2_workspace(ws[0].shape[0], E.shape[1], 2 * ws[2].shape[0])

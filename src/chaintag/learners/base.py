@@ -49,13 +49,15 @@ class TrainData:
     ent_n: np.ndarray = None
     #: float64 value of every entry (real-valued attributes of feature-dict tokens), None when all are 1
     ent_val: np.ndarray = None
+    #: keep ``attrs.attr_ids`` (a learner whose kernels read the attribute of an entry)
+    keep_attr_ids: bool = False
 
     def __post_init__(self):
         if self.ent_lo is None:
             self.ent_lo, self.ent_n = feature_entries(self.attrs.attr_ids, self.index.feat_ptr,
                                                       self.index.n_labels)
-            # the kernels read the entries; the attribute ids are not needed any more
-            self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
+            if not self.keep_attr_ids:  # the kernels read the entries; the attribute ids are not needed any more
+                self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
 
 class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
@@ -230,7 +232,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
         self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
-        data = TrainData(attrs, gold, index, ent_val=values)
+        data = TrainData(attrs, gold, index, ent_val=values, keep_attr_ids=type(self)._keeps_attr_ids)
         del attrs
         if values is not None and ("_train" in self.__dict__ or "_objective" in self.__dict__):
             raise InputError("real-valued attributes are not offered by distributed training; "
@@ -268,6 +270,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
 
     #: Whether the learner's compiled kernels take real-valued attributes (feature-dict numbers).
     _real_values = False
+    #: the training kernels read each entry's attribute id (TrainData keeps them)
+    _keeps_attr_ids = False
 
     def _rows(self, sentences):
         """Sentences checked against the input the model was fitted on (column tokens or feature dicts)."""

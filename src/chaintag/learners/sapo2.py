@@ -18,6 +18,43 @@ from .second_order import SecondOrderPerceptron
 _NO_VALUES = np.zeros(0)
 
 
+def _no_pair_features():
+    return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+
+
+def pair_feature_index(attrs, gold, n_labels: int, n_attributes: int):
+    """The (attribute, label pair) features seen in training: every attribute of a token from the
+    second of its sentence on, with the gold pair ``(y_{i-1}, y_i)``.
+
+    Parameters
+    ----------
+    attrs : Attributes
+        The training attributes (CSR: ``sent_ptr``, ``tok_ptr``, ``attr_ids``).
+    gold : int array, shape (n_tokens,)
+    n_labels, n_attributes : int
+
+    Returns
+    -------
+    ptr : int64 array, shape (n_attributes + 1,)
+    code : int32 array
+        Attribute ``a`` has the pair codes ``prev * L + cur`` in ``code[ptr[a]:ptr[a+1]]``, ascending.
+    """
+    L = n_labels
+    gold = np.asarray(gold, dtype=np.int64)
+    n_tok = len(gold)
+    first = np.zeros(n_tok, dtype=bool)
+    first[np.asarray(attrs.sent_ptr[:-1], dtype=np.int64)[np.diff(attrs.sent_ptr) > 0]] = True
+    pair = np.full(n_tok, -1, dtype=np.int64)
+    inner = np.flatnonzero(~first)
+    pair[inner] = gold[inner - 1] * L + gold[inner]
+    per_entry = np.repeat(pair, np.diff(np.asarray(attrs.tok_ptr, dtype=np.int64)))
+    keep = per_entry >= 0
+    keys = np.unique(np.asarray(attrs.attr_ids, dtype=np.int64)[keep] * (L * L) + per_entry[keep])
+    ptr = np.zeros(n_attributes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // (L * L), minlength=n_attributes), out=ptr[1:])
+    return ptr, (keys % (L * L)).astype(np.int32)
+
+
 @register
 class SecondOrderSAPO(SecondOrderPerceptron):
     """SAPO on a second-order (label-trigram) chain, searched over the label pairs seen in training.
@@ -57,6 +94,10 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         Tag with the average of the weights after every step (exact, lazy).
     pairs : {"seen", "all"}, default "seen"
         Allowed label pairs: those of the training data, or every pair (``O(T L^3)`` search).
+    pair_features : bool, default False
+        Also conjoin every attribute with the label pair ``(y_{i-1}, y_i)`` at its token (from the
+        second token on), as Sha and Pereira's chunking CRF (2003, s. 2); one weight per
+        (attribute, pair) seen together in the training data.
     epochs : int, default 10
     cc : int, default 0
     feature_space : {"gold", "all"}, default "gold"
@@ -71,6 +112,10 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         First-order layout, then ``V[prev2, prev, cur]`` (C order).
     pair_allowed_ : bool array, shape (L, L)
         Allowed pairs ``[prev, cur]``.
+    pair_ptr_, pair_code_ : int64 array, shape (n_attributes + 1,); int32 array, shape (n_pair_features,)
+        With ``pair_features``: attribute ``a`` has the pair codes ``prev * L + cur`` in
+        ``pair_code_[pair_ptr_[a]:pair_ptr_[a+1]]`` (ascending), whose weights follow ``V`` in
+        ``weights_``. Empty otherwise.
 
     Notes
     -----
@@ -98,12 +143,13 @@ class SecondOrderSAPO(SecondOrderPerceptron):
 
     algorithm = "sapo2"
     _real_values = True
+    _keeps_attr_ids = True  # pair features: the kernels read each entry's attribute
     tag_dict = False  # no tag dictionary: the pairs restrict the search
     tag_dict_min = 100
 
     def __init__(self, *, features="pos", columns=None, n_best=5, learning_rate=0.1, lr_schedule="decay",
-                 l2=1.0, stop_ratio=None, averaged=False, pairs="seen", epochs=10, cc=0, feature_space="gold",
-                 shuffle=True, random_state=0, hash_bits=None, progress=None):
+                 l2=1.0, stop_ratio=None, averaged=False, pairs="seen", pair_features=False, epochs=10, cc=0,
+                 feature_space="gold", shuffle=True, random_state=0, hash_bits=None, progress=None):
         self.features = features
         self.columns = columns
         self.n_best = n_best
@@ -113,6 +159,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         self.stop_ratio = stop_ratio
         self.averaged = averaged
         self.pairs = pairs
+        self.pair_features = pair_features
         self.epochs = epochs
         self.cc = cc
         self.feature_space = feature_space
@@ -172,7 +219,9 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             raise ValueError(f"learning_rate * l2 / |S| = {shrink:g} must be below 1")
         L = data.index.n_labels
         self.pair_allowed_ = pair_matrix(data.gold, data.attrs.sent_ptr, L, self.pairs == "seen")
-        n = data.index.n_weights + L ** 3
+        self.pair_ptr_, self.pair_code_ = (pair_feature_index(data.attrs, data.gold, L, self.extractor_.n_attributes)
+                                           if self.pair_features else _no_pair_features())
+        n = data.index.n_weights + L ** 3 + len(self.pair_code_)
         avg = bool(self.averaged)
         return {"v": np.zeros(n), "sigma": 1.0, "step": 0, "n_train": n_train, "lists": self._lists(),
                 "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
@@ -186,7 +235,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             data.index.n_labels, *state["lists"], int(self.n_best),
             math.log(self.stop_ratio) if self.stop_ratio else np.inf, float(self.learning_rate),
             self.lr_schedule == "decay", float(self.l2), state["n_train"], bool(self.averaged),
-            state["u"], state["acc"], state["sigma_sum"])
+            state["u"], state["acc"], state["sigma_sum"], *self._pair_args(data.attrs))
         if self.averaged:
             fold_average(state["v"], state["u"], state["acc"], sigma_sum)
             sigma_sum = 0.0
@@ -212,8 +261,16 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         tag_corpus_sapo2(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n,
                          _NO_VALUES if values is None else np.ascontiguousarray(values, dtype=np.float64),
                          values is not None, self.feature_index_.feat_label,
-                         np.ascontiguousarray(w, dtype=np.float64), n_labels, *self._lists(), out)
+                         np.ascontiguousarray(w, dtype=np.float64), n_labels, *self._lists(),
+                         *self._pair_args(attrs), out)
         return out
+
+    def _pair_args(self, attrs):
+        """(use_pairs, attr_ids, pf_ptr, pf_code) for the kernels."""
+        ptr, code = getattr(self, "pair_ptr_", None), getattr(self, "pair_code_", None)
+        if ptr is None or not len(code):
+            return (False, np.zeros(0, dtype=np.int32), *_no_pair_features())
+        return True, attrs.attr_ids, ptr, code
 
     def predict_nbest(self, sentences, k: int = 5):
         """Not offered for the second-order SAPO.
@@ -236,12 +293,28 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         super().save(path)
         meta, arrays = load_model(path)
         arrays["pair_allowed"] = self.pair_allowed_.astype(np.uint8)
+        arrays["pair_feature_ptr"] = self.pair_ptr_
+        arrays["pair_feature_code"] = self.pair_code_
         save_model(path, meta, arrays)
 
     @classmethod
     def _from_saved(cls, meta: dict, arrays: dict) -> "SecondOrderSAPO":
-        model = super()._from_saved(meta, arrays)
-        L = len(model.labels_)
+        L = len(meta["labels"])
+        try:
+            ptr = np.asarray(arrays["pair_feature_ptr"], dtype=np.int64)
+            code = np.asarray(arrays["pair_feature_code"], dtype=np.int32)
+        except KeyError:
+            raise ModelFormatError("model has no pair-feature arrays") from None
+        weights = np.asarray(arrays["weights"], dtype=np.float64)
+        n_pair = len(code)
+        if n_pair and (len(ptr) != int(meta.get("n_attributes", -1)) + 1 or ptr[0] != 0 or ptr[-1] != n_pair
+                       or np.any(np.diff(ptr) < 0) or code.min() < 0 or code.max() >= L * L):
+            raise ModelFormatError("the pair-feature arrays are inconsistent")
+        if len(weights) < n_pair:
+            raise ModelFormatError("model arrays are inconsistent (weights and features differ in size)")
+        model = super()._from_saved(meta, dict(arrays, weights=weights[:len(weights) - n_pair]))
+        model.weights_ = weights
+        model.pair_ptr_, model.pair_code_ = (ptr, code) if n_pair else _no_pair_features()
         try:
             allowed = np.asarray(arrays["pair_allowed"])
         except KeyError:

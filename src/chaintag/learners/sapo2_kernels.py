@@ -10,7 +10,13 @@ counts label trigrams, then the L2 step ``w *= 1 - gamma * lambda / |S|``
 (``valued``): the scores and the updates multiply by them.
 
 Flat weight layout: that of :mod:`chaintag.learners.second_order_kernels`
-(features, ``U``, start, end, then ``V[prev2, prev, cur]``).
+(features, ``U``, start, end, then ``V[prev2, prev, cur]``), then, with *pair
+features* (Sha and Pereira 2003, s. 2: every observation predicate also
+conjoined with the label pair ``(y_{i-1}, y_i)``), one weight per (attribute,
+pair) seen in training: attribute ``a`` has the pairs
+``pf_code[pf_ptr[a]:pf_ptr[a+1]]`` (codes ``prev * L + cur``, ascending), whose
+weights start at ``pf_off + pf_ptr[a]``. They add to the bigram score of the
+pair ending at each token from the second on.
 """
 
 from __future__ import annotations
@@ -33,6 +39,54 @@ def _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E
         emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
     else:
         emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+
+
+@njit(cache=True)
+def pair_scores(t0, t1, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, w, pf_off, U, P):
+    """``P[i] = U + sum_a x(i, a) W_pair[a, :, :]`` for the tokens ``i = 1 .. t1-t0-1`` of a sentence.
+
+    Parameters
+    ----------
+    attr_ids : int array, shape (n_entries,)
+        Attribute of every (token, attribute) entry.
+    pf_ptr : int64 array, shape (n_attributes + 1,)
+    pf_code : int32 array, shape (n_pair_features,)
+    pf_off : int
+        Offset of the pair-feature weights in ``w``.
+    U : float64 array, shape (L, L)
+    P : float64 array, shape (>= n_tokens, L, L)
+        Receives the scores (``P[0]`` is left as it is).
+    """
+    L = U.shape[0]
+    n_attr = pf_ptr.shape[0] - 1
+    for i in range(1, t1 - t0):
+        flat = P[i].reshape(L * L)
+        uf = U.reshape(L * L)
+        for q in range(L * L):
+            flat[q] = uf[q]
+        tok = t0 + i
+        for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+            a = attr_ids[e]
+            if a < 0 or a >= n_attr:
+                continue
+            x = ent_val[e] if valued else 1.0
+            for j in range(pf_ptr[a], pf_ptr[a + 1]):
+                flat[pf_code[j]] += w[pf_off + j] * x
+
+
+@njit(cache=True)
+def apply_pair_coefs(tok, code, c, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, pf_off, v, u, averaged,
+                     sigma_sum):
+    """Add ``c * value`` to the weight of (attribute, pair ``code``) of every entry of token ``tok``
+    whose attribute has that pair feature."""
+    n_attr = pf_ptr.shape[0] - 1
+    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+        a = attr_ids[e]
+        if a < 0 or a >= n_attr:
+            continue
+        j = find_feature(pf_code, pf_ptr[a], pf_ptr[a + 1] - pf_ptr[a], code)
+        if j >= 0:
+            _add(v, u, pf_off + j, c * (ent_val[e] if valued else 1.0), averaged, sigma_sum)
 
 
 @njit(cache=True)
@@ -73,7 +127,7 @@ def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat
 @njit(cache=True)
 def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, feat_label, v, sigma, step,
                 n_labels, succ_ptr, succ, pred_ptr, pred, n_best, stop_gap, lr0, lr_decay, l2, n_train,
-                averaged, u, acc, sigma_sum):
+                averaged, u, acc, sigma_sum, use_pairs, attr_ids, pf_ptr, pf_code):
     """One pass of second-order SAPO over the sentences in ``order``.
 
     Parameters
@@ -104,6 +158,9 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
     averaged : bool
     u, acc : float64 arrays (shape (1,) when not averaged)
     sigma_sum : float
+    use_pairs : bool
+        Pair features (``attr_ids``, ``pf_ptr``, ``pf_code`` as :func:`pair_scores`; their weights
+        follow ``V`` in ``v``).
 
     Returns
     -------
@@ -116,8 +173,11 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
     s_off = t_off + L * L
     e_off = s_off + L
     v_off = first_order_size(n_features, L)
+    pf_off = v_off + L * L * L
     U, start, end, V = second_order_views(v, n_features, L)
     m = max(max_sentence_length(sent_ptr), 1)
+    P = np.zeros((m, L, L)) if use_pairs else U.reshape((1, L, L))
+    CP = np.zeros((m, L * L)) if use_pairs else np.zeros((1, 1))
     E = np.zeros((m, L))
     C = np.zeros((m, L))
     CT = np.zeros((L, L))
@@ -140,7 +200,9 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
         gamma = lr0 / (1.0 + step / n_train) if lr_decay else lr0
         if T > 0:
             _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, v, E)
-            k, ws = astar2_retry(E[:T], U, V, start, end, succ_ptr, succ, pred_ptr, pred, n_best,
+            if use_pairs:
+                pair_scores(t0, t1, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, v, pf_off, U, P)
+            k, ws = astar2_retry(E[:T], P, use_pairs, V, start, end, succ_ptr, succ, pred_ptr, pred, n_best,
                                  stop_gap / sigma, paths, scores, ws)
             top = scores[0] * sigma
             z = 0.0
@@ -152,7 +214,7 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
                 probs[r] /= z
             g_score = start[gold[t0]] + E[0, gold[t0]] + end[gold[t1 - 1]]
             for i in range(1, T):
-                g_score += U[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
+                g_score += (P[i] if use_pairs else U)[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
                 if i >= 2:
                     g_score += V[gold[t0 + i - 2], gold[t0 + i - 1], gold[t0 + i]]
             loss += top + np.log(z) - sigma * g_score
@@ -179,6 +241,9 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
                     if yp != zp or y != zl:
                         CT[yp, y] += p
                         CT[zp, zl] -= p
+                        if use_pairs:
+                            CP[i, yp * L + y] += p
+                            CP[i, zp * L + zl] -= p
                     if i >= 2:
                         y2 = gold[t0 + i - 2]
                         z2 = paths[r, i - 2]
@@ -207,6 +272,17 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
                         if CT[a, b] != 0.0:
                             _add(v, u, t_off + a * L + b, scale * CT[a, b], averaged, sigma_sum)
                             CT[a, b] = 0.0
+                if use_pairs:  # the pairs met above, each (token, pair) coefficient once
+                    for i in range(1, T):
+                        for r in range(-1, k):
+                            if r < 0:
+                                q = gold[t0 + i - 1] * L + gold[t0 + i]
+                            else:
+                                q = paths[r, i - 1] * L + paths[r, i]
+                            if CP[i, q] != 0.0:
+                                apply_pair_coefs(t0 + i, q, scale * CP[i, q], tok_ptr, attr_ids, ent_val, valued,
+                                                 pf_ptr, pf_code, pf_off, v, u, averaged, sigma_sum)
+                                CP[i, q] = 0.0
                 # trigrams: the triples met above, each weight once
                 for r in range(k):
                     for i in range(2, T):
@@ -226,14 +302,16 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
 
 @njit(cache=True)
 def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
-                     succ_ptr, succ, pred_ptr, pred, out):
+                     succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, out):
     """Best valid second-order label sequence of every sentence; label ids into ``out`` (shape (n_tokens,)).
 
     Arguments as :func:`sapo2_epoch`; ``w`` are the (scaled) weights. Returns the total score.
     """
     L = n_labels
     U, start, end, V = second_order_views(w, feat_label.shape[0], L)
+    pf_off = first_order_size(feat_label.shape[0], L) + L * L * L
     m = max(max_sentence_length(sent_ptr), 1)
+    P = np.zeros((m, L, L)) if use_pairs else U.reshape((1, L, L))
     E = np.zeros((m, L))
     paths = np.zeros((1, m), dtype=np.int32)
     scores = np.zeros(1)
@@ -245,7 +323,9 @@ def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_lab
         if t1 == t0:
             continue
         _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E)
-        k, ws = astar2_retry(E[:t1 - t0], U, V, start, end, succ_ptr, succ, pred_ptr, pred, 1, np.inf,
+        if use_pairs:
+            pair_scores(t0, t1, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, w, pf_off, U, P)
+        k, ws = astar2_retry(E[:t1 - t0], P, use_pairs, V, start, end, succ_ptr, succ, pred_ptr, pred, 1, np.inf,
                              paths, scores, ws)
         for i in range(t1 - t0):
             out[t0 + i] = paths[0, i]
