@@ -80,6 +80,7 @@ def document_columns(words, doc):
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--features", required=True)
+    p.add_argument("--algorithm", "-a", default="sapo", help="learner (default: sapo; sapo2: second order)")
     p.add_argument("--set", nargs="*", default=[], metavar="K=V")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--seeds", type=int, default=0)
@@ -110,11 +111,11 @@ def main(argv=None) -> None:
         where = "seeded 10% of jnlpba:train (bench_neural.carve_dev, seed 0)"
         (tr, tl), (dr, dl) = carve_dev(rows, labels)
     params = {k: _value(v) for k, v in (s.split("=", 1) for s in args.set)}
-    m = chaintag.make_learner("sapo", features=args.features, columns=columns,
+    m = chaintag.make_learner(args.algorithm, features=args.features, columns=columns,
                               epochs=args.epochs, random_state=args.seeds, **params)
     m.fit(tr, tl, dev=(dr, dl))
     hist = m.history_
-    out = {"features": args.features, "set": args.set, "reader": "load_corpus" if args.library else "script", "seed": args.seeds, "epochs": args.epochs,
+    out = {"algorithm": args.algorithm, "features": args.features, "set": args.set, "reader": "load_corpus" if args.library else "script", "seed": args.seeds, "epochs": args.epochs,
            "dev": "contiguous" if args.contiguous_dev else "seeded carve", "scored_on": where,
            "n_train": len(tr), "n_dev": len(dr),
            "score": round(hist[m.best_epoch_ - 1]["dev_score"], 2), "best_epoch": m.best_epoch_,

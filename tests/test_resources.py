@@ -262,8 +262,11 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     m = chaintag.load(model)
-    assert (m.features, m.l2, m.epochs) == ("ner+doc", 5.0, 2)
+    assert (m.algorithm, m.features, m.l2, m.epochs) == ("sapo2", "ner+doc", 5.0, 2)
     assert m.columns_[-3:] == ("abbr", "docnext", "doccap")
+    assert main(["train", "--recipe", "bio-ner-doc", "--train", str(tr), "--model", str(model), "--epochs", "2",
+                 "--quiet"]) == 0
+    assert chaintag.load(model).algorithm == "sapo"
     assert main(["train", "--recipe", "base-np-plain", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     assert chaintag.load(model).features == "chunking"

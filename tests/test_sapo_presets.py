@@ -10,7 +10,7 @@ import pytest
 from chaintag.cli.main import main
 from chaintag.cli.recipes import RECIPES
 from chaintag.experiments import sapo
-from chaintag.experiments.sapo_presets import RECIPE_OF_TASK, parse_resources, preset_settings
+from chaintag.experiments.sapo_presets import RECIPE_OF_TASK, parse_resources, preset_learner, preset_settings
 
 
 def test_every_task_of_the_reproduction_has_a_recipe():
@@ -34,7 +34,8 @@ def test_preset_settings_follow_the_recipe(tmp_path):
     name, features, params, epochs = preset_settings("ner")
     recipe = RECIPES["bio-ner"]
     assert (name, features, epochs) == ("bio-ner", recipe["features"], recipe["epochs"])
-    assert params == {"l2": recipe["l2"], "random_state": 0}
+    assert params == {"l2": recipe["l2"], "random_state": 0} and preset_learner("ner") == "sapo2"
+    assert preset_learner("pos") == "sapo"
     with pytest.raises(ValueError, match="--preset-resources chunking="):
         preset_settings("chunking")
     table = tmp_path / "vt.tsv"
@@ -65,7 +66,7 @@ def test_quick_reproduction_with_the_preset_of_bio_ner(tmp_path):
     assert main(["reproduce", "sapo", "--quick", "--quiet", "--tasks", "ner", "--no-neural", "--no-sweep",
                  "--no-beam", "--presets", "--out", str(out)]) == 0
     report = (out / "README.md").read_text(encoding="utf-8")
-    assert "## The chosen presets" in report and "SAPO (n=5), preset `bio-ner`" in report
+    assert "## The chosen presets" in report and "second-order SAPO (n=5), preset `bio-ner`" in report
     assert "| `ner+doc` |" in report and "@clusters" not in report  # the recipe's document columns were computed for its run
     rows = list(csv.DictReader((out / "presets.csv").open(encoding="utf-8")))
     assert [r["row"] for r in rows] == ["SAPO (n=5)", "Perc-Avg", "CRF (SGD)"]

@@ -21,9 +21,12 @@ RECIPES: dict[str, dict] = {
                "epochs": 20,
                "about": "UD English XPOS: SAPO n=5, L2 2, pos+clustersvec on 25 principal components of the "
                         "vectors (--clusters TABLE VECTORS), all feature space, 20 epochs"},
-    "bio-ner": {"algorithm": "sapo", "features": "ner+doc", "l2": 5.0, "epochs": 29,
-                "about": "JNLPBA Bio-NER: SAPO n=5, L2 5, ner+doc (ner+affixes and document columns: the input "
-                         "needs its document markers), 29 epochs"},
+    "bio-ner": {"algorithm": "sapo", "order": 2, "features": "ner+doc", "l2": 5.0, "epochs": 29,
+                "about": "JNLPBA Bio-NER: second-order SAPO (label trigrams over the label pairs seen in training) "
+                         "n=5, L2 5, ner+doc (ner+affixes and document columns: the input needs its document "
+                         "markers), 29 epochs"},
+    "bio-ner-doc": {"algorithm": "sapo", "features": "ner+doc", "l2": 5.0, "epochs": 29,
+                    "about": "JNLPBA Bio-NER: SAPO n=5, L2 5, ner+doc, 29 epochs (first order)"},
     "bio-ner-gaz": {"algorithm": "sapo", "features": "ner+gaz", "l2": 8.0, "epochs": 30,
                     "about": "JNLPBA Bio-NER: SAPO n=5, L2 8, ner+gaz (gazetteer of the training entities), 30 epochs"},
     # the earlier choices

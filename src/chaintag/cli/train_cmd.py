@@ -57,6 +57,9 @@ def add_parser(sub) -> None:
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
                    help="model order of the perceptron and SAPO: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs; SAPO searches the label pairs seen in training)")
+    p.add_argument("--pair-features", action=argparse.BooleanOptionalAction, default=None,
+                   help="sapo --order 2: also conjoin every attribute with the label pair (y[i-1], y[i]) at its "
+                        "token, as Sha and Pereira's chunking CRF (default: off)")
     p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=None,
                    help="second order: restrict each frequent word to the labels it was seen with "
                         "(default: on)")
@@ -316,6 +319,7 @@ def _run(args) -> int:
               "l2_per_pass": ("--l2-per-pass", args.l2_per_pass), "stop_ratio": ("--stop-ratio", args.stop_ratio),
               "loss": ("--mira-loss", args.mira_loss), "sequential": ("--sequential", args.sequential),
               "tag_dict": ("--tag-dict/--no-tag-dict", args.tag_dict),
+              "pair_features": ("--pair-features", args.pair_features),
               "tag_dict_min": ("--tag-dict-min", args.tag_dict_min),
               "device": ("--device", args.device), "embeddings": ("--embeddings", args.embeddings),
               "word_dim": ("--word-dim", args.word_dim), "char_encoder": ("--char-encoder", args.char_encoder),

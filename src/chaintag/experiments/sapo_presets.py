@@ -60,7 +60,7 @@ def parse_resources(items) -> dict[str, list[str]]:
 
 
 def preset_settings(task: str, resources: dict[str, list[str]] | None = None) -> tuple[str, str, dict, int]:
-    """``(recipe, features, params, epochs)`` of the preset run of ``task``.
+    """``(recipe, features, params, epochs)`` of the preset run of ``task`` (its learner: :func:`preset_learner`).
 
     Raises
     ------
@@ -76,9 +76,16 @@ def preset_settings(task: str, resources: dict[str, list[str]] | None = None) ->
         raise ValueError(f"task {task!r}: recipe {name!r} ({recipe['features']}) reads word clusters or vectors; "
                          f"give their files with --preset-resources {task}=FILE[,FILE...]")
     features = with_clusters(recipe["features"], paths)
-    params = {k: v for k, v in recipe.items() if k not in ("algorithm", "features", "epochs", "about")}
+    params = {k: v for k, v in recipe.items() if k not in ("algorithm", "order", "features", "epochs", "about")}
     params["random_state"] = 0
     return name, features, params, int(recipe["epochs"])
+
+
+def preset_learner(task: str) -> str:
+    """The learner of ``task``'s recipe: ``sapo``, or ``sapo2`` for a second-order recipe (``order`` 2)."""
+    from ..cli.recipes import RECIPES
+    recipe = RECIPES[RECIPE_OF_TASK[task]]
+    return "sapo2" if recipe.get("order") == 2 else recipe["algorithm"]
 
 
 def preset_runs(tasks, resources, data, *, quick: bool = False) -> list[Run]:
@@ -88,7 +95,9 @@ def preset_runs(tasks, resources, data, *, quick: bool = False) -> list[Run]:
     for task in tasks:
         spec = data(task)
         name, features, params, epochs = preset_settings(task, resources)
-        out.append(Run(key=f"preset/{task}", label=f"SAPO (n=5), preset `{name}`", task=task, learner="sapo",
+        learner = preset_learner(task)
+        shown = "SAPO (n=5)" if learner == "sapo" else "second-order SAPO (n=5)"
+        out.append(Run(key=f"preset/{task}", label=f"{shown}, preset `{name}`", task=task, learner=learner,
                        params=params, features=features, epochs=3 if quick else epochs, train=spec["train"],
                        dev=spec["dev"], test=spec["test"], metric=spec["metric"]))
     return out

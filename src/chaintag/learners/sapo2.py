@@ -22,9 +22,9 @@ def _no_pair_features():
     return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
 
 
-def pair_feature_index(attrs, gold, n_labels: int, n_attributes: int):
-    """The (attribute, label pair) features seen in training: every attribute of a token from the
-    second of its sentence on, with the gold pair ``(y_{i-1}, y_i)``.
+def pair_feature_index(attrs, gold, n_labels: int, n_attributes: int, values=None):
+    """The (attribute, label pair) features seen in training: every indicator attribute of a token
+    from the second of its sentence on, with the gold pair ``(y_{i-1}, y_i)``.
 
     Parameters
     ----------
@@ -32,6 +32,9 @@ def pair_feature_index(attrs, gold, n_labels: int, n_attributes: int):
         The training attributes (CSR: ``sent_ptr``, ``tok_ptr``, ``attr_ids``).
     gold : int array, shape (n_tokens,)
     n_labels, n_attributes : int
+    values : float64 array, shape (n_entries,), optional
+        Entry values; an attribute with a value other than 1 anywhere (a word-vector component) gets
+        no pair features.
 
     Returns
     -------
@@ -48,8 +51,13 @@ def pair_feature_index(attrs, gold, n_labels: int, n_attributes: int):
     inner = np.flatnonzero(~first)
     pair[inner] = gold[inner - 1] * L + gold[inner]
     per_entry = np.repeat(pair, np.diff(np.asarray(attrs.tok_ptr, dtype=np.int64)))
+    attr_ids = np.asarray(attrs.attr_ids, dtype=np.int64)
     keep = per_entry >= 0
-    keys = np.unique(np.asarray(attrs.attr_ids, dtype=np.int64)[keep] * (L * L) + per_entry[keep])
+    if values is not None:
+        valued = np.zeros(n_attributes, dtype=bool)
+        valued[attr_ids[np.asarray(values) != 1.0]] = True
+        keep &= ~valued[attr_ids]
+    keys = np.unique(attr_ids[keep] * (L * L) + per_entry[keep])
     ptr = np.zeros(n_attributes + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys // (L * L), minlength=n_attributes), out=ptr[1:])
     return ptr, (keys % (L * L)).astype(np.int32)
@@ -95,9 +103,10 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     pairs : {"seen", "all"}, default "seen"
         Allowed label pairs: those of the training data, or every pair (``O(T L^3)`` search).
     pair_features : bool, default False
-        Also conjoin every attribute with the label pair ``(y_{i-1}, y_i)`` at its token (from the
-        second token on), as Sha and Pereira's chunking CRF (2003, s. 2); one weight per
-        (attribute, pair) seen together in the training data.
+        Also conjoin every indicator attribute with the label pair ``(y_{i-1}, y_i)`` at its token
+        (from the second token on), as Sha and Pereira's chunking CRF (2003, s. 2); one weight per
+        (attribute, pair) seen together in the training data. Real-valued attributes (word-vector
+        components) get none.
     epochs : int, default 10
     cc : int, default 0
     feature_space : {"gold", "all"}, default "gold"
@@ -219,7 +228,8 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             raise ValueError(f"learning_rate * l2 / |S| = {shrink:g} must be below 1")
         L = data.index.n_labels
         self.pair_allowed_ = pair_matrix(data.gold, data.attrs.sent_ptr, L, self.pairs == "seen")
-        self.pair_ptr_, self.pair_code_ = (pair_feature_index(data.attrs, data.gold, L, self.extractor_.n_attributes)
+        self.pair_ptr_, self.pair_code_ = (pair_feature_index(data.attrs, data.gold, L, self.extractor_.n_attributes,
+                                                              data.ent_val)
                                            if self.pair_features else _no_pair_features())
         n = data.index.n_weights + L ** 3 + len(self.pair_code_)
         avg = bool(self.averaged)
