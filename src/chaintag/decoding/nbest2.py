@@ -177,6 +177,21 @@ def _first(heap, k, j, f, depth):
     return _before(f[a], depth[a], a, f[b], depth[b], b)
 
 
+@njit(cache=True, inline="always")
+def _push(heap, size, node, f, depth):
+    """Insert prefix ``node`` into the binary heap of ``size`` entries; returns the new size."""
+    k = size
+    heap[k] = node
+    while k > 0:
+        p = (k - 1) >> 1
+        if _first(heap, k, p, f, depth):
+            heap[k], heap[p] = heap[p], heap[k]
+            k = p
+        else:
+            break
+    return size + 1
+
+
 @njit(cache=True)
 def astar2_kernel(E, P, positional, V, start, end, succ_ptr, succ, pred_ptr, pred, n, stop_gap, paths, scores,
                   ws):
@@ -224,17 +239,7 @@ def astar2_kernel(E, P, positional, V, start, end, succ_ptr, succ, pred_ptr, pre
         node_lab[n_nodes] = b
         node_parent[n_nodes] = -1
         node_depth[n_nodes] = 0
-        # push
-        k = size
-        heap[k] = n_nodes
-        size += 1
-        while k > 0:
-            p = (k - 1) >> 1
-            if _first(heap, k, p, node_f, node_depth):
-                heap[k], heap[p] = heap[p], heap[k]
-                k = p
-            else:
-                break
+        size = _push(heap, size, n_nodes, node_f, node_depth)
         n_nodes += 1
     found = 0
     while size > 0 and found < n:
@@ -287,16 +292,7 @@ def astar2_kernel(E, P, positional, V, start, end, succ_ptr, succ, pred_ptr, pre
             node_lab[n_nodes] = c
             node_parent[n_nodes] = top
             node_depth[n_nodes] = i + 1
-            k = size
-            heap[k] = n_nodes
-            size += 1
-            while k > 0:
-                p = (k - 1) >> 1
-                if _first(heap, k, p, node_f, node_depth):
-                    heap[k], heap[p] = heap[p], heap[k]
-                    k = p
-                else:
-                    break
+            size = _push(heap, size, n_nodes, node_f, node_depth)
             n_nodes += 1
     return found
 

@@ -28,7 +28,8 @@ from ..decoding.nbest2 import astar2_retry, astar2_workspace
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
 from ..decoding.valued import emission_scores_valued
 from .perceptron_kernels import hamming
-from .sapo_kernels import _add
+from .sapo_kernels import _add, topn_coefficients, topn_probabilities
+from .sapo_valued_kernels import apply_chain_coefs, apply_emission_coefs
 from .scale_kernels import end_of_step
 from .second_order_kernels import first_order_size, second_order_views
 
@@ -90,41 +91,6 @@ def apply_pair_coefs(tok, code, c, tok_ptr, attr_ids, ent_val, valued, pf_ptr, p
 
 
 @njit(cache=True)
-def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
-                         averaged, sigma_sum, labs, coefs):
-    """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``
-    for each label with a coefficient, and clear ``row``; returns whether any was non-zero.
-
-    ``labs`` (int64) and ``coefs`` (float64), shape (n_labels,), are work arrays. Every
-    weight receives its additions in the order of the entries.
-    """
-    n_labels = row.shape[0]
-    nz = 0
-    for lab in range(n_labels):
-        c = row[lab]
-        if c != 0.0:
-            row[lab] = 0.0
-            labs[nz] = lab
-            coefs[nz] = scale * c
-            nz += 1
-    if nz == 0:
-        return False
-    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
-        lo = ent_lo[e]
-        n = ent_n[e]
-        x = ent_val[e] if valued else 1.0
-        if n == n_labels:  # a full row: the label's feature is lo + label
-            for q in range(nz):
-                _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
-        else:
-            for q in range(nz):
-                f = find_feature(feat_label, lo, n, labs[q])
-                if f >= 0:
-                    _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
-    return True
-
-
-@njit(cache=True)
 def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, feat_label, v, sigma, step,
                 n_labels, succ_ptr, succ, pred_ptr, pred, n_best, stop_gap, lr0, lr_decay, l2, n_train,
                 averaged, u, acc, sigma_sum, use_pairs, attr_ids, pf_ptr, pf_code):
@@ -170,8 +136,6 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
     L = n_labels
     n_features = feat_label.shape[0]
     t_off = n_features
-    s_off = t_off + L * L
-    e_off = s_off + L
     v_off = first_order_size(n_features, L)
     pf_off = v_off + L * L * L
     U, start, end, V = second_order_views(v, n_features, L)
@@ -204,74 +168,41 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
                 pair_scores(t0, t1, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, v, pf_off, U, P)
             k, ws = astar2_retry(E[:T], P, use_pairs, V, start, end, succ_ptr, succ, pred_ptr, pred, n_best,
                                  stop_gap / sigma, paths, scores, ws)
-            top = scores[0] * sigma
-            z = 0.0
-            for r in range(k):
-                scores[r] *= sigma
-                probs[r] = np.exp(scores[r] - top)
-                z += probs[r]
-            for r in range(k):
-                probs[r] /= z
+            log_z = topn_probabilities(scores, k, sigma, probs)
             g_score = start[gold[t0]] + E[0, gold[t0]] + end[gold[t1 - 1]]
             for i in range(1, T):
                 g_score += (P[i] if use_pairs else U)[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
                 if i >= 2:
                     g_score += V[gold[t0 + i - 2], gold[t0 + i - 1], gold[t0 + i]]
-            loss += top + np.log(z) - sigma * g_score
+            loss += log_z - sigma * g_score
             n_errors += hamming(t0, t1, gold, paths[0])
-            # coefficients of Phi(y*) - sum_k P_k Phi(y_k); a candidate that differs from the gold
-            # differs at some token, so with no token coefficient every other one is zero too
-            touched = False
-            for r in range(k):
+            # coefficients of Phi(y*) - sum_k P_k Phi(y_k): the first-order ones, then those of the pair
+            # features and trigrams (a candidate that differs from the gold differs at some token, so with no
+            # token coefficient every other one is zero too)
+            touched = topn_coefficients(t0, T, gold, paths, k, probs, C, CS, CT, CE)
+            for r in range(k if touched else 0):
                 p = probs[r]
-                for i in range(T):
+                for i in range(1, T):
                     y = gold[t0 + i]
                     zl = paths[r, i]
-                    if zl != y:
-                        C[i, y] += p
-                        C[i, zl] -= p
-                        touched = True
-                    if i == 0:
-                        if zl != y:
-                            CS[y] += p
-                            CS[zl] -= p
-                        continue
                     yp = gold[t0 + i - 1]
                     zp = paths[r, i - 1]
-                    if yp != zp or y != zl:
-                        CT[yp, y] += p
-                        CT[zp, zl] -= p
-                        if use_pairs:
-                            CP[i, yp * L + y] += p
-                            CP[i, zp * L + zl] -= p
+                    if use_pairs and (yp != zp or y != zl):
+                        CP[i, yp * L + y] += p
+                        CP[i, zp * L + zl] -= p
                     if i >= 2:
                         y2 = gold[t0 + i - 2]
                         z2 = paths[r, i - 2]
                         if y2 != z2 or yp != zp or y != zl:
                             C3[(y2 * L + yp) * L + y] += p
                             C3[(z2 * L + zp) * L + zl] -= p
-                y = gold[t1 - 1]
-                zl = paths[r, T - 1]
-                if zl != y:
-                    CE[y] += p
-                    CE[zl] -= p
             if touched:
                 n_updates += 1
                 scale = gamma / sigma
                 for i in range(T):
                     apply_emission_coefs(t0 + i, C[i], tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label,
                                          v, u, scale, averaged, sigma_sum, labs, coefs)
-                for a in range(L):
-                    if CS[a] != 0.0:
-                        _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
-                        CS[a] = 0.0
-                    if CE[a] != 0.0:
-                        _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
-                        CE[a] = 0.0
-                    for b in range(L):
-                        if CT[a, b] != 0.0:
-                            _add(v, u, t_off + a * L + b, scale * CT[a, b], averaged, sigma_sum)
-                            CT[a, b] = 0.0
+                apply_chain_coefs(CS, CE, CT, v, u, t_off, scale, averaged, sigma_sum)
                 if use_pairs:  # the pairs met above, each (token, pair) coefficient once
                     for i in range(1, T):
                         for r in range(-1, k):

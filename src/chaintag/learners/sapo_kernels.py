@@ -36,26 +36,11 @@ def _add(v, u, f, delta, averaged, sigma_sum):
 
 
 @njit(cache=True)
-def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, gamma, n_labels,
-                n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
-                paths, scores, probs, ws):
-    """Search and update for the tokens ``t0:t1``; returns (touched, errors, loss, ws)."""
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
-    trans, start, end = weight_views(v, n_features, n_labels)
-    T = t1 - t0
-    # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
-    # identically; the scores are scaled afterwards
-    emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
-    if use_beam:
-        k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
-    else:
-        k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap / sigma, paths, scores, ws)
+def topn_probabilities(scores, k, sigma, probs):
+    """Scale the top-n scores (searched on ``v``) by ``sigma`` in place and put their probabilities
+    over the top-n into ``probs[:k]`` (log-sum-exp); returns ``log sum_k exp(s_k)``."""
     for r in range(k):
         scores[r] *= sigma
-    # probabilities over the top-n (log-sum-exp)
     top = scores[0]
     z = 0.0
     for r in range(k):
@@ -63,14 +48,15 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
         z += probs[r]
     for r in range(k):
         probs[r] /= z
-    log_z = top + np.log(z)
-    y0 = gold[t0]
-    g_score = start[y0] + E[0, y0] + end[gold[t1 - 1]]
-    for i in range(1, T):
-        g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
-    loss = log_z - sigma * g_score
-    errors = hamming(t0, t0 + T, gold, paths[0])
-    # coefficients of Phi(y*) - sum_k P_k Phi(y_k), accumulated exactly
+    return top + np.log(z)
+
+
+@njit(cache=True)
+def topn_coefficients(t0, T, gold, paths, k, probs, C, CS, CT, CE):
+    """Accumulate the first-order coefficients of ``Phi(x, y*) - sum_k P_k Phi(x, y_k)`` exactly:
+    ``C[i, label]`` (token ``t0 + i``), ``CS`` (start), ``CT[prev, cur]``, ``CE`` (end); a candidate
+    adds nothing where it agrees with the gold. Returns whether some candidate differs at a token
+    (every coefficient is zero otherwise)."""
     touched = False
     for r in range(k):
         p = probs[r]
@@ -91,11 +77,55 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
                 if yp != zp or y != zl:
                     CT[yp, y] += p
                     CT[zp, zl] -= p
-        y = gold[t1 - 1]
+        y = gold[t0 + T - 1]
         zl = paths[r, T - 1]
         if zl != y:
             CE[y] += p
             CE[zl] -= p
+    return touched
+
+
+@njit(cache=True)
+def topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best, stop_gap, sigma, paths, scores,
+              probs, ws, C, CS, CT, CE):
+    """The top-n search of one sample on its emissions ``E[:T]`` (unscaled weights), the probabilities,
+    the loss and the first-order coefficients (:func:`topn_coefficients`).
+
+    Returns
+    -------
+    (touched, errors, loss, k, ws)
+    """
+    if use_beam:
+        k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
+    else:
+        k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap / sigma, paths, scores, ws)
+    log_z = topn_probabilities(scores, k, sigma, probs)
+    y0 = gold[t0]
+    g_score = start[y0] + E[0, y0] + end[gold[t0 + T - 1]]
+    for i in range(1, T):
+        g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
+    loss = log_z - sigma * g_score
+    errors = hamming(t0, t0 + T, gold, paths[0])
+    touched = topn_coefficients(t0, T, gold, paths, k, probs, C, CS, CT, CE)
+    return touched, errors, loss, k, ws
+
+
+@njit(cache=True)
+def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, gamma, n_labels,
+                n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
+                paths, scores, probs, ws):
+    """Search and update for the tokens ``t0:t1``; returns (touched, errors, loss, ws)."""
+    n_features = feat_label.shape[0]
+    t_off = n_features
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    trans, start, end = weight_views(v, n_features, n_labels)
+    T = t1 - t0
+    # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
+    # identically; the scores are scaled afterwards
+    emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
+    touched, errors, loss, k, ws = topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best,
+                                             stop_gap, sigma, paths, scores, probs, ws, C, CS, CT, CE)
     if touched:
         scale = gamma / sigma
         # only the positions where some candidate differs from the gold carry coefficients; tokens

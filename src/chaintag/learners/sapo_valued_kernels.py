@@ -12,13 +12,67 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..decoding.beam import beam_nbest_kernel
-from ..decoding.nbest import astar_nbest_retry, astar_workspace
+from ..decoding.nbest import astar_workspace
 from ..decoding.scoring import find_feature, max_sentence_length, weight_views
 from ..decoding.valued import emission_scores_valued
-from .perceptron_kernels import hamming
-from .sapo_kernels import _add
+from .sapo_kernels import _add, topn_step
 from .scale_kernels import end_of_step
+
+
+@njit(cache=True)
+def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
+                         averaged, sigma_sum, labs, coefs):
+    """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``
+    for each label with a coefficient, and clear ``row``; returns whether any was non-zero.
+
+    ``labs`` (int64) and ``coefs`` (float64), shape (n_labels,), are work arrays. Every
+    weight receives its additions in the order of the entries.
+    """
+    n_labels = row.shape[0]
+    nz = 0
+    for lab in range(n_labels):
+        c = row[lab]
+        if c != 0.0:
+            row[lab] = 0.0
+            labs[nz] = lab
+            coefs[nz] = scale * c
+            nz += 1
+    if nz == 0:
+        return False
+    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+        lo = ent_lo[e]
+        n = ent_n[e]
+        x = ent_val[e] if valued else 1.0
+        if n == n_labels:  # a full row: the label's feature is lo + label
+            for q in range(nz):
+                _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
+        else:
+            for q in range(nz):
+                f = find_feature(feat_label, lo, n, labs[q])
+                if f >= 0:
+                    _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
+    return True
+
+
+@njit(cache=True)
+def apply_chain_coefs(CS, CE, CT, v, u, t_off, scale, averaged, sigma_sum):
+    """Add ``scale`` times the start, end and transition coefficients to their weights (transitions
+    from ``t_off``, then start, then end, as :func:`chaintag.decoding.scoring.weight_views`) and clear
+    them."""
+    n_labels = CS.shape[0]
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    for a in range(n_labels):
+        if CS[a] != 0.0:
+            _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
+            CS[a] = 0.0
+        if CE[a] != 0.0:
+            _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
+            CE[a] = 0.0
+        for b in range(n_labels):
+            if CT[a, b] != 0.0:
+                _add(v, u, t_off + a * n_labels + b, scale * CT[a, b], averaged, sigma_sum)
+                CT[a, b] = 0.0
 
 
 @njit(cache=True)
@@ -31,99 +85,19 @@ def _sapo_piece_valued(t0, t1, tok_ptr, ent_lo, ent_n, ent_val, gold, feat_label
     """
     n_features = feat_label.shape[0]
     t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
     trans, start, end = weight_views(v, n_features, n_labels)
     T = t1 - t0
     # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
     # identically; the scores are scaled afterwards
     emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, v, E)
-    if use_beam:
-        k = beam_nbest_kernel(E[:T], trans, start, end, n_best, beam_width, paths, scores)
-    else:
-        k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, stop_gap / sigma, paths, scores, ws)
-    for r in range(k):
-        scores[r] *= sigma
-    # probabilities over the top-n (log-sum-exp)
-    top = scores[0]
-    z = 0.0
-    for r in range(k):
-        probs[r] = np.exp(scores[r] - top)
-        z += probs[r]
-    for r in range(k):
-        probs[r] /= z
-    log_z = top + np.log(z)
-    y0 = gold[t0]
-    g_score = start[y0] + E[0, y0] + end[gold[t1 - 1]]
-    for i in range(1, T):
-        g_score += trans[gold[t0 + i - 1], gold[t0 + i]] + E[i, gold[t0 + i]]
-    loss = log_z - sigma * g_score
-    errors = hamming(t0, t0 + T, gold, paths[0])
-    # coefficients of Phi(y*) - sum_k P_k Phi(y_k), accumulated exactly
-    touched = False
-    for r in range(k):
-        p = probs[r]
-        for i in range(T):
-            y = gold[t0 + i]
-            zl = paths[r, i]
-            if zl != y:
-                C[i, y] += p
-                C[i, zl] -= p
-                touched = True
-            if i == 0:
-                if zl != y:
-                    CS[y] += p
-                    CS[zl] -= p
-            else:
-                yp = gold[t0 + i - 1]
-                zp = paths[r, i - 1]
-                if yp != zp or y != zl:
-                    CT[yp, y] += p
-                    CT[zp, zl] -= p
-        y = gold[t1 - 1]
-        zl = paths[r, T - 1]
-        if zl != y:
-            CE[y] += p
-            CE[zl] -= p
+    touched, errors, loss, k, ws = topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best,
+                                             stop_gap, sigma, paths, scores, probs, ws, C, CS, CT, CE)
     if touched:
         scale = gamma / sigma
-        for i in range(T):
-            # the labels with a coefficient at this token (cleared), then one sweep over its entries;
-            # every weight still receives its additions in token order
-            nz = 0
-            for lab in range(n_labels):
-                c = C[i, lab]
-                if c != 0.0:
-                    C[i, lab] = 0.0
-                    labs[nz] = lab
-                    coefs[nz] = scale * c
-                    nz += 1
-            if nz == 0:
-                continue
-            tok = t0 + i
-            for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
-                lo = ent_lo[e]
-                n = ent_n[e]
-                x = ent_val[e]
-                if n == n_labels:  # a full row: the label's feature is lo + label
-                    for q in range(nz):
-                        _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
-                else:
-                    for q in range(nz):
-                        f = find_feature(feat_label, lo, n, labs[q])
-                        if f >= 0:
-                            _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
-        for a in range(n_labels):
-            if CS[a] != 0.0:
-                _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
-                CS[a] = 0.0
-            if CE[a] != 0.0:
-                _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
-                CE[a] = 0.0
-            for b in range(n_labels):
-                if CT[a, b] != 0.0:
-                    _add(v, u, t_off + a * n_labels + b, scale * CT[a, b], averaged, sigma_sum)
-                    CT[a, b] = 0.0
+        for i in range(T):  # tokens in order: every weight receives its additions in token order
+            apply_emission_coefs(t0 + i, C[i], tok_ptr, ent_lo, ent_n, ent_val, True, feat_label, v, u, scale,
+                                 averaged, sigma_sum, labs, coefs)
+        apply_chain_coefs(CS, CE, CT, v, u, t_off, scale, averaged, sigma_sum)
     return touched, errors, loss, ws
 
 
