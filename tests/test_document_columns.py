@@ -195,3 +195,17 @@ def test_experiment_runner_computes_the_document_columns_a_run_reads(tmp_path):
                 train=DataRef(path), dev=None, test=DataRef(path), metric="f1")
     runner.run_one(plain)
     assert (path, "documents") in runner.columns and runner.columns[path] == ("word",)
+
+
+def test_tune_computes_the_document_columns_before_cutting_the_dev_part(tmp_path, capsys):
+    path = str(_file(tmp_path / "d.iob2", [DOC1, DOC2, DOC1, DOC2]))
+    out = tmp_path / "tune"
+    assert main(["tune", "-a", "perceptron", "--train", path, "--features", "ner;abbr[0];doccap[0]",
+                 "--dev-fraction", "0.25", "--epochs", "2", "--out", str(out), "--quiet"]) == 0
+    best = json.loads((out / "best.json").read_text(encoding="utf-8"))
+    # the same as training on the first three quarters of load_corpus's sentences, scoring the rest
+    c = chaintag.load_corpus(path, document_columns=True)
+    cut = len(c.tokens) - 2
+    m = chaintag.make_learner("perceptron", features="ner;abbr[0];doccap[0]", columns=c.columns, epochs=2)
+    m.fit(c.tokens[:cut], c.labels[:cut], dev=(c.tokens[cut:], c.labels[cut:]))
+    assert best["dev_score"] == pytest.approx(max(rec["dev_score"] for rec in m.history_))

@@ -373,7 +373,7 @@ class Runner:
             records = self._read_records(folder, run.epochs)
         if bar is not None:
             bar.update(len(records))
-        documents = self._reads_documents(run)
+        documents = self.reads_documents(run)
         train = self.load(run.train, documents)
         test = self.load(run.test, documents)
         dev = self.load(run.dev, documents) if run.dev is not None else None
@@ -487,7 +487,7 @@ class Runner:
             return "stepwise"
         return "retrain"
 
-    def _reads_documents(self, run: Run) -> bool:
+    def reads_documents(self, run: Run) -> bool:
         """Whether the run's templates read document columns its training data lacks."""
         if not isinstance(run.features, str) and not isinstance(run.features, (list, tuple)):
             return False

@@ -193,10 +193,13 @@ def _trial(runner: Runner, run: Run) -> Trial:
             saved = {}
         if saved.get("digest") == digest:
             return _from_record(run, saved, folder)
-    train = runner.load(run.train)
-    dev = runner.load(run.test)  # the dev data stand where the runner puts a test set
+    documents = runner.reads_documents(run)  # columns from each token's document, before the dev part is cut
+    train = runner.load(run.train, documents)
+    dev = runner.load(run.test, documents)  # the dev data stand where the runner puts a test set
     cls = learner_class(run.learner)
     params = dict(run.params, features=run.features, epochs=run.epochs)
+    if documents:
+        params["columns"] = runner.columns[(run.train.ref, "documents")]
     if "progress" in inspect.signature(cls.__init__).parameters:
         params["progress"] = False
     model = cls(**params)
