@@ -209,3 +209,21 @@ def test_tune_computes_the_document_columns_before_cutting_the_dev_part(tmp_path
     m = chaintag.make_learner("perceptron", features="ner;abbr[0];doccap[0]", columns=c.columns, epochs=2)
     m.fit(c.tokens[:cut], c.labels[:cut], dev=(c.tokens[cut:], c.labels[cut:]))
     assert best["dev_score"] == pytest.approx(max(rec["dev_score"] for rec in m.history_))
+
+
+def test_conllu_newdoc_comments_delimit_documents(tmp_path):
+    def block(words, newdoc=None):
+        head = [f"# newdoc id = {newdoc}"] if newdoc else []
+        return "\n".join(head + [f"# text = {' '.join(words)}"] + [
+            f"{i}\t{w}\t_\tX\tNN\t_\t0\tdep\t_\t_" for i, w in enumerate(words, 1)]) + "\n\n"
+    sents = [w for doc in (DOC1, DOC2) for w in doc]
+    text = block(sents[0], "d1") + block(sents[1]) + block(sents[2], "d2")
+    path = tmp_path / "d.conllu"
+    path.write_text(text, encoding="utf-8")
+    c = chaintag.load_corpus(path, document_columns=True)
+    assert c.documents == [0, 0, 1]
+    assert [[tok[-3:] for tok in s] for s in c.tokens] == EXPECTED_DOC1 + EXPECTED_DOC2
+    # without newdoc comments the file is one document: TCR in the third sentence sees the first two
+    path.write_text(block(sents[0]) + block(sents[1]) + block(sents[2]), encoding="utf-8")
+    c = chaintag.load_corpus(path, document_columns=True)
+    assert c.documents == [0, 0, 0] and [tok[-3:] for tok in c.tokens[2]] == EXPECTED_ONE_DOC_S3

@@ -149,8 +149,9 @@ class Corpus:
         Number of columns of a column file (0 for CoNLL-U or no sentences).
     documents : list of int or None
         Document index of each sentence: document-marker lines (``-DOCSTART-``,
-        ``###MEDLINE:``) of a column file start a new document, and a file
-        without markers is one document (all 0); None for CoNLL-U input. The
+        ``###MEDLINE:``) of a column file and ``# newdoc`` comments of a CoNLL-U
+        file start a new document, and a file without them is one document
+        (all 0); None when the corpus was not read from a file. The
         document columns (:mod:`chaintag.features.document`) are computed per
         document.
     """
@@ -498,7 +499,7 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
 
     if fmt == "conllu":
         sentences = iter_conllu(path, label_field=label_field if want_labels else None,
-                                encoding=encoding, name=name)
+                                encoding=encoding, name=name, markers=True)
     else:
         sentences = iter_sentences(path, sep=sep if sep is not None else file_sep,
                                    encoding=encoding, name=name, markers=True)
@@ -511,16 +512,15 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     feature_idx: list[int] = []
     label_index = None
     keep_rows = False
-    documents: list[int] | None = None if fmt == "conllu" else []
+    documents: list[int] = []
     doc, doc_seen = 0, False
     for sentence in sentences:
         if sentence.marker is not None:  # a document marker: the next sentence starts a new document
             if doc_seen:
                 doc, doc_seen = doc + 1, False
             continue
-        if documents is not None:
-            documents.append(doc)
-            doc_seen = True
+        documents.append(doc)
+        doc_seen = True
         if not corpus.lines:
             try:
                 names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,

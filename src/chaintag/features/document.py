@@ -2,8 +2,8 @@
 
 A document is a run of sentences (a MEDLINE abstract, a news story). In column
 files, document-marker lines (``-DOCSTART-``, ``###MEDLINE:``; see
-:mod:`chaintag.io.columns`) start a new document; a file without markers is
-one document. Three columns are computed from the words of the token's
+:mod:`chaintag.io.columns`) start a new document, in CoNLL-U files ``# newdoc``
+comments; a file without them is one document. Three columns are computed from the words of the token's
 document (never its labels), in the spirit of the global attributes of
 Chieu and Ng (2002):
 
@@ -194,7 +194,7 @@ def document_ids(markers: Sequence[bool]) -> list[int]:
 def with_document_columns(corpus, word: str = "word"):
     """Append the document columns to a corpus read by :func:`chaintag.data.datasets.load_corpus`, in place.
 
-    The documents are :attr:`Corpus.documents` (the file's document markers;
+    The documents are :attr:`Corpus.documents` (the file's document markers or ``# newdoc`` comments;
     None: one document); columns the corpus already has are left alone.
 
     Returns

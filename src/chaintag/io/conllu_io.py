@@ -79,7 +79,7 @@ class _LineFeed:
 
 
 def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "utf-8",
-                name: str | None = None) -> Iterator[Sentence]:
+                name: str | None = None, markers: bool = False) -> Iterator[Sentence]:
     """Read the words of a CoNLL-U file with their POS labels, lazily.
 
     Parameters
@@ -93,6 +93,11 @@ def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "ut
         Encoding of the file (ASCII-compatible).
     name : str, optional
         Name of the input in error messages (default: the path, or ``"<stdin>"``).
+    markers : bool, default False
+        Also yield a document marker (a Sentence with no tokens and ``marker``
+        ``"# newdoc"``) before each sentence whose comments hold ``# newdoc``
+        (CoNLL-U's document boundary), as :func:`chaintag.io.columns.iter_sentences`
+        yields ``-DOCSTART-`` lines.
 
     Yields
     ------
@@ -125,7 +130,9 @@ def iter_conllu(source, *, label_field: str | None = "xpos", encoding: str = "ut
         if label_field not in LABEL_FIELDS:
             raise ValueError(f"label_field must be one of {sorted(LABEL_FIELDS)} or None, "
                              f"not {label_field!r}")
-    for sentence, _ in _parse(source, label_field, encoding, name, keep_raw=False):
+    for sentence, (_, tokenlist, lines) in _parse(source, label_field, encoding, name, keep_raw=False):
+        if markers and any(k == "newdoc" or k.startswith("newdoc ") for k in tokenlist.metadata):
+            yield Sentence([], sentence.line or (lines[0] if lines else 0), "# newdoc")
         if sentence.tokens:
             yield sentence
 
