@@ -297,6 +297,7 @@ def test_second_order_from_the_cli(tmp_path, capsys):
     assert chaintag.load(model).algorithm == "sapo2"
     assert main(["tag", "-m", str(model), str(test), "--quiet"]) == 0
     assert len([ln for ln in capsys.readouterr().out.split("\n") if ln]) == 6
+    assert main(["tag", "-m", str(model), str(test), "--nbest", "2", "--quiet"]) == 0
     code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--threads", "2")
     assert code == 2 and "sapo --order 2" in cap.err
 

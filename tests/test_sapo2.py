@@ -183,9 +183,37 @@ def test_tagging_follows_the_seen_pairs_and_round_trips(tmp_path, pair_features)
             chaintag.load(tmp_path / "bad.npz")
 
 
+def test_nbest_scores_equal_the_weights_times_the_features(tmp_path):
+    features = f"w[0];pos[-1]|pos[0];vec(w[0]);@clusters={_vec_file(tmp_path)}"
+    model = chaintag.SecondOrderSAPO(features=features, columns=("word", "pos"), epochs=4, pair_features=True,
+                                     progress=False).fit(SENTS, LABELS)
+    test = [[("the", "DT"), ("cat", "NN"), ("barks", "VBZ"), ("here", "RB")], [("a", "DT")]]
+    attrs = model.extractor_.transform(test)
+    values = getattr(attrs, "attr_values", None)
+    L = len(model.labels_)
+    out = model.predict_nbest(test, 10_000)
+    for s, cands in enumerate(out):
+        valid = _valid(L, len(test[s]), model.pair_allowed_)
+        assert len(cands) == len(valid)
+        expected = sorted((float(_phi(model, attrs, s, y, values) @ model.weights_) for y in valid), reverse=True)
+        np.testing.assert_allclose([c[1] for c in cands], expected, rtol=0, atol=1e-9)
+        for labels, score, _ in cands:
+            y = [model.labels_.index(x) for x in labels]
+            assert score == pytest.approx(float(_phi(model, attrs, s, y, values) @ model.weights_), abs=1e-9)
+        assert sum(c[2] for c in cands) == pytest.approx(1.0)
+    assert [c[0][0] for c in out] == model.predict(test)
+    conf = model.predict_confidence(test, 3)
+    assert conf[0] == model.predict(test) and all(0 < c <= 1 for sent in conf[1] for c in sent)
+
+
 def test_refusals():
     for bad in (dict(pairs="some"), dict(n_best=0), dict(l2=-1), dict(lr_schedule="cosine")):
         with pytest.raises(ValueError):
             chaintag.SecondOrderSAPO(features=["w[0]"], **bad).fit(SENTS, LABELS)
+    model = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1).fit(SENTS, LABELS)
     with pytest.raises(NotImplementedError):
-        chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1).fit(SENTS, LABELS).predict_nbest(SENTS)
+        model.predict_nbest(SENTS, constrain=True)
+    with pytest.raises(NotImplementedError):
+        model.predict_marginals(SENTS)
+    with pytest.raises(ValueError):
+        model.predict_nbest(SENTS, 0)

@@ -64,6 +64,33 @@ def viterbi_first(paths, scores, found, best, sent_ptr) -> None:
 class InferenceMixin:
     """n-best, confidence and marginals for models with first-order linear-chain scores."""
 
+    def _nbest_arrays(self, attrs, k: int, constrain=False, fixed=None):
+        """``(paths, scores, found)`` of the top-k search: int32 (k, n_tokens), float64 (n_sentences, k),
+        int32 (n_sentences,); among equal scores the first path is :meth:`predict`'s."""
+        from ..decoding.nbest import nbest_corpus
+        paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
+        scores = np.zeros((attrs.n_sentences, k))
+        found = np.zeros(attrs.n_sentences, dtype=np.int32)
+        if constrain or fixed is not None:
+            from . import constrained
+            paths, scores, found = constrained.nbest(self, attrs, k, constrain, fixed)
+            best = constrained.tag_ids(self, attrs, constrain, fixed) if attrs.n_tokens else None
+        elif attrs.n_tokens and getattr(attrs, "attr_values", None) is not None:  # real-valued attributes
+            from ..decoding.valued import nbest_corpus_valued
+            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
+            nbest_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
+                                self.feature_index_.feat_label, self.weights_, len(self.labels_), k, paths, scores,
+                                found)
+            best = self._tag_ids(attrs)
+        elif attrs.n_tokens:
+            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
+            nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
+                         self.weights_, len(self.labels_), k, paths, scores, found)
+            best = self._tag_ids(attrs)
+        if attrs.n_tokens:
+            viterbi_first(paths, scores, found, best, attrs.sent_ptr)
+        return paths, scores, found
+
     def predict_nbest(self, sentences, k: int = 5, *, constrain=False,
                       fixed=None) -> list[list[tuple[list[str], float, float]]]:
         """The ``k`` best label sequences of each sentence, with scores and top-k probabilities.
@@ -95,35 +122,13 @@ class InferenceMixin:
         ValueError
             If ``k < 1``.
         """
-        from ..decoding.nbest import nbest_corpus
-
         self._check_fitted()
         if k < 1:
             raise ValueError("k must be at least 1")
         rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         n_sent = attrs.n_sentences
-        paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
-        scores = np.zeros((n_sent, k))
-        found = np.zeros(n_sent, dtype=np.int32)
-        if constrain or fixed is not None:
-            from . import constrained
-            paths, scores, found = constrained.nbest(self, attrs, k, constrain, fixed)
-            best = constrained.tag_ids(self, attrs, constrain, fixed) if attrs.n_tokens else None
-        elif attrs.n_tokens and getattr(attrs, "attr_values", None) is not None:  # real-valued attributes
-            from ..decoding.valued import nbest_corpus_valued
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
-            nbest_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
-                                self.feature_index_.feat_label, self.weights_, len(self.labels_), k, paths, scores,
-                                found)
-            best = self._tag_ids(attrs)
-        elif attrs.n_tokens:
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
-            nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                         self.weights_, len(self.labels_), k, paths, scores, found)
-            best = self._tag_ids(attrs)
-        if attrs.n_tokens:
-            viterbi_first(paths, scores, found, best, attrs.sent_ptr)
+        paths, scores, found = self._nbest_arrays(attrs, k, constrain, fixed)
         labs = self.labels_
         bounds = attrs.sent_ptr.tolist()
         out = []

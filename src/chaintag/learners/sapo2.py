@@ -11,7 +11,7 @@ from ..decoding.scoring import feature_entries
 from ..errors import InputError, ModelFormatError
 from ..io.model_file import load_model, save_model
 from .base import TrainData, register
-from .sapo2_kernels import sapo2_epoch, tag_corpus_sapo2
+from .sapo2_kernels import nbest_corpus_sapo2, sapo2_epoch, tag_corpus_sapo2
 from .scale_kernels import fold_average, fold_scale
 from .second_order import SecondOrderPerceptron
 
@@ -128,9 +128,11 @@ class SecondOrderSAPO(SecondOrderPerceptron):
 
     Notes
     -----
-    Trains on one thread (no Hogwild pass), keeps no checkpoints, and offers
-    no n-best output, confidences or marginals; it reads real-valued
-    attributes (word vectors). With ``n_best=1``, ``learning_rate=1``,
+    Trains on one thread (no Hogwild pass) and keeps no checkpoints; it
+    offers n-best output (:meth:`predict_nbest`, exact) and the confidences
+    built on it (:meth:`predict_confidence`), but no marginals or
+    constrained decoding; it reads real-valued attributes
+    (word vectors). With ``n_best=1``, ``learning_rate=1``,
     ``lr_schedule="fixed"``, ``l2=0`` and ``pairs="all"`` the updates are
     those of the naive second-order perceptron.
 
@@ -259,21 +261,51 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             return state["acc"] / state["step"]
         return state["sigma"] * state["v"]
 
+    def _kernel_args(self, attrs, weights=None):
+        """The corpus kernels' arguments up to the pair features (entries, values, weights, pairs)."""
+        n_labels = len(self.labels_)
+        w = self.weights_ if weights is None else weights
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
+        values = getattr(attrs, "attr_values", None)
+        return (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n,
+                _NO_VALUES if values is None else np.ascontiguousarray(values, dtype=np.float64),
+                values is not None, self.feature_index_.feat_label, np.ascontiguousarray(w, dtype=np.float64),
+                n_labels, *self._lists(), *self._pair_args(attrs))
+
     def _tag_ids(self, attrs, weights=None, word_ids=None) -> np.ndarray:
         """Best valid second-order labels of every token (the allowed pairs applied)."""
         out = np.zeros(attrs.n_tokens, dtype=np.int32)
-        w = self.weights_ if weights is None else weights
-        n_labels = len(self.labels_)
-        if n_labels == 0 or attrs.n_tokens == 0:
+        if len(self.labels_) == 0 or attrs.n_tokens == 0:
             return out
-        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
-        values = getattr(attrs, "attr_values", None)
-        tag_corpus_sapo2(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n,
-                         _NO_VALUES if values is None else np.ascontiguousarray(values, dtype=np.float64),
-                         values is not None, self.feature_index_.feat_label,
-                         np.ascontiguousarray(w, dtype=np.float64), n_labels, *self._lists(),
-                         *self._pair_args(attrs), out)
+        tag_corpus_sapo2(*self._kernel_args(attrs, weights), out)
         return out
+
+    def _nbest_arrays(self, attrs, k: int, constrain=False, fixed=None):
+        if constrain or fixed is not None:
+            raise NotImplementedError(f"{type(self).__name__} offers no constrained or partially labelled "
+                                      "decoding (its search already keeps to the label pairs seen in training)")
+        paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
+        scores = np.zeros((attrs.n_sentences, k))
+        found = np.zeros(attrs.n_sentences, dtype=np.int32)
+        if attrs.n_tokens:
+            nbest_corpus_sapo2(*self._kernel_args(attrs), k, paths, scores, found)
+        return paths, scores, found
+
+    def predict_nbest(self, sentences, k: int = 5, *, constrain=False, fixed=None):
+        """The ``k`` best valid label sequences of each sentence, with scores and top-k probabilities.
+
+        As :meth:`chaintag.learners.inference.InferenceMixin.predict_nbest`, by the second-order A*
+        over the allowed label pairs; the first sequence is :meth:`predict`'s (the same search).
+
+        Raises
+        ------
+        ValueError
+            If ``k < 1``.
+        NotImplementedError
+            For ``constrain`` or ``fixed``.
+        """
+        from .inference import InferenceMixin
+        return InferenceMixin.predict_nbest(self, sentences, k, constrain=constrain, fixed=fixed)
 
     def _pair_args(self, attrs):
         """(use_pairs, attr_ids, pf_ptr, pf_code) for the kernels."""
@@ -281,16 +313,6 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         if ptr is None or not len(code):
             return (False, np.zeros(0, dtype=np.int32), *_no_pair_features())
         return True, attrs.attr_ids, ptr, code
-
-    def predict_nbest(self, sentences, k: int = 5):
-        """Not offered for the second-order SAPO.
-
-        Raises
-        ------
-        NotImplementedError
-            Always; use :meth:`predict`.
-        """
-        raise NotImplementedError(f"{type(self).__name__} offers no n-best output; use predict()")
 
     def save(self, path) -> None:
         """Save the fitted model with its trigram weights and allowed label pairs (npz + JSON, atomic).

@@ -232,11 +232,15 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
 
 
 @njit(cache=True)
-def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
-                     succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, out):
-    """Best valid second-order label sequence of every sentence; label ids into ``out`` (shape (n_tokens,)).
+def nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
+                       succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, k, out_paths,
+                       out_scores, out_found):
+    """The ``k`` best valid second-order label sequences of every sentence (exact A*).
 
-    Arguments as :func:`sapo2_epoch`; ``w`` are the (scaled) weights. Returns the total score.
+    Arguments as :func:`sapo2_epoch` (``w``: the scaled weights); ``out_paths`` (int32, shape
+    (k, n_tokens)), ``out_scores`` (float64, shape (n_sentences, k)) and ``out_found`` (int32, shape
+    (n_sentences,)) receive the label ids, scores and number found of each sentence, best first.
+    Returns the total score of the best sequences.
     """
     L = n_labels
     U, start, end, V = second_order_views(w, feat_label.shape[0], L)
@@ -244,9 +248,9 @@ def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_lab
     m = max(max_sentence_length(sent_ptr), 1)
     P = np.zeros((m, L, L)) if use_pairs else U.reshape((1, L, L))
     E = np.zeros((m, L))
-    paths = np.zeros((1, m), dtype=np.int32)
-    scores = np.zeros(1)
-    ws = astar2_workspace(m, L, 4 * m * L + L)
+    paths = np.zeros((k, m), dtype=np.int32)
+    scores = np.zeros(k)
+    ws = astar2_workspace(m, L, 4 * k * m * L + L)
     total = 0.0
     for s in range(sent_ptr.shape[0] - 1):
         t0 = sent_ptr[s]
@@ -256,9 +260,25 @@ def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_lab
         _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E)
         if use_pairs:
             pair_scores(t0, t1, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, w, pf_off, U, P)
-        k, ws = astar2_retry(E[:t1 - t0], P, use_pairs, V, start, end, succ_ptr, succ, pred_ptr, pred, 1, np.inf,
-                             paths, scores, ws)
-        for i in range(t1 - t0):
-            out[t0 + i] = paths[0, i]
+        found, ws = astar2_retry(E[:t1 - t0], P, use_pairs, V, start, end, succ_ptr, succ, pred_ptr, pred, k,
+                                 np.inf, paths, scores, ws)
+        for r in range(found):
+            for i in range(t1 - t0):
+                out_paths[r, t0 + i] = paths[r, i]
+            out_scores[s, r] = scores[r]
+        out_found[s] = found
         total += scores[0]
     return total
+
+
+@njit(cache=True)
+def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
+                     succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, out):
+    """Best valid second-order label sequence of every sentence; label ids into ``out`` (shape (n_tokens,)).
+
+    Arguments as :func:`sapo2_epoch`; ``w`` are the (scaled) weights. Returns the total score.
+    """
+    n_sent = sent_ptr.shape[0] - 1
+    return nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
+                              succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, 1,
+                              out.reshape((1, out.shape[0])), np.zeros((n_sent, 1)), np.zeros(n_sent, dtype=np.int32))
