@@ -11,6 +11,7 @@ BASE = dict(features=["w[0]", "w[-1]", "pos[0]", "pos[-1]|pos[0]"], columns=("wo
 CASES = {
     "perceptron": dict(shuffle=True),
     "sapo": dict(structure_reg=1.5, averaged=True),
+    "sapo2": dict(averaged=True, pair_features=True),
     "crf": dict(learning_rate=0.3),
     "nbest-mira": dict(shuffle=True),
 }

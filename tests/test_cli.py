@@ -300,6 +300,11 @@ def test_second_order_from_the_cli(tmp_path, capsys):
     assert main(["tag", "-m", str(model), str(test), "--nbest", "2", "--quiet"]) == 0
     code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--threads", "2")
     assert code == 2 and "sapo --order 2" in cap.err
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--epochs", "2",
+                         "--checkpoint-dir", str(tmp_path / "ck"))
+    assert code == 0 and (tmp_path / "ck" / "checkpoint.npz").exists()
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--checkpoint-dir", str(tmp_path / "ck2"))
+    assert code == 2 and "--checkpoint-dir is not offered for perceptron --order 2" in cap.err
 
 
 def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkeypatch):

@@ -211,8 +211,8 @@ def run(args) -> int:
     if not args.checkpoint_dir:
         return _run(args)
     from ..errors import InputError
-    if args.order == 2 or args.algorithm in ("maxent", "crf-lbfgs"):
-        shown = "--order 2" if args.order == 2 else args.algorithm
+    if (args.order == 2 and args.algorithm != "sapo") or args.algorithm in ("maxent", "crf-lbfgs"):
+        shown = f"{args.algorithm} --order 2" if args.order == 2 else args.algorithm
         raise InputError(f"--checkpoint-dir is not offered for {shown}")
     from ..learners.checkpoint import folder_lock
     # one run per checkpoint folder, from before the data is read until the model is saved
@@ -359,7 +359,7 @@ def _run(args) -> int:
             from .train_stream import fit_stream
             fit_stream(learner, args, dev, train)
         elif args.checkpoint_dir:
-            if name in ("perceptron2", "sapo2", "maxent", "crf-lbfgs"):
+            if name in ("perceptron2", "maxent", "crf-lbfgs"):
                 raise InputError(f"--checkpoint-dir is not offered for {shown}")
             learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
                         resume=args.resume)

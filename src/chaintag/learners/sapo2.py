@@ -8,7 +8,7 @@ import numpy as np
 
 from ..decoding.nbest2 import pair_lists, pair_matrix
 from ..decoding.scoring import feature_entries
-from ..errors import InputError, ModelFormatError
+from ..errors import ModelFormatError
 from ..io.model_file import load_model, save_model
 from .base import TrainData, register
 from .sapo2_kernels import nbest_corpus_sapo2, sapo2_epoch, tag_corpus_sapo2
@@ -128,7 +128,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
 
     Notes
     -----
-    Trains on one thread (no Hogwild pass) and keeps no checkpoints; it
+    Trains on one thread (no Hogwild pass); keeps checkpoints (``checkpoint_dir``, ``resume``); it
     offers n-best output (:meth:`predict_nbest`, exact) and the confidences
     built on it (:meth:`predict_confidence`), but no marginals or
     constrained decoding; it reads real-valued attributes
@@ -155,6 +155,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     algorithm = "sapo2"
     _real_values = True
     _keeps_attr_ids = True  # pair features: the kernels read each entry's attribute
+    _keeps_checkpoints = True  # the state is float arrays and scalars; the pairs are rebuilt from the data
     tag_dict = False  # no tag dictionary: the pairs restrict the search
     tag_dict_min = 100
 
@@ -188,7 +189,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             For a setting out of range (``n_best`` < 1, ``learning_rate`` <= 0, ``l2`` < 0,
             ``pairs`` not "seen" or "all", ``learning_rate * l2 / |S|`` >= 1).
         InputError
-            As :meth:`SequenceTagger.fit`; and for ``checkpoint_dir``.
+            As :meth:`SequenceTagger.fit` (checkpoints included).
         """
         if self.pairs not in ("seen", "all"):
             raise ValueError(f"pairs must be 'seen' or 'all', not {self.pairs!r}")
@@ -198,9 +199,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
             raise ValueError("n_best must be at least 1")
         if self.learning_rate <= 0 or self.l2 < 0:
             raise ValueError("learning_rate must be > 0 and l2 >= 0")
-        if checkpoint_dir or resume:
-            raise InputError("the second-order SAPO keeps no checkpoints")
-        return super().fit(sentences, labels, dev)
+        return super().fit(sentences, labels, dev, checkpoint_dir=checkpoint_dir, resume=resume)
 
     def _check_cost(self, rows, labels) -> bool:
         """Refuse a model too big for memory or search (:func:`.second_order_cost.check_cost`), its

@@ -189,6 +189,7 @@ class SecondOrderPerceptron(SequenceTagger):
 
     algorithm = "perceptron2"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
+    _keeps_checkpoints = False
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, progress=None,
@@ -220,7 +221,7 @@ class SecondOrderPerceptron(SequenceTagger):
         InputError
             As :meth:`SequenceTagger.fit`.
         """
-        if checkpoint_dir or resume:
+        if (checkpoint_dir or resume) and not self._keeps_checkpoints:
             from ..errors import InputError
             raise InputError("the second-order perceptron keeps no checkpoints")
         if int(self.tag_dict_min) < 1:
@@ -246,7 +247,7 @@ class SecondOrderPerceptron(SequenceTagger):
         if long_run and progress is None:
             self.progress = "log"  # a long run shows its epochs, one line each, wherever stderr goes
         try:
-            super().fit(rows, labels, dev)
+            super().fit(rows, labels, dev, checkpoint_dir=checkpoint_dir, resume=resume)
         finally:
             self.progress = progress
             del self._fit_word_ids, self._dev_word_ids
@@ -274,10 +275,10 @@ class SecondOrderPerceptron(SequenceTagger):
             print(f"warning: {warning}", file=sys.stderr, flush=True)
         return warning is not None
 
-    def _train(self, data: TrainData, dev_pack) -> None:
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
         if dev_pack is not None:
             dev_pack = (*dev_pack, self._dev_word_ids)
-        super()._train(data, dev_pack)
+        super()._train(data, dev_pack, checkpoint_dir, resume)
 
     def _dict_arrays(self, word_ids):
         """(use_dict, word_ids, dict_ptr, dict_labels) for the compiled kernels."""
