@@ -217,3 +217,19 @@ def test_refusals():
         model.predict_marginals(SENTS)
     with pytest.raises(ValueError):
         model.predict_nbest(SENTS, 0)
+
+
+def test_settings_out_of_range_are_refused_before_training():
+    for bad in (dict(pair_features="false"), dict(averaged="no"), dict(stop_ratio=0.5), dict(stop_ratio=-1),
+                dict(learning_rate=float("nan")), dict(l2=float("nan")), dict(n_best=2.5)):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1, **bad).fit(SENTS, LABELS)
+    for bad in (dict(stop_ratio=0.5), dict(learning_rate=float("nan")), dict(n_best=2.5)):  # first order too
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            chaintag.SAPO(features=["w[0]"], epochs=1, **bad).fit(SENTS, LABELS)
+
+
+def test_memory_estimate_counts_the_averaging_sums():
+    plain = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1).fit(SENTS, LABELS)
+    averaged = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1, averaged=True).fit(SENTS, LABELS)
+    assert averaged.cost_.weight_bytes == 3 * plain.cost_.weight_bytes

@@ -13,6 +13,27 @@ from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
 from .threads import numba_threads, resolve_threads
 
 
+def check_sapo_settings(n_best, learning_rate, l2, lr_schedule, stop_ratio) -> None:
+    """Refuse SAPO settings out of range (shared by :class:`SAPO` and the second-order SAPO).
+
+    Raises
+    ------
+    ValueError
+        ``n_best`` not an integer of at least 1; ``learning_rate`` not finite and > 0; ``l2`` not finite
+        and >= 0; ``lr_schedule`` not "decay" or "fixed"; ``stop_ratio`` not None and not above 1.
+    """
+    if lr_schedule not in ("decay", "fixed"):
+        raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {lr_schedule!r}")
+    if isinstance(n_best, (bool, np.bool_)) or not isinstance(n_best, (int, np.integer)) or n_best < 1:
+        raise ValueError(f"n_best must be an integer of at least 1, not {n_best!r}")
+    if not (math.isfinite(learning_rate) and learning_rate > 0):
+        raise ValueError(f"learning_rate must be a finite number above 0, not {learning_rate!r}")
+    if not (math.isfinite(l2) and l2 >= 0):
+        raise ValueError(f"l2 must be a finite number of at least 0, not {l2!r}")
+    if stop_ratio is not None and not (math.isfinite(stop_ratio) and stop_ratio > 1):
+        raise ValueError(f"stop_ratio must be None or a finite number above 1, not {stop_ratio!r}")
+
+
 @register
 class SAPO(SequenceTagger):
     """Search-based probabilistic online learning for linear-chain tagging.
@@ -120,12 +141,9 @@ class SAPO(SequenceTagger):
     def _check(self, n_train: int) -> None:
         if self.search not in ("astar", "beam"):
             raise ValueError(f"search must be 'astar' or 'beam', not {self.search!r}")
-        if self.lr_schedule not in ("decay", "fixed"):
-            raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {self.lr_schedule!r}")
-        if int(self.n_best) < 1 or int(self.beam_width) < 1:
-            raise ValueError("n_best and beam_width must be at least 1")
-        if self.learning_rate <= 0 or self.l2 < 0:
-            raise ValueError("learning_rate must be > 0 and l2 >= 0")
+        check_sapo_settings(self.n_best, self.learning_rate, self.l2, self.lr_schedule, self.stop_ratio)
+        if int(self.beam_width) < 1:
+            raise ValueError(f"beam_width must be at least 1, not {self.beam_width!r}")
         if self.structure_reg and self.structure_reg < 1:
             raise ValueError("structure_reg is a mean piece length: 0 (off) or at least 1")
         shrink = self.learning_rate * self.l2 / (1 if self.l2_per_pass else n_train)

@@ -13,6 +13,7 @@ from ..io.model_file import load_model, save_model
 from .base import TrainData, register
 from .sapo2_kernels import nbest_corpus_sapo2, sapo2_epoch, tag_corpus_sapo2
 from .scale_kernels import fold_average, fold_scale
+from .sapo import check_sapo_settings
 from .second_order import SecondOrderPerceptron
 
 _NO_VALUES = np.zeros(0)
@@ -134,7 +135,8 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     constrained decoding; it reads real-valued attributes
     (word vectors). With ``n_best=1``, ``learning_rate=1``,
     ``lr_schedule="fixed"``, ``l2=0`` and ``pairs="all"`` the updates are
-    those of the naive second-order perceptron.
+    those of the naive second-order perceptron, up to the choice among
+    equal-scored sequences (the two searches break ties differently).
 
     References
     ----------
@@ -186,19 +188,18 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         Raises
         ------
         ValueError
-            For a setting out of range (``n_best`` < 1, ``learning_rate`` <= 0, ``l2`` < 0,
-            ``pairs`` not "seen" or "all", ``learning_rate * l2 / |S|`` >= 1).
+            For a setting out of range (:func:`~chaintag.learners.sapo.check_sapo_settings`; ``pairs`` not
+            "seen" or "all"; ``pair_features``, ``averaged`` or ``shuffle`` not a bool;
+            ``learning_rate * l2 / |S|`` >= 1).
         InputError
             As :meth:`SequenceTagger.fit` (checkpoints included).
         """
         if self.pairs not in ("seen", "all"):
             raise ValueError(f"pairs must be 'seen' or 'all', not {self.pairs!r}")
-        if self.lr_schedule not in ("decay", "fixed"):
-            raise ValueError(f"lr_schedule must be 'decay' or 'fixed', not {self.lr_schedule!r}")
-        if int(self.n_best) < 1:
-            raise ValueError("n_best must be at least 1")
-        if self.learning_rate <= 0 or self.l2 < 0:
-            raise ValueError("learning_rate must be > 0 and l2 >= 0")
+        for name in ("pair_features", "averaged", "shuffle"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        check_sapo_settings(self.n_best, self.learning_rate, self.l2, self.lr_schedule, self.stop_ratio)
         return super().fit(sentences, labels, dev, checkpoint_dir=checkpoint_dir, resume=resume)
 
     def _check_cost(self, rows, labels) -> bool:
@@ -214,8 +215,10 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         sent_ptr = np.zeros(len(labels) + 1, dtype=np.int64)
         np.cumsum([len(ls) for ls in labels], out=sent_ptr[1:])
         ok = pair_matrix(gold, sent_ptr, len(names), self.pairs == "seen")
-        cost = estimate_cost(len(names), [len(s) for s in rows], None, bool(self.averaged))
-        self.cost_ = replace(cost, steps_per_epoch=int(len(gold) * (ok.sum(axis=0) @ ok.sum(axis=1))))
+        cost = estimate_cost(len(names), [len(s) for s in rows], None, False)
+        # the weights v, and with averaging the sums u and acc as well (pair features not counted)
+        self.cost_ = replace(cost, steps_per_epoch=int(len(gold) * (ok.sum(axis=0) @ ok.sum(axis=1))),
+                             weight_bytes=cost.weight_bytes * (3 if self.averaged else 1))
         check_cost(self.cost_, int(self.epochs))
         return False
 
