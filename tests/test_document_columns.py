@@ -227,3 +227,11 @@ def test_conllu_newdoc_comments_delimit_documents(tmp_path):
     path.write_text(block(sents[0]) + block(sents[1]) + block(sents[2]), encoding="utf-8")
     c = chaintag.load_corpus(path, document_columns=True)
     assert c.documents == [0, 0, 0] and [tok[-3:] for tok in c.tokens[2]] == EXPECTED_ONE_DOC_S3
+
+
+@pytest.mark.parametrize("name", ["sapo", "sapo2"])
+def test_predicting_plain_words_names_the_document_columns(name):
+    m = chaintag.make_learner(name, features="w[0];doccap[0]", columns=("word",) + DOCUMENT_COLUMNS, epochs=1).fit(
+        add_document_columns([["TCR", "binds"], ["the", "TCR"]]), [["B-protein", "O"], ["O", "B-protein"]])
+    with pytest.raises(InputError, match="document columns abbr, docnext, doccap come from"):
+        m.predict([["TCR", "binds"]])

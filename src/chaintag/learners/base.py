@@ -278,7 +278,17 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         from ..features.dicts import DICT_COLUMNS, dict_rows
         if self.columns_ == DICT_COLUMNS:
             return dict_rows(sentences)
-        return as_rows(sentences, len(self.columns_))
+        try:
+            return as_rows(sentences, len(self.columns_))
+        except InputError as exc:
+            from ..features.document import model_document_columns
+            extra = model_document_columns(self)
+            if not extra:
+                raise
+            raise InputError(f"{exc.message} (the model reads the columns {', '.join(self.columns_)}; the document "
+                             f"columns {', '.join(extra)} come from each token's document: add them with "
+                             "chaintag.features.document.add_document_columns, or read the data with "
+                             "load_corpus(..., document_columns=True))", exc.path, exc.line) from None
 
     @staticmethod
     def _check_pairs(rows, labels, what: str) -> None:

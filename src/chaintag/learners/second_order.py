@@ -338,7 +338,7 @@ class SecondOrderPerceptron(SequenceTagger):
         list of list of str
         """
         self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         return self._split(self._tag_ids(attrs, word_ids=self._word_ids(rows)), attrs.sent_ptr)
 
@@ -373,7 +373,7 @@ class SecondOrderPerceptron(SequenceTagger):
     def evaluate(self, sentences, labels, scheme=None):
         """Token accuracy and chunk P/R/F1, tagging as :meth:`predict`; see :meth:`SequenceTagger.evaluate`."""
         self._check_fitted()
-        rows = as_rows(sentences, len(self.columns_))
+        rows = self._rows(sentences)
         labels = [list(map(str, ls)) for ls in labels]
         if rows:
             self._check_pairs(rows, labels, "test")
