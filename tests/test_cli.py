@@ -465,3 +465,14 @@ def test_train_threads_option(tmp_path, capsys):
     assert code == 2 and "--threads" in out.err
     code, _, out = train(tmp_path, capsys, "--threads", "2", "--algorithm", "crf", name="crf.npz")
     assert code == 2 and "--threads does not apply to crf" in out.err
+
+
+def test_running_out_of_memory_is_one_error_line(tmp_path, capsys, monkeypatch):
+    from chaintag.learners.sapo2 import SecondOrderSAPO
+
+    def too_big(self, data):
+        raise MemoryError("Unable to allocate 7.46 GiB for an array with shape (1000000000,) and data type float64")
+    monkeypatch.setattr(SecondOrderSAPO, "_begin", too_big)
+    code, model, cap = train(tmp_path, capsys, "--algorithm", "sapo", "--order", "2")
+    assert code == 2 and not model.exists() and "Traceback" not in cap.err
+    assert cap.err.strip().splitlines()[-1].startswith("chaintag train: error: out of memory (Unable to allocate 7.46 GiB")

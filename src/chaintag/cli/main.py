@@ -52,10 +52,10 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit code: 0 on success; 2 on bad input or a failed command (one
-        message line on stderr naming the file, no traceback unless
-        ``--debug``); 3 when ``train`` saved the model but could not write the
-        history; 4 when ``train`` could not save the model but kept the
+        The exit code: 0 on success; 2 on bad input, a failed command or
+        memory running out (one message line on stderr naming the file, no
+        traceback unless ``--debug``); 3 when ``train`` saved the model but
+        could not write the history; 4 when ``train`` could not save the model but kept the
         trained state (the message says where); 130 on Ctrl-C, 143 on
         SIGTERM (temporary files removed in both cases).
     """
@@ -76,6 +76,13 @@ def main(argv=None) -> int:
             return 0
         print(f"chaintag {args.command}: error: {exc}", file=sys.stderr)
         return int(getattr(exc, "exit_code", 2))
+    except MemoryError as exc:  # an allocation past the machine's memory (numpy's message names the size)
+        if getattr(args, "debug", False):
+            raise
+        detail = str(exc).strip() or "an allocation failed"
+        print(f"chaintag {args.command}: error: out of memory ({detail}); fewer labels or attributes "
+              "(--cc, --hash-bits, a smaller feature set) or a machine with more memory", file=sys.stderr)
+        return 2
     except Terminated:
         hint = _resume_hint(args)
         print(f"chaintag {args.command}: terminated" + (f"; {hint}" if hint else ""), file=sys.stderr)
