@@ -28,8 +28,8 @@ from ..decoding.nbest2 import astar2_retry, astar2_workspace
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
 from ..decoding.valued import emission_scores_valued
 from .perceptron_kernels import hamming
-from .sapo_kernels import _add, topn_coefficients, topn_probabilities
-from .sapo_valued_kernels import apply_chain_coefs, apply_emission_coefs
+from .sapo_kernels import _add, apply_chain_coefs, topn_coefficients, topn_probabilities
+from .sapo_valued_kernels import apply_emission_coefs
 from .scale_kernels import end_of_step
 from .second_order_kernels import first_order_size, second_order_views
 
@@ -202,7 +202,7 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
                 for i in range(T):
                     apply_emission_coefs(t0 + i, C[i], tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label,
                                          v, u, scale, averaged, sigma_sum, labs, coefs)
-                apply_chain_coefs(CS, CE, CT, v, u, t_off, scale, averaged, sigma_sum)
+                apply_chain_coefs(CS, CE, CT, t0, T, gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
                 if use_pairs:  # the pairs met above, each (token, pair) coefficient once
                     for i in range(1, T):
                         for r in range(-1, k):

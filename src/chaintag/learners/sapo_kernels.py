@@ -86,6 +86,37 @@ def topn_coefficients(t0, T, gold, paths, k, probs, C, CS, CT, CE):
 
 
 @njit(cache=True)
+def apply_chain_coefs(CS, CE, CT, t0, T, gold, paths, k, v, u, t_off, scale, averaged, sigma_sum):
+    """Add ``scale`` times the start, end and transition coefficients to their weights (transitions
+    from ``t_off``, then start, then end, as :func:`chaintag.decoding.scoring.weight_views`) and clear
+    them. Only the label pairs of the gold sequence and the ``k`` candidates can hold a transition
+    coefficient, so only those are visited (each weight once: distinct weights, any order)."""
+    n_labels = CS.shape[0]
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    for a in range(n_labels):
+        if CS[a] != 0.0:
+            _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
+            CS[a] = 0.0
+        if CE[a] != 0.0:
+            _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
+            CE[a] = 0.0
+    for r in range(k):
+        for i in range(1, T):
+            yp = gold[t0 + i - 1]
+            y = gold[t0 + i]
+            zp = paths[r, i - 1]
+            zl = paths[r, i]
+            if yp != zp or y != zl:
+                if CT[yp, y] != 0.0:
+                    _add(v, u, t_off + yp * n_labels + y, scale * CT[yp, y], averaged, sigma_sum)
+                    CT[yp, y] = 0.0
+                if CT[zp, zl] != 0.0:
+                    _add(v, u, t_off + zp * n_labels + zl, scale * CT[zp, zl], averaged, sigma_sum)
+                    CT[zp, zl] = 0.0
+
+
+@njit(cache=True)
 def topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best, stop_gap, sigma, paths, scores,
               probs, ws, C, CS, CT, CE):
     """The top-n search of one sample on its emissions ``E[:T]`` (unscaled weights), the probabilities,
@@ -117,8 +148,6 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
     """Search and update for the tokens ``t0:t1``; returns (touched, errors, loss, ws)."""
     n_features = feat_label.shape[0]
     t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
     trans, start, end = weight_views(v, n_features, n_labels)
     T = t1 - t0
     # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
@@ -151,27 +180,7 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
                         f = find_feature(feat_label, ent_lo[e], ent_n[e], lab)
                         if f >= 0:
                             _add(v, u, f, scale * c, averaged, sigma_sum)
-        for a in range(n_labels):
-            if CS[a] != 0.0:
-                _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
-                CS[a] = 0.0
-            if CE[a] != 0.0:
-                _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
-                CE[a] = 0.0
-        # transitions: the pairs met above (each weight once: distinct weights, any order)
-        for r in range(k):
-            for i in range(1, T):
-                yp = gold[t0 + i - 1]
-                y = gold[t0 + i]
-                zp = paths[r, i - 1]
-                zl = paths[r, i]
-                if yp != zp or y != zl:
-                    if CT[yp, y] != 0.0:
-                        _add(v, u, t_off + yp * n_labels + y, scale * CT[yp, y], averaged, sigma_sum)
-                        CT[yp, y] = 0.0
-                    if CT[zp, zl] != 0.0:
-                        _add(v, u, t_off + zp * n_labels + zl, scale * CT[zp, zl], averaged, sigma_sum)
-                        CT[zp, zl] = 0.0
+        apply_chain_coefs(CS, CE, CT, t0, T, gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
     return touched, errors, loss, ws
 
 

@@ -15,7 +15,7 @@ from numba import njit
 from ..decoding.nbest import astar_workspace
 from ..decoding.scoring import find_feature, max_sentence_length, weight_views
 from ..decoding.valued import emission_scores_valued
-from .sapo_kernels import _add, topn_step
+from .sapo_kernels import _add, apply_chain_coefs, topn_step
 from .scale_kernels import end_of_step
 
 
@@ -55,27 +55,6 @@ def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat
 
 
 @njit(cache=True)
-def apply_chain_coefs(CS, CE, CT, v, u, t_off, scale, averaged, sigma_sum):
-    """Add ``scale`` times the start, end and transition coefficients to their weights (transitions
-    from ``t_off``, then start, then end, as :func:`chaintag.decoding.scoring.weight_views`) and clear
-    them."""
-    n_labels = CS.shape[0]
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
-    for a in range(n_labels):
-        if CS[a] != 0.0:
-            _add(v, u, s_off + a, scale * CS[a], averaged, sigma_sum)
-            CS[a] = 0.0
-        if CE[a] != 0.0:
-            _add(v, u, e_off + a, scale * CE[a], averaged, sigma_sum)
-            CE[a] = 0.0
-        for b in range(n_labels):
-            if CT[a, b] != 0.0:
-                _add(v, u, t_off + a * n_labels + b, scale * CT[a, b], averaged, sigma_sum)
-                CT[a, b] = 0.0
-
-
-@njit(cache=True)
 def _sapo_piece_valued(t0, t1, tok_ptr, ent_lo, ent_n, ent_val, gold, feat_label, v, u, sigma, gamma, n_labels,
                 n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
                 paths, scores, probs, ws, labs, coefs):
@@ -97,7 +76,7 @@ def _sapo_piece_valued(t0, t1, tok_ptr, ent_lo, ent_n, ent_val, gold, feat_label
         for i in range(T):  # tokens in order: every weight receives its additions in token order
             apply_emission_coefs(t0 + i, C[i], tok_ptr, ent_lo, ent_n, ent_val, True, feat_label, v, u, scale,
                                  averaged, sigma_sum, labs, coefs)
-        apply_chain_coefs(CS, CE, CT, v, u, t_off, scale, averaged, sigma_sum)
+        apply_chain_coefs(CS, CE, CT, t0, T, gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
     return touched, errors, loss, ws
 
 
