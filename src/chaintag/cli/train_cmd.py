@@ -58,8 +58,9 @@ def add_parser(sub) -> None:
                    help="model order of the perceptron and SAPO: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs; SAPO searches the label pairs seen in training)")
     p.add_argument("--pair-features", action=argparse.BooleanOptionalAction, default=None,
-                   help="sapo --order 2: also conjoin every attribute with the label pair (y[i-1], y[i]) at its "
-                        "token, as Sha and Pereira's chunking CRF (default: off)")
+                   help="sapo --order 2: also conjoin every indicator attribute (not word-vector values) with "
+                        "the label pair (y[i-1], y[i]) at its token, as Sha and Pereira's chunking CRF "
+                        "(default: off)")
     p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=None,
                    help="second order: restrict each frequent word to the labels it was seen with "
                         "(default: on)")
