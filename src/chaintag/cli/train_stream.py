@@ -43,17 +43,27 @@ def add_stream_options(p) -> None:
                         "the temporary folder, $TMPDIR); about 10-40 bytes per token, removed at the end")
 
 
-def _reads_document_columns(features) -> bool:
-    """Whether templates read a document column by name (:mod:`chaintag.features.document`)."""
-    import re
-    from ..features.document import DOCUMENT_COLUMNS
+def _template_specs(features) -> list[str]:
+    """The template specs of a feature setting (presets expanded, a template file read)."""
     from ..features.templates import PRESETS
     parts = [p.strip() for p in features.split(";")] if isinstance(features, str) else list(features)
     if isinstance(features, str) and os.path.isfile(features):
         with open(features, encoding="utf-8") as f:
             parts = [ln.split("#", 1)[0].strip() for ln in f]
-    specs = [t for p in parts for t in PRESETS.get(p, [p])]
-    return any(re.search(rf"\b{c}\[", t) for t in specs for c in DOCUMENT_COLUMNS)
+    return [t for p in parts for t in PRESETS.get(p, [p])]
+
+
+def _reads_document_columns(features) -> bool:
+    """Whether templates read a document column by name (:mod:`chaintag.features.document`)."""
+    import re
+    from ..features.document import DOCUMENT_COLUMNS
+    return any(re.search(rf"\b{c}\[", t) for t in _template_specs(features) for c in DOCUMENT_COLUMNS)
+
+
+def _reads_char_grams(features) -> bool:
+    """Whether a template gives character n-grams (``cngramK(...)``: :mod:`chaintag.features.chargrams`)."""
+    import re
+    return any(re.search(r"\bcngram\d\(", t) for t in _template_specs(features))
 
 
 def _why_not(args, name: str) -> str | None:
@@ -68,6 +78,8 @@ def _why_not(args, name: str) -> str | None:
     from ..resources.spec import uses_vectors
     if args.features and uses_vectors(args.features):
         return "it does not read vec(...) templates (real-valued word-vector attributes)"
+    if args.features and _reads_char_grams(args.features):
+        return "it does not read cngramK(...) templates (character n-grams)"
     if args.features and _reads_document_columns(args.features):
         return "it does not compute the document columns (abbr, docnext, doccap), which need whole documents"
     for flag, on in (("--hash-bits", args.hash_bits is not None),

@@ -27,6 +27,7 @@ import numpy as np
 from .hashing import intern_keys
 from .keys import (ABSENT, BUCKET_INDEX_MIN, FIRST_VALUE, PARALLEL_LOOKUP_MIN, UNKNOWN, bucket_index, lookup_keys,
                    lookup_keys_indexed, lookup_keys_serial, place_template, table_to_csr, template_keys)
+from .chargrams import GRAM_FUNCTION, GramColumn, is_gram_template, merge_csr
 from .templates import FUNCTIONS, MAX_OFFSET, Template, is_vector_template, parse_template
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
@@ -211,6 +212,14 @@ class AttributeExtractor:
         self._vec_t = [t for t, tm in enumerate(self.templates) if is_vector_template(tm)]
         self._vec_inner = {t: _Derived(self.templates[t].atoms[0].column, self.templates[t].atoms[0].functions[:-1],
                                        table=self._table) for t in self._vec_t}
+        #: the cngramK(...) templates (several attributes per token) and the n-grams each reads
+        self._gram_t = [t for t, tm in enumerate(self.templates) if is_gram_template(tm)]
+        self._grams = {}
+        for t in self._gram_t:
+            a = self.templates[t].atoms[0]
+            self._grams[t] = GramColumn(_Derived(a.column, a.functions[:-1], table=self._table), a.offset,
+                                        int(GRAM_FUNCTION.match(a.functions[-1]).group(1)))
+        self._gram_rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.vec_scale = None if vec_scale is None else float(vec_scale)
         self.vec_factor = 1.0
         self._vectors = None
@@ -223,7 +232,7 @@ class AttributeExtractor:
             self.vec_factor = scale_factor(self._vectors, self.vec_scale)
         by_key: dict[tuple[str, tuple[str, ...]], int] = {}
         for t in self.templates:
-            if is_vector_template(t):
+            if is_vector_template(t) or is_gram_template(t):
                 self._atom_rows.append(np.zeros(0, dtype=np.int64))
                 continue
             rows = []
@@ -238,6 +247,7 @@ class AttributeExtractor:
         self._columns_read = sorted({self.columns.index(d.column) for d in self._derived
                                      if d.column not in self._gaz_columns}
                                     | {self.columns.index(d.column) for d in self._vec_inner.values()}
+                                    | {self.columns.index(g.inner.column) for g in self._grams.values()}
                                     | ({0} if self._gaz_columns else set()))
         self.radix: list[np.ndarray] = []
         self.hashed: list[bool] = []
@@ -254,6 +264,11 @@ class AttributeExtractor:
     def has_vectors(self) -> bool:
         """Whether some template reads word vectors (``vec``): the attributes then carry real values."""
         return bool(self._vec_t)
+
+    @property
+    def has_grams(self) -> bool:
+        """Whether some template gives character n-grams (``cngramK``: several attributes of one template per token)."""
+        return bool(self._gram_t)
 
     @property
     def vector_dim(self) -> int:
@@ -278,6 +293,12 @@ class AttributeExtractor:
             ids, uniques = cache[d.column]
             derived[r] = d.map(uniques, grow)[ids]
         self._vec_rows = self._vector_rows(sent_ptr, by_column, cache)
+        self._gram_rows = {}
+        for t, g in self._grams.items():
+            if g.inner.column not in cache:
+                cache[g.inner.column] = _intern(by_column[self.columns.index(g.inner.column)])
+            ids, uniques = cache[g.inner.column]
+            self._gram_rows[t] = g.token_grams(ids, uniques, sent_ptr, grow)
         return sent_ptr, derived
 
     def _gaz_values(self, column: str, tokens, grow: bool) -> list:
@@ -341,7 +362,7 @@ class AttributeExtractor:
         lookup = lookup_keys if large else lookup_keys_serial
         for t in range(n_templates):
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
-            if hi == lo or t in self._vec_t:
+            if hi == lo or t in self._vec_t or t in self._gram_t:
                 continue
             keys = self._keys(sent_ptr, derived, t)
             index = self._bucket_index(t) if large and hi - lo >= BUCKET_INDEX_MIN else None
@@ -349,7 +370,16 @@ class AttributeExtractor:
                 lookup(keys, self.attr_keys[lo:hi], lo, table, t)
             else:
                 lookup_keys_indexed(keys, self.attr_keys[lo:hi], index[0], index[1], lo, table, t)
-        return self._table_csr(sent_ptr, table)
+        extra = []
+        for t in self._gram_t:  # each token's n-grams: the template's attributes whose keys they are
+            lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
+            counts, grams = self._gram_rows[t]
+            keys = self.attr_keys[lo:hi]
+            pos = np.minimum(np.searchsorted(keys, grams), max(hi - lo - 1, 0))
+            found = (keys[pos] == grams) if hi > lo else np.zeros(len(grams), dtype=bool)
+            tok = np.repeat(np.arange(len(counts)), counts)
+            extra.append((np.bincount(tok[found], minlength=len(counts)).astype(np.int64), lo + pos[found]))
+        return self._table_csr(sent_ptr, table, extra)
 
     def _bucket_index(self, t: int):
         """The bucket index of template ``t``'s keys (:func:`bucket_index`), built on first use
@@ -362,8 +392,12 @@ class AttributeExtractor:
             cache[1][t] = bucket_index(self.attr_keys[lo:hi])
         return cache[1][t]
 
-    def _table_csr(self, sent_ptr, table) -> Attributes:
+    def _table_csr(self, sent_ptr, table, extra=()) -> Attributes:
+        """CSR attributes from the per-template table, each token's n-gram entries (``extra``: one
+        (counts, attribute ids) pair per cngram template) and then its vector entries appended."""
         tok_ptr, attr_ids = table_to_csr(table)
+        for counts, ids in extra:
+            tok_ptr, attr_ids = merge_csr(tok_ptr, attr_ids, counts, ids)
         return self._with_vectors(sent_ptr, tok_ptr, attr_ids)
 
     # ------------------------------------------------------------------- API
@@ -412,7 +446,22 @@ class AttributeExtractor:
         if labels is not None:
             labels = np.asarray(labels, dtype=np.int64)
         offset = 0
+        extra = []
         for t in range(len(self.templates)):
+            if t in self._gram_t:  # one attribute per n-gram that some training token has
+                per_token, grams = self._gram_rows[t]
+                uniques, rank = np.unique(grams, return_inverse=True)
+                self.radix.append(np.asarray([max(len(self._grams[t].values), 1)], dtype=np.int64))
+                self.hashed.append(False)
+                extra.append((per_token, (offset + rank).astype(np.int32)))
+                if labels is not None and len(grams):
+                    pair_codes, pair_counts = np.unique(
+                        (offset + rank).astype(np.int64) * n_labels + np.repeat(labels, per_token), return_counts=True)
+                    codes.append(pair_codes)
+                    counts.append(pair_counts.astype(np.int64))
+                keys_per_template.append(uniques.astype(np.int64))
+                offset += len(uniques)
+                continue
             if t in self._vec_t:  # one attribute per dimension, where some training token has a vector
                 has = self._vec_rows[self._vec_t.index(t)] >= 0
                 dim = self.vector_dim if has.any() else 0
@@ -451,7 +500,7 @@ class AttributeExtractor:
         pairs = None
         if labels is not None:
             pairs = (np.concatenate(codes).astype(np.int64), np.concatenate(counts).astype(np.int64))
-        return self._table_csr(sent_ptr, table), pairs
+        return self._table_csr(sent_ptr, table, extra), pairs
 
     def transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
         """Attribute ids of new sentences (unseen attributes are dropped).
@@ -502,6 +551,8 @@ class AttributeExtractor:
             return "bias"
         if t in self._vec_t:
             return f"{tmpl.name}[{int(self.attr_keys[attr])}]"
+        if t in self._gram_t:
+            return f"{tmpl.name}={self._grams[t].values[int(self.attr_keys[attr])]}"
         if self.hashed[t]:
             return f"{tmpl.name}=#{int(self.attr_keys[attr]):x}"
         key = int(self.attr_keys[attr])
@@ -529,6 +580,8 @@ class AttributeExtractor:
             "hashed": list(self.hashed),
             "sentinels": self.sentinels,
         }
+        if self._gram_t:
+            meta["grams"] = [self._grams[t].values for t in self._gram_t]
         if self._vec_t:
             meta["vec_scale"] = self.vec_scale
             meta["vec_factor"] = self.vec_factor
@@ -566,6 +619,13 @@ class AttributeExtractor:
                 raise ValueError("derived columns do not match the templates")
             d.values = list(saved["values"])
             d.index = {v: FIRST_VALUE + k for k, v in enumerate(d.values)}
+        grams = meta.get("grams", [])
+        if len(grams) != len(ex._gram_t) or not all(isinstance(v, list) and all(isinstance(g, str) for g in v)
+                                                   for v in grams):
+            raise ValueError("the character n-gram vocabularies do not match the templates")
+        for t, values in zip(ex._gram_t, grams):
+            g = ex._grams[t]
+            ex._grams[t] = GramColumn(g.inner, g.offset, g.k, values)
         ex.hashed = [bool(h) for h in meta["hashed"]]
         ex.radix = [np.asarray(arrays[f"radix_{t}"], dtype=np.int64) for t in range(len(ex.templates))]
         ex.attr_keys = np.asarray(arrays["attr_keys"], dtype=np.int64)

@@ -52,6 +52,10 @@ class HashedAttributeExtractor(AttributeExtractor):
         if any(is_vector_template(t) for t in templates):
             raise ValueError("vec(...) templates (real-valued word-vector attributes) are not offered with "
                              "hashed attributes (hash_bits); drop hash_bits or the vec templates")
+        from .chargrams import is_gram_template
+        if any(is_gram_template(t) for t in templates):
+            raise ValueError("cngramK(...) templates (character n-grams) are not offered with hashed attributes "
+                             "(hash_bits); drop hash_bits or the cngram templates")
         super().__init__(templates, columns, sentinels, resources=resources)
         self.hash_bits = int(hash_bits)
         self.bucket_keys = np.zeros(0, dtype=np.int64)

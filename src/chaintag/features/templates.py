@@ -27,6 +27,9 @@ should not fire for that token): ``lower``, ``norm`` (every digit mapped to
 shorter than k), ``shape`` (``X``/``x``/``d`` classes, runs capped at 4),
 ``shortshape`` (runs collapsed), ``hasdigit``, ``hashyphen``, ``hasupper``,
 ``allupper``, ``initupper`` (``"1"`` when true, ``None`` otherwise).
+``cngram1`` ... ``cngram9`` give a token several attributes, the value's
+character n-grams (outermost function of a template on its own, e.g.
+``cngram3(lower(w[0]))``; see :mod:`chaintag.features.chargrams`).
 With a word resource (``--clusters FILE``): ``brownK``, ``kmN`` (cluster
 strings) and ``vec`` (the word's vector as real-valued attributes, one per
 dimension; outermost function of a template on its own, e.g. ``vec(w[0])``;
@@ -41,6 +44,7 @@ from typing import Callable, Sequence
 
 from ..errors import InputError
 from ..resources.wordmaps import VECTOR_FUNCTION, is_resource_function
+from .chargrams import is_gram_function, is_gram_template
 
 COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
 #: Virtual columns given by a gazetteer (:mod:`chaintag.features.gazetteer`).
@@ -164,9 +168,10 @@ def _parse_atom(text: str) -> Atom:
         if not m:
             raise InputError(f"cannot parse template atom {text!r}")
         fname = m.group(1)
-        if fname not in FUNCTIONS and not is_resource_function(fname):
+        if fname not in FUNCTIONS and not is_resource_function(fname) and not is_gram_function(fname):
             raise InputError(f"unknown template function {fname!r}; known: {', '.join(sorted(FUNCTIONS))}, "
-                             "and brownK / kmN / vec (word clusters and vectors, with a word resource)")
+                             "cngram1 .. cngram9 (character n-grams), and brownK / kmN / vec (word clusters "
+                             "and vectors, with a word resource)")
         functions.append(fname)
         text = m.group(2).strip()
     m = _ATOM.match(text)
@@ -202,6 +207,10 @@ def parse_template(spec: str) -> Template:
     if any(VECTOR_FUNCTION in a.functions for a in t.atoms) and not is_vector_template(t):
         raise InputError(f"template {t.name!r}: vec(...) gives real values, one per vector dimension; it must be "
                          "the outermost function of a template on its own, e.g. vec(w[0]) or vec(lower(w[-1]))")
+    if any(is_gram_function(f) for a in t.atoms for f in a.functions) and not is_gram_template(t):
+        raise InputError(f"template {t.name!r}: cngramK(...) gives several attributes per token (the value's "
+                         "character K-grams); it must be the outermost function of a template on its own, e.g. "
+                         "cngram3(w[0]) or cngram4(lower(w[1]))")
     return t
 
 

@@ -123,6 +123,9 @@ def prepare_streamed(learner, chunks, folder: str, dev=None, source=None):
     if extractor.has_vectors:
         raise InputError("vec(...) templates (real-valued word-vector attributes) are not offered by "
                          "streamed training; train in memory (chaintag train --no-stream)")
+    if extractor.has_grams:
+        raise InputError("cngramK(...) templates (character n-grams) are not offered by streamed training; "
+                         "train in memory (chaintag train --no-stream)")
     sequences: list = []
     labels, index, corpus = extract_to_disk(extractor, chunks, folder, cc=learner.cc,
                                             space=learner.feature_space, sequences=sequences)
