@@ -264,6 +264,19 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     m = chaintag.load(model)
     assert (m.algorithm, m.features, m.l2, m.epochs) == ("sapo2", "ner+doc", 5.0, 2)
     assert m.columns_[-3:] == ("abbr", "docnext", "doccap")
+    # an option given explicitly wins even when it equals its default (abbreviated or --name=value too);
+    # another learner takes the recipe's attributes and epochs, not the settings chosen for its learner
+    for extra, expect in ((["--l2", "1"], ("sapo2", 1.0)), (["--l2=1.0"], ("sapo2", 1.0)),
+                          (["--order", "1"], ("sapo", 5.0)), (["--algorithm", "perceptron"], ("perceptron", None)),
+                          (["--algo=perceptron"], ("perceptron", None))):
+        assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2",
+                     "--quiet"] + extra) == 0, extra
+        m = chaintag.load(model)
+        assert (m.algorithm, getattr(m, "l2", None), m.features) == expect + ("ner+doc",), extra
+    capsys.readouterr()
+    assert main(["train", "--recipe", "bio-ner", "-a", "perceptron", "--train", str(tr), "--model", str(model),
+                 "--epochs", "1"]) == 0
+    assert "(not --order 2 --l2 5.0: the recipe's settings for sapo)" in capsys.readouterr().err
     assert main(["train", "--recipe", "bio-ner-doc", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     assert chaintag.load(model).algorithm == "sapo"

@@ -51,8 +51,44 @@ RECIPES: dict[str, dict] = {
 }
 
 
-def apply_recipe(args, defaults: dict) -> list[str]:
-    """Set the recipe's options on ``args`` where they still hold the parser's default.
+#: Recipe keys that every learner takes: a recipe gives them also to a learner named on the command line.
+SHARED_KEYS = ("features", "feature_space", "epochs")
+
+
+class _Unset(list):
+    """Marks an option that the command line did not give (a list, so that append actions work on it)."""
+
+
+def explicit_options(parser, argv: list[str], command: str) -> set[str]:
+    """The destinations of the options that ``argv`` gives to the ``command`` subparser ``parser``.
+
+    The subcommand's words are parsed again into a namespace whose every destination already holds a
+    marker: argparse sets a default only where the namespace has none, so an option keeps the marker
+    exactly when the command line left it out (abbreviations and ``--name=value`` forms included).
+    """
+    import argparse
+    words = list(argv)
+    words = words[words.index(command) + 1:] if command in words else words
+    marks = {a.dest: _Unset() for a in parser._actions if a.dest != argparse.SUPPRESS}
+    ns, _ = parser.parse_known_args(words, namespace=argparse.Namespace(**marks))
+    return {dest for dest, mark in marks.items() if getattr(ns, dest, mark) is not mark}
+
+
+def apply_recipe(args, parser) -> list[str]:
+    """Set the recipe's options on ``args`` except those the command line gave.
+
+    An option given explicitly wins over the recipe, even when its value equals the option's
+    default. When the command line names another learner than the recipe's
+    (``--recipe bio-ner --algorithm perceptron``), the recipe gives only its attributes and
+    epochs (``features``, ``feature_space``, ``epochs``): its other settings (``order``, ``l2``)
+    were chosen for its own learner and are left out (the log says so).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``train`` arguments (``args.argv``: the command line's words).
+    parser : argparse.ArgumentParser
+        The ``train`` subparser.
 
     Returns
     -------
@@ -60,11 +96,18 @@ def apply_recipe(args, defaults: dict) -> list[str]:
         The options set, as ``--name value`` strings (for the log).
     """
     recipe = RECIPES[args.recipe]
-    done = []
+    given = explicit_options(parser, getattr(args, "argv", []), "train")
+    other_learner = "algorithm" in given and args.algorithm != recipe["algorithm"]
+    done, dropped = [], []
     for key, value in recipe.items():
-        if key == "about":
+        if key in ("about", "algorithm") and other_learner or key == "about" or key in given:
             continue
-        if getattr(args, key) == defaults.get(key):
-            setattr(args, key, value)
-            done.append(f"--{key.replace('_', '-')} {value}")
+        shown = f"--{key.replace('_', '-')} {value}"
+        if other_learner and key not in SHARED_KEYS:
+            dropped.append(shown)
+            continue
+        setattr(args, key, value)
+        done.append(shown)
+    if dropped:
+        done.append(f"(not {' '.join(dropped)}: the recipe's settings for {recipe['algorithm']})")
     return done

@@ -145,7 +145,7 @@ def add_parser(sub) -> None:
     add_common(p)
     from .interrupt import train_hint
     p.set_defaults(run=run, resume_hint=train_hint,
-                   train_defaults={a.dest: a.default for a in p._actions})
+                   train_parser=p)
 
 
 def _validate(args) -> None:
@@ -206,7 +206,7 @@ def _validate(args) -> None:
 def run(args) -> int:
     if getattr(args, "recipe", None):
         from .recipes import apply_recipe
-        applied = apply_recipe(args, args.train_defaults)
+        applied = apply_recipe(args, args.train_parser)
         log(args, f"recipe {args.recipe}: {' '.join(applied) or 'every option given explicitly'}")
     _validate(args)
     if not args.checkpoint_dir:
