@@ -203,6 +203,13 @@ def test_sapo_training_and_nbest_tagging(tmp_path, capsys):
     rows = [ln.split() for ln in conf.read_text().split("\n") if ln]
     assert [r[-2] for r in rows] == best
     assert all(0.0 < float(r[-1]) <= 1.0 for r in rows)
+    # --confidence with its K left out before the input file: the file is the input, K is 5
+    conf5, conf5b = tmp_path / "conf5.txt", tmp_path / "conf5b.txt"
+    assert main(["tag", "-m", str(model), "--confidence", str(test), "-o", str(conf5), "--quiet"]) == 0
+    assert main(["tag", "-m", str(model), str(test), "--confidence", "5", "-o", str(conf5b), "--quiet"]) == 0
+    assert conf5.read_bytes() == conf5b.read_bytes() and conf5.read_bytes() != conf.read_bytes()
+    assert main(["tag", "-m", str(model), "--confidence", "nofile.txt", "--quiet"]) == 2
+    assert main(["tag", "-m", str(model), "--confidence", "x", str(test), "--quiet"]) == 2
 
 
 @pytest.mark.parametrize("algorithm", ["crf", "crf-lbfgs"])

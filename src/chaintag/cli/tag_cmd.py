@@ -52,9 +52,9 @@ def add_parser(sub) -> None:
                    help="write the K best label sequences of each sentence as JSON lines: "
                         "{tokens, nbest: [{labels, score, probability}]} where probability is "
                         "over the top-K only (not a CRF marginal)")
-    p.add_argument("--confidence", nargs="?", type=int, const=5, default=None, metavar="K",
+    p.add_argument("--confidence", nargs="?", const="5", default=None, metavar="K",
                    help="add a column with each token's label probability estimated from the "
-                        "top-K sequences (default K: 5)")
+                        "top-K sequences (default K: 5; `--confidence FILE` tags FILE with K 5)")
     p.add_argument("--marginals", action="store_true",
                    help="add a column with P(y_i = label | x), the forward-backward marginal of "
                         "the predicted label (the model's posterior for CRF-trained models)")
@@ -182,11 +182,37 @@ def _check_text_options(model, args, info, chosen, name):
     return out
 
 
+def _confidence_k(args) -> None:
+    """Read ``--confidence``'s optional K; a value that is not an integer is the input file it took
+    (``tag --model M --confidence FILE``), when no other input is named.
+
+    Raises
+    ------
+    InputError
+        When the value is neither an integer nor, with no input given, an input file.
+    """
+    from ..errors import InputError
+    value = args.confidence
+    if value is None or isinstance(value, int):
+        return
+    try:
+        args.confidence = int(value)
+        return
+    except ValueError:
+        pass
+    if args.input == "-" and (value == "-" or os.path.exists(value)):
+        args.input, args.confidence = value, 5
+        return
+    raise InputError(f"--confidence takes an optional integer K, not {value!r}"
+                     + ("" if args.input != "-" else f" (and no input file {value!r} exists)"))
+
+
 def run(args) -> int:
     from ..learners import load
     from .tag_dask import make_writer
 
     from ..errors import InputError
+    _confidence_k(args)
     chosen = [opt for opt, v in (("--nbest", args.nbest), ("--confidence", args.confidence),
                                  ("--marginals", args.marginals or None)) if v is not None]
     if len(chosen) > 1:
