@@ -229,7 +229,17 @@ def test_settings_out_of_range_are_refused_before_training():
             chaintag.SAPO(features=["w[0]"], epochs=1, **bad).fit(SENTS, LABELS)
 
 
-def test_memory_estimate_counts_the_averaging_sums():
+def test_memory_estimate_counts_the_averaging_sums_and_pair_features(monkeypatch):
     plain = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1).fit(SENTS, LABELS)
     averaged = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1, averaged=True).fit(SENTS, LABELS)
     assert averaged.cost_.weight_bytes == 3 * plain.cost_.weight_bytes
+    L = len(plain.labels_)
+    assert plain.cost_.weight_bytes == 8 * (plain.feature_index_.n_weights + L ** 3)  # every weight, features too
+    pairs = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1, pair_features=True).fit(SENTS, LABELS)
+    assert len(pairs.pair_code_) > 0
+    assert pairs.cost_.weight_bytes == plain.cost_.weight_bytes + 8 * len(pairs.pair_code_)
+    # a limit between the trigram weights and all the weights: refused after extraction, before training
+    monkeypatch.setenv("CHAINTAG_MEMORY_LIMIT_GB", str((pairs.cost_.memory_bytes - 8) / 2 ** 30))
+    chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1).fit(SENTS, LABELS)
+    with pytest.raises(chaintag.errors.TrainingError, match="needs"):
+        chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1, pair_features=True).fit(SENTS, LABELS)

@@ -222,6 +222,27 @@ class SecondOrderSAPO(SecondOrderPerceptron):
         check_cost(self.cost_, int(self.epochs))
         return False
 
+    def _check_weight_memory(self, weight_bytes: int) -> None:
+        """Refuse, before allocating them, weights that with the search lattice exceed the memory limit.
+
+        Before extraction :meth:`_check_cost` counts the trigram and bigram weights only; here, with
+        the attributes known, ``weight_bytes`` counts every weight vector (features, trigram weights and
+        pair features; three copies when averaged) and ``cost_`` is updated to it.
+
+        Raises
+        ------
+        chaintag.errors.TrainingError
+            As :func:`.second_order_cost.check_cost`.
+        """
+        from dataclasses import replace
+
+        from .second_order_cost import check_cost
+        cost = getattr(self, "cost_", None)
+        if cost is None:
+            return
+        self.cost_ = replace(cost, weight_bytes=int(weight_bytes))
+        check_cost(self.cost_, int(self.epochs))
+
     def _lists(self):
         return pair_lists(self.pair_allowed_)
 
@@ -237,6 +258,7 @@ class SecondOrderSAPO(SecondOrderPerceptron):
                                            if self.pair_features else _no_pair_features())
         n = data.index.n_weights + L ** 3 + len(self.pair_code_)
         avg = bool(self.averaged)
+        self._check_weight_memory(n * 8 * (3 if avg else 1))
         return {"v": np.zeros(n), "sigma": 1.0, "step": 0, "n_train": n_train, "lists": self._lists(),
                 "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
 
