@@ -1,0 +1,133 @@
+"""Stacked sequential learning (Cohen and Carvalho 2005): dev trials only.
+
+Stage 1 is a SAPO model with the task's features; its labels become a column
+of the tokens, ``y1``, that stage 2's templates read in a window (the labels of
+the neighbours beyond the one the chain links, and their conjunctions). On the
+training sentences ``y1`` is jackknifed: the sentences are cut into ``--folds``
+contiguous blocks and each block is tagged by a stage-1 model trained on the
+others, so stage 2 learns how far stage-1 labels on new text can be trusted;
+the dev sentences are tagged by a stage-1 model trained on all the training
+sentences. Dev is as in ``bench_vectors.py`` (the seeded carve, the last 10 %
+with ``--contiguous-dev``, or the task's dev split).
+
+Usage::
+
+    python benchmarks/bench_stacking.py --task conll2000 --features chunking+kmvec \\
+        --vectors conll-vt.tsv conll2000-w2v100.txt --set feature_space=all --epochs 30 --stage1-epochs 28
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chaintag  # noqa: E402
+from bench_neural import TASKS, _load, _loadavg, carve_dev  # noqa: E402
+from bench_vectors import _value  # noqa: E402
+
+STACK_TEMPLATES = {
+    "w2": ["y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[-1]|y1[0]", "y1[0]|y1[1]"],
+    "w3": ["y1[-3]", "y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[3]", "y1[-2]|y1[-1]", "y1[-1]|y1[0]",
+           "y1[0]|y1[1]", "y1[1]|y1[2]"],
+    "w2x": ["y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[-1]|y1[0]", "y1[0]|y1[1]", "y1[0]|lower(w[0])",
+            "y1[-1]|y1[0]|y1[1]"],
+}
+
+
+def _learner(args, features, epochs, columns, seed):
+    features = features + "".join(f";@clusters={os.path.abspath(v)}" for v in args.vectors)
+    params = {k: _value(v) for k, v in (s.split("=", 1) for s in args.set)}
+    return chaintag.make_learner(args.algorithm, features=features, epochs=epochs, random_state=seed,
+                                 columns=columns, **params)
+
+
+def _with(tokens, predicted):
+    return [[tuple(tok) + (y,) for tok, y in zip(sent, ys)] for sent, ys in zip(tokens, predicted)]
+
+
+def jackknife(args, tokens, labels, columns):
+    """Stage-1 labels of every training sentence from a model that did not see its block."""
+    n = len(tokens)
+    fold = (np.arange(n) * args.folds) // n
+    out: list = [None] * n
+    for k in range(args.folds):
+        tr = np.flatnonzero(fold != k)
+        te = np.flatnonzero(fold == k)
+        m = _learner(args, args.features, args.stage1_epochs, columns, args.seed)
+        m.fit([tokens[i] for i in tr], [labels[i] for i in tr])
+        for i, ys in zip(te, m.predict([tokens[i] for i in te])):
+            out[i] = ys
+        print(f"stage 1 fold {k + 1}/{args.folds} done", file=sys.stderr, flush=True)
+    return out
+
+
+def run(args) -> dict:
+    train_ref, dev_ref, _, options = TASKS[args.task]
+    tokens, labels = _load(train_ref, args.data_dir, options)
+    if dev_ref is None and args.contiguous_dev:
+        cut = len(tokens) - int(round(len(tokens) * 0.1))
+        tokens, labels, dt, dl = tokens[:cut], labels[:cut], tokens[cut:], labels[cut:]
+        where = f"last 10% of {train_ref} (contiguous)"
+    elif dev_ref is None:
+        (tokens, labels), (dt, dl) = carve_dev(tokens, labels)
+        where = f"seeded 10% of {train_ref} (bench_neural.carve_dev, seed 0)"
+    else:
+        dt, dl = _load(dev_ref, args.data_dir, options)
+        where = dev_ref
+    columns = ("word", "pos")[:len(tokens[0][0])]
+    t0, c0 = time.perf_counter(), time.process_time()
+    y1_train = jackknife(args, tokens, labels, columns)
+    m1 = _learner(args, args.features, args.stage1_epochs, columns, args.seed)
+    m1.fit(tokens, labels)
+    y1_dev = m1.predict(dt)
+    stage1_dev = m1.evaluate(dt, dl)
+    stage1_seconds = time.perf_counter() - t0
+    features = args.features + ";" + ";".join(STACK_TEMPLATES[args.stack])
+    m2 = _learner(args, features, args.epochs, columns + ("y1",), args.seed)
+    m2.fit(_with(tokens, y1_train), labels, dev=(_with(dt, y1_dev), dl))
+    hist = m2.history_
+    score = stage1_dev.f1 if stage1_dev.is_chunking else stage1_dev.accuracy
+    return {"task": args.task, "features": args.features, "stack": args.stack,
+            "stack_templates": STACK_TEMPLATES[args.stack], "vectors": args.vectors, "set": args.set,
+            "seed": args.seed, "folds": args.folds, "stage1_epochs": args.stage1_epochs, "epochs": args.epochs,
+            "scored_on": where, "stage1_dev": round(score, 2),
+            "score": round(hist[m2.best_epoch_ - 1]["dev_score"], 2), "best_epoch": m2.best_epoch_,
+            "curve": [round(h["dev_score"], 2) for h in hist],
+            "stage1_seconds": round(stage1_seconds, 1),
+            "seconds_per_epoch": round(float(np.mean([h["seconds"] for h in hist])), 3),
+            "total_seconds": round(time.perf_counter() - t0, 1), "total_cpu": round(time.process_time() - c0, 1),
+            "loadavg": _loadavg()}
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--task", choices=sorted(TASKS), default="conll2000")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--algorithm", "-a", default="sapo")
+    p.add_argument("--features", required=True)
+    p.add_argument("--vectors", nargs="*", default=[])
+    p.add_argument("--set", nargs="*", default=[], metavar="K=V")
+    p.add_argument("--epochs", type=int, default=30, help="stage-2 epochs (dev score after each)")
+    p.add_argument("--stage1-epochs", type=int, default=28)
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--stack", choices=sorted(STACK_TEMPLATES), default="w2")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--contiguous-dev", action="store_true")
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    text = json.dumps(run(args), indent=1)
+    print(text)
+    if args.out:
+        with open(args.out + ".tmp", "w") as fh:
+            fh.write(text + "\n")
+        os.replace(args.out + ".tmp", args.out)
+
+
+if __name__ == "__main__":
+    main()
