@@ -35,6 +35,10 @@ STACK_TEMPLATES = {
     "w2": ["y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[-1]|y1[0]", "y1[0]|y1[1]"],
     "w3": ["y1[-3]", "y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[3]", "y1[-2]|y1[-1]", "y1[-1]|y1[0]",
            "y1[0]|y1[1]", "y1[1]|y1[2]"],
+    # with --documents: the label stage 1 gives most often to the token's word elsewhere in its document
+    "doc": ["y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[-1]|y1[0]", "y1[0]|y1[1]", "dmaj[0]",
+            "dmaj[0]|y1[0]", "dmaj[-1]", "dmaj[1]"],
+    "doconly": ["dmaj[0]", "dmaj[0]|y1[0]", "dmaj[-1]", "dmaj[1]"],
     "w2x": ["y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[-1]|y1[0]", "y1[0]|y1[1]", "y1[0]|lower(w[0])",
             "y1[-1]|y1[0]|y1[1]"],
 }
@@ -47,8 +51,34 @@ def _learner(args, features, epochs, columns, seed):
                                  columns=columns, **params)
 
 
-def _with(tokens, predicted):
-    return [[tuple(tok) + (y,) for tok, y in zip(sent, ys)] for sent, ys in zip(tokens, predicted)]
+def _with(tokens, predicted, docs=None):
+    """The tokens with the stage-1 label column (and, given each sentence's document, ``dmaj``)."""
+    if docs is None:
+        return [[tuple(tok) + (y,) for tok, y in zip(sent, ys)] for sent, ys in zip(tokens, predicted)]
+    majority = document_majority(tokens, predicted, docs)
+    return [[tuple(tok) + (y, m) for tok, y, m in zip(sent, ys, ms)]
+            for sent, ys, ms in zip(tokens, predicted, majority)]
+
+
+def document_majority(tokens, predicted, docs):
+    """Per token: the stage-1 label most often given to the same lowercased word at its other
+    occurrences in the document (ties: the first label in sorted order), ``-`` when there are none
+    (Krishnan and Manning 2006, token-majority features)."""
+    from collections import Counter, defaultdict
+    counts: dict = defaultdict(Counter)
+    for sent, ys, d in zip(tokens, predicted, docs):
+        for tok, y in zip(sent, ys):
+            counts[(d, tok[0].lower())][y] += 1
+    out = []
+    for sent, ys, d in zip(tokens, predicted, docs):
+        row = []
+        for tok, y in zip(sent, ys):
+            c = counts[(d, tok[0].lower())].copy()
+            c[y] -= 1
+            best = sorted(((-n, lab) for lab, n in c.items() if n > 0))
+            row.append(best[0][1] if best else "-")
+        out.append(row)
+    return out
 
 
 def jackknife(args, tokens, labels, columns):
@@ -69,10 +99,17 @@ def jackknife(args, tokens, labels, columns):
 
 def run(args) -> dict:
     train_ref, dev_ref, _, options = TASKS[args.task]
-    tokens, labels = _load(train_ref, args.data_dir, options)
+    docs = ddocs = None
+    if args.documents:
+        corpus = chaintag.load_corpus(train_ref, data_dir=args.data_dir, document_columns=True, **options)
+        tokens, labels, docs = corpus.tokens, corpus.labels, list(corpus.documents)
+    else:
+        tokens, labels = _load(train_ref, args.data_dir, options)
     if dev_ref is None and args.contiguous_dev:
         cut = len(tokens) - int(round(len(tokens) * 0.1))
         tokens, labels, dt, dl = tokens[:cut], labels[:cut], tokens[cut:], labels[cut:]
+        if docs is not None:
+            docs, ddocs = docs[:cut], docs[cut:]
         where = f"last 10% of {train_ref} (contiguous)"
     elif dev_ref is None:
         (tokens, labels), (dt, dl) = carve_dev(tokens, labels)
@@ -80,7 +117,8 @@ def run(args) -> dict:
     else:
         dt, dl = _load(dev_ref, args.data_dir, options)
         where = dev_ref
-    columns = ("word", "pos")[:len(tokens[0][0])]
+    columns = (("word", "abbr", "docnext", "doccap") if args.documents
+               else ("word", "pos")[:len(tokens[0][0])])
     t0, c0 = time.perf_counter(), time.process_time()
     y1_train = jackknife(args, tokens, labels, columns)
     m1 = _learner(args, args.features, args.stage1_epochs, columns, args.seed)
@@ -89,8 +127,9 @@ def run(args) -> dict:
     stage1_dev = m1.evaluate(dt, dl)
     stage1_seconds = time.perf_counter() - t0
     features = args.features + ";" + ";".join(STACK_TEMPLATES[args.stack])
-    m2 = _learner(args, features, args.epochs, columns + ("y1",), args.seed)
-    m2.fit(_with(tokens, y1_train), labels, dev=(_with(dt, y1_dev), dl))
+    extra = ("y1", "dmaj") if args.documents else ("y1",)
+    m2 = _learner(args, features, args.epochs, columns + extra, args.seed)
+    m2.fit(_with(tokens, y1_train, docs), labels, dev=(_with(dt, y1_dev, ddocs), dl))
     hist = m2.history_
     score = stage1_dev.f1 if stage1_dev.is_chunking else stage1_dev.accuracy
     return {"task": args.task, "features": args.features, "stack": args.stack,
@@ -119,6 +158,9 @@ def main(argv=None) -> None:
     p.add_argument("--stack", choices=sorted(STACK_TEMPLATES), default="w2")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--contiguous-dev", action="store_true")
+    p.add_argument("--documents", action="store_true",
+                   help="read the document columns and documents (load_corpus(..., document_columns=True)); "
+                        "stage 2 may read dmaj (--stack doc); needs --contiguous-dev")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     text = json.dumps(run(args), indent=1)

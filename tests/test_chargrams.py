@@ -155,3 +155,24 @@ def test_cli_trains_and_tags_with_ngrams(tmp_path, capsys):
     expect = chaintag.load(model).predict([[("the", "DT"), ("cows", "NNS"), ("barked", "VBD")]])
     assert [r[-1] for r in rows] == expect[0]
     assert os.path.getsize(model) > 0
+
+
+def test_ngrams_of_a_gazetteer_column(tmp_path):
+    """cngramK of the gazetteer's virtual column: the n-grams of the same values that gaz[0] reads."""
+    sents = [[("IL-2",), ("gene",), ("binds",)], [("the",), ("IL-2",), ("gene",)], [("T",), ("cells",)]] * 3
+    labels = [["B-DNA", "I-DNA", "O"], ["O", "B-DNA", "I-DNA"], ["B-cell", "I-cell"]] * 3
+    extra = tmp_path / "list.tsv"
+    extra.write_text("DNA\tIL-2 gene\n", encoding="utf-8")
+    tagger = chaintag.SAPO(features=f"w[0];gaz[0];cngram2(gaz[0]);@gazetteer={extra}", epochs=2).fit(sents, labels)
+    ex = tagger.extractor_
+    test = [[("IL-2",), ("gene",), ("binds",)]]
+    out = ex.transform(test)
+    gaz = ex.gazetteer.column("gaz", test)
+    assert gaz[:2] == ["B-DNA", "E-DNA"]
+    for i, value in enumerate(gaz):
+        names = {ex.attribute_name(int(a)) for a in out.attr_ids[out.tok_ptr[i]:out.tok_ptr[i + 1]]}
+        grams = {n.split("=", 1)[1] for n in names if n.startswith("cngram2(gaz[0])=")}
+        assert grams == (set(char_grams(value, 2)) if value is not None else set())
+    back_model = tmp_path / "m.npz"
+    tagger.save(back_model)
+    assert chaintag.load(back_model).predict(test) == tagger.predict(test)

@@ -178,7 +178,7 @@ def test_help_for_every_command(capsys):
     assert "usage: chaintag" in capsys.readouterr().out
 
 
-def test_sapo_training_and_nbest_tagging(tmp_path, capsys):
+def test_sapo_training_and_nbest_tagging(tmp_path, capsys, monkeypatch):
     code, model, _ = train(tmp_path, capsys, "--algorithm", "sapo", "--n-best", "3", "--learning-rate", "0.5")
     assert code == 0
     test = write(tmp_path, "test.txt", TEST)
@@ -210,6 +210,14 @@ def test_sapo_training_and_nbest_tagging(tmp_path, capsys):
     assert conf5.read_bytes() == conf5b.read_bytes() and conf5.read_bytes() != conf.read_bytes()
     assert main(["tag", "-m", str(model), "--confidence", "nofile.txt", "--quiet"]) == 2
     assert main(["tag", "-m", str(model), "--confidence", "x", str(test), "--quiet"]) == 2
+    assert main(["tag", "-m", str(model), "-", "--confidence", str(test), "--quiet"]) == 2  # stdin named: not K
+    # an integer that is also a file's name is K, with a warning that the file was not tagged
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "3").write_text(test.read_text())
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    capsys.readouterr()
+    assert main(["tag", "-m", str(model), "--confidence", "3"]) == 0
+    assert "--confidence 3 is read as K = 3" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("algorithm", ["crf", "crf-lbfgs"])

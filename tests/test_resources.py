@@ -277,6 +277,11 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     assert main(["train", "--recipe", "bio-ner", "-a", "perceptron", "--train", str(tr), "--model", str(model),
                  "--epochs", "1"]) == 0
     assert "(not --order 2 --l2 5.0: the recipe's settings for sapo)" in capsys.readouterr().err
+    # a learner that takes no passes (maxent) gets the recipe's attributes only, not its epochs
+    assert main(["train", "--recipe", "bio-ner-affixes", "-a", "maxent", "--train", str(tr), "--model",
+                 str(model)]) == 0
+    assert "--features ner+affixes (not --l2 5.0 --epochs 27" in capsys.readouterr().err
+    assert chaintag.load(model).features == "ner+affixes"
     assert main(["train", "--recipe", "bio-ner-doc", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     assert chaintag.load(model).algorithm == "sapo"

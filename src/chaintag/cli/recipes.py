@@ -55,6 +55,21 @@ RECIPES: dict[str, dict] = {
 SHARED_KEYS = ("features", "feature_space", "epochs")
 
 
+def _takes(args, key: str) -> bool:
+    """Whether the learner named on the command line takes a recipe's shared setting as the recipe
+    means it: attribute templates (not the neural learners, which embed the columns themselves) and
+    passes of online learning (not the maxent tagger, nor L-BFGS iterations)."""
+    from ..learners import LEARNERS
+    cls = LEARNERS.get(args.algorithm)
+    if cls is None:
+        return True
+    if getattr(cls, "learns_representation", False):
+        return False
+    if key == "epochs":
+        return args.algorithm not in ("maxent", "crf-lbfgs")
+    return key in cls._param_names()
+
+
 class _Unset(list):
     """Marks an option that the command line did not give (a list, so that append actions work on it)."""
 
@@ -103,7 +118,7 @@ def apply_recipe(args, parser) -> list[str]:
         if key in ("about", "algorithm") and other_learner or key == "about" or key in given:
             continue
         shown = f"--{key.replace('_', '-')} {value}"
-        if other_learner and key not in SHARED_KEYS:
+        if other_learner and (key not in SHARED_KEYS or not _takes(args, key)):
             dropped.append(shown)
             continue
         setattr(args, key, value)

@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
                     "through and not read. Document markers (-DOCSTART-, ###MEDLINE:) are copied "
                     "through, each followed by a blank line.")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="model file from chaintag train")
-    p.add_argument("input", nargs="?", default="-", metavar="INPUT",
+    p.add_argument("input", nargs="?", default=None, metavar="INPUT",
                    help="column file, CoNLL-U file, dataset reference, or - for stdin (default)")
     p.add_argument("--output", "-o", default="-", metavar="PATH",
                    help="output file, written atomically (default: stdout)")
@@ -182,29 +182,38 @@ def _check_text_options(model, args, info, chosen, name):
     return out
 
 
-def _confidence_k(args) -> None:
-    """Read ``--confidence``'s optional K; a value that is not an integer is the input file it took
-    (``tag --model M --confidence FILE``), when no other input is named.
+def _confidence_k(args, input_given: bool) -> None:
+    """Read ``--confidence``'s optional K. A value that is not an integer is the input it took
+    (``tag --model M --confidence FILE``: a file, a dataset reference or ``-``) when the command line
+    names no other input; an integer that is also a file's name is K, with a warning.
 
     Raises
     ------
     InputError
-        When the value is neither an integer nor, with no input given, an input file.
+        When the value is not an integer and cannot be the input (another input is named, or there
+        is no such file or dataset reference).
     """
+    from ..data.datasets import is_dataset_ref
     from ..errors import InputError
     value = args.confidence
     if value is None or isinstance(value, int):
         return
     try:
         args.confidence = int(value)
-        return
     except ValueError:
         pass
-    if args.input == "-" and (value == "-" or os.path.exists(value)):
+    else:
+        if not input_given and os.path.exists(value) and not args.quiet:
+            print(f"chaintag tag: warning: --confidence {value} is read as K = {value}, and standard input is "
+                  f"tagged; to tag the file {value!r}, name it as the input (e.g. ./{value})", file=sys.stderr)
+        return
+    if input_given:
+        raise InputError(f"--confidence takes an optional integer K, not {value!r} (the input is {args.input!r})")
+    if value == "-" or os.path.exists(value) or is_dataset_ref(value):
         args.input, args.confidence = value, 5
         return
-    raise InputError(f"--confidence takes an optional integer K, not {value!r}"
-                     + ("" if args.input != "-" else f" (and no input file {value!r} exists)"))
+    raise InputError(f"--confidence takes an optional integer K, not {value!r} (and there is no input file "
+                     f"or dataset reference {value!r})")
 
 
 def run(args) -> int:
@@ -212,7 +221,10 @@ def run(args) -> int:
     from .tag_dask import make_writer
 
     from ..errors import InputError
-    _confidence_k(args)
+    input_given = args.input is not None
+    if not input_given:
+        args.input = "-"
+    _confidence_k(args, input_given)
     chosen = [opt for opt, v in (("--nbest", args.nbest), ("--confidence", args.confidence),
                                  ("--marginals", args.marginals or None)) if v is not None]
     if len(chosen) > 1:

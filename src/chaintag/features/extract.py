@@ -247,7 +247,8 @@ class AttributeExtractor:
         self._columns_read = sorted({self.columns.index(d.column) for d in self._derived
                                      if d.column not in self._gaz_columns}
                                     | {self.columns.index(d.column) for d in self._vec_inner.values()}
-                                    | {self.columns.index(g.inner.column) for g in self._grams.values()}
+                                    | {self.columns.index(g.inner.column) for g in self._grams.values()
+                                       if g.inner.column not in self._gaz_columns}
                                     | ({0} if self._gaz_columns else set()))
         self.radix: list[np.ndarray] = []
         self.hashed: list[bool] = []
@@ -295,7 +296,9 @@ class AttributeExtractor:
         self._vec_rows = self._vector_rows(sent_ptr, by_column, cache)
         self._gram_rows = {}
         for t, g in self._grams.items():
-            if g.inner.column not in cache:
+            if g.inner.column in self._gaz_columns and g.inner.column not in cache:
+                cache[g.inner.column] = _intern(self._gaz_values(g.inner.column, tokens, grow))
+            elif g.inner.column not in cache:
                 cache[g.inner.column] = _intern(by_column[self.columns.index(g.inner.column)])
             ids, uniques = cache[g.inner.column]
             self._gram_rows[t] = g.token_grams(ids, uniques, sent_ptr, grow)
