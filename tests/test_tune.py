@@ -70,3 +70,16 @@ def test_tune_cli_holds_out_the_end_of_train(tmp_path, capsys):
     assert best["dev"].startswith("last 0.1 of") and best["learner"] == "perceptron"
     assert main(["tune", "-a", "perceptron", "--train", train, "--features", "w[0]",
                  "--grid", "no_such=1", "--out", str(out), "--quiet"]) == 2
+
+
+def test_tune_maxent_without_passes(tmp_path, capsys):
+    """The maxent tagger has no passes: tune runs it once per grid point (epoch 1), and refuses --epochs 3."""
+    train = _write_corpus(tmp_path / "train.txt", SENTS * 4, LABELS * 4)
+    out = tmp_path / "t"
+    assert main(["tune", "-a", "maxent", "--train", train, "--features", "w[0];pos[0]", "--grid", "C=0.1,10",
+                 "--out", str(out), "--quiet"]) == 0
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()[1:]]
+    assert len(rows) == 2 and all(r[1] == "1" for r in rows) and {r[4] for r in rows} == {"0.1", "10"}
+    assert main(["tune", "-a", "maxent", "--train", train, "--features", "w[0]", "--epochs", "3",
+                 "--out", str(out), "--quiet"]) == 2
+    assert "--epochs does not apply to maxent" in capsys.readouterr().err

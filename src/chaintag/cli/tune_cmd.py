@@ -28,8 +28,9 @@ def add_parser(sub) -> None:
                    help="hyper-parameter values to try, e.g. n_best=5,10 l2=0.5,1,2 (the Python API's names)")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=V", dest="fixed",
                    help="hyper-parameters set in every run, e.g. feature_space=all")
-    p.add_argument("--epochs", type=int, default=10, help="passes of every run (default 10); the best pass "
-                                                          "is chosen on dev")
+    p.add_argument("--epochs", type=int, default=None, help="passes of every run (default 10; 1 for the "
+                                                            "maxent tagger, which has none); the best pass is "
+                                                            "chosen on dev")
     p.add_argument("--metric", choices=["f1", "accuracy"], default=None,
                    help="dev score (default: f1 for chunk labels B-X/I-X, else accuracy)")
     p.add_argument("--out", required=True, metavar="DIR", help="cache and report folder")
@@ -43,6 +44,14 @@ def run(args) -> int:
     from ..experiments.tune import format_table, parse_grid, tune
     from ..resources.spec import with_clusters
 
+    import inspect
+
+    from ..experiments.config import learner_class
+    has_epochs = "epochs" in inspect.signature(learner_class(args.algorithm).__init__).parameters
+    if args.epochs is None:
+        args.epochs = 10 if has_epochs else 1
+    elif not has_epochs and args.epochs != 1:
+        raise InputError(f"--epochs does not apply to {args.algorithm}: it trains to convergence, not in passes")
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
     grid = parse_grid(args.grid)

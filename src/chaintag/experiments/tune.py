@@ -197,10 +197,13 @@ def _trial(runner: Runner, run: Run) -> Trial:
     train = runner.load(run.train, documents)
     dev = runner.load(run.test, documents)  # the dev data stand where the runner puts a test set
     cls = learner_class(run.learner)
-    params = dict(run.params, features=run.features, epochs=run.epochs)
+    params = dict(run.params, features=run.features)
     if documents:
         params["columns"] = runner.columns[(run.train.ref, "documents")]
-    if "progress" in inspect.signature(cls.__init__).parameters:
+    accepted = inspect.signature(cls.__init__).parameters
+    if "epochs" in accepted:  # the maxent tagger has none (its run has epochs=1)
+        params["epochs"] = run.epochs
+    if "progress" in accepted:
         params["progress"] = False
     model = cls(**params)
     model.fit(train[0], train[1], dev=dev)
