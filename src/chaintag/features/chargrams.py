@@ -11,7 +11,9 @@ training token had is dropped, as an unseen attribute always is.
 
 ``cngramK`` must be the outermost function of a template on its own
 (``cngram3(w[0])``, ``cngram4(lower(w[1]))``); the attribute name is the
-template and the n-gram (``cngram3(w[0])=<IL``). The extractor
+template and the n-gram (``cngram3(w[0])=<IL``). An offset outside the
+sentence gives no n-grams, also with the extractor's boundary sentinels (which
+are values of single-valued atoms). The extractor
 (:class:`chaintag.features.extract.AttributeExtractor`) keeps each such
 template's n-gram vocabulary and saves it with the model.
 """
