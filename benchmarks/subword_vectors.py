@@ -79,9 +79,11 @@ def brown(args) -> None:
     clustering.train()
     print(f"Brown: {len(corpus.vocabulary)} words, {args.clusters} clusters, {time.perf_counter() - t0:.1f} s",
           file=sys.stderr)
+    # the package's codes record every merge a word's cluster took part in (thousands of bits for
+    # frequent words); brownK reads at most 64, so the first --max-bits are kept
     with open(args.out + ".tmp", "w", encoding="utf-8") as fh:
         for w, code in sorted(clustering.codes().items()):
-            fh.write(f"{code}\t{w}\t{corpus.vocabulary.get(w, 0)}\n")
+            fh.write(f"{code[:args.max_bits]}\t{w}\t{corpus.vocabulary.get(w, 0)}\n")
     os.replace(args.out + ".tmp", args.out)
 
 
@@ -95,6 +97,7 @@ def main(argv=None) -> None:
     p.add_argument("--clusters", type=int, default=256, help="brown: the active clusters (leaves)")
     p.add_argument("--min-count", type=int, default=3)
     p.add_argument("--alpha", type=float, default=0.01, help="brown: the package's additive smoothing")
+    p.add_argument("--max-bits", type=int, default=32, help="brown: bits of each path kept")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
