@@ -49,7 +49,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chaintag  # noqa: E402
 from bench_neural import _loadavg, carve_dev  # noqa: E402
-from bench_vectors import _value  # noqa: E402
+from bench_vectors import _value, write_json  # noqa: E402
 from chaintag.data.datasets import resolve  # noqa: E402
 from chaintag.features.document import DOCUMENT_COLUMNS, add_document_columns  # noqa: E402
 from chaintag.io.columns import iter_sentences  # noqa: E402
@@ -131,12 +131,7 @@ def main(argv=None) -> None:
     if args.predictions:
         with open(args.predictions, "w") as fh:
             json.dump({"gold": dl, "pred": [list(y) for y in m.predict(dr)]}, fh)
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out + ".tmp", "w") as fh:
-            fh.write(text + "\n")
-        os.replace(args.out + ".tmp", args.out)
+    write_json(out, args.out)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chaintag  # noqa: E402
-from bench_neural import TASKS, _load, _loadavg, carve_dev  # noqa: E402
-from bench_vectors import _value  # noqa: E402
+from bench_neural import TASKS, _load, _loadavg  # noqa: E402
+from bench_vectors import _value, dev_split, write_json  # noqa: E402
 
 STACK_TEMPLATES = {
     "w2": ["y1[-2]", "y1[-1]", "y1[0]", "y1[1]", "y1[2]", "y1[-1]|y1[0]", "y1[0]|y1[1]"],
@@ -98,25 +97,19 @@ def jackknife(args, tokens, labels, columns):
 
 
 def run(args) -> dict:
-    train_ref, dev_ref, _, options = TASKS[args.task]
+    train_ref, _, _, options = TASKS[args.task]
     docs = ddocs = None
     if args.documents:
+        if not args.contiguous_dev:
+            raise SystemExit("--documents needs --contiguous-dev (whole documents on each side)")
         corpus = chaintag.load_corpus(train_ref, data_dir=args.data_dir, document_columns=True, **options)
         tokens, labels, docs = corpus.tokens, corpus.labels, list(corpus.documents)
     else:
         tokens, labels = _load(train_ref, args.data_dir, options)
-    if dev_ref is None and args.contiguous_dev:
-        cut = len(tokens) - int(round(len(tokens) * 0.1))
-        tokens, labels, dt, dl = tokens[:cut], labels[:cut], tokens[cut:], labels[cut:]
-        if docs is not None:
-            docs, ddocs = docs[:cut], docs[cut:]
-        where = f"last 10% of {train_ref} (contiguous)"
-    elif dev_ref is None:
-        (tokens, labels), (dt, dl) = carve_dev(tokens, labels)
-        where = f"seeded 10% of {train_ref} (bench_neural.carve_dev, seed 0)"
-    else:
-        dt, dl = _load(dev_ref, args.data_dir, options)
-        where = dev_ref
+    n_all = len(tokens)
+    tokens, labels, dt, dl, where = dev_split(args, tokens, labels)
+    if docs is not None:
+        docs, ddocs = docs[:len(tokens)], docs[len(tokens):n_all]
     columns = (("word", "abbr", "docnext", "doccap") if args.documents
                else ("word", "pos")[:len(tokens[0][0])])
     t0, c0 = time.perf_counter(), time.process_time()
@@ -163,12 +156,7 @@ def main(argv=None) -> None:
                         "stage 2 may read dmaj (--stack doc); needs --contiguous-dev")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    text = json.dumps(run(args), indent=1)
-    print(text)
-    if args.out:
-        with open(args.out + ".tmp", "w") as fh:
-            fh.write(text + "\n")
-        os.replace(args.out + ".tmp", args.out)
+    write_json(run(args), args.out)
 
 
 if __name__ == "__main__":

@@ -58,20 +58,37 @@ def _score(model, weights, tokens, labels):
     return r.f1 if r.is_chunking else r.accuracy
 
 
+def dev_split(args, tokens, labels):
+    """(train tokens, train labels, dev tokens, dev labels, where): the task's dev split, else the last
+    10 % of the training sentences (``--contiguous-dev``: whole documents) or the seeded 10 % carve."""
+    train_ref, dev_ref, _, options = TASKS[args.task]
+    if dev_ref is None and args.contiguous_dev:
+        cut = len(tokens) - int(round(len(tokens) * 0.1))
+        return (tokens[:cut], labels[:cut], tokens[cut:], labels[cut:],
+                f"last 10% of {train_ref} (contiguous: whole documents)")
+    if dev_ref is None:
+        (tokens, labels), (dt, dl) = carve_dev(tokens, labels)
+        return tokens, labels, dt, dl, f"seeded 10% of {train_ref} (bench_neural.carve_dev, seed 0)"
+    dt, dl = _load(dev_ref, args.data_dir, options)
+    return tokens, labels, dt, dl, dev_ref
+
+
+def write_json(out: dict, path: str | None) -> None:
+    """Print ``out`` as JSON, and write it to ``path`` (atomically) when given."""
+    text = json.dumps(out, indent=1)
+    print(text)
+    if path:
+        tmp = path + ".tmp"
+        with open(tmp, "w") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, path)
+
+
 def run(args) -> dict:
     train_ref, dev_ref, test_ref, options = TASKS[args.task]
     tokens, labels = _load(train_ref, args.data_dir, options)
     if args.mode == "dev":
-        if dev_ref is None and args.contiguous_dev:
-            cut = len(tokens) - int(round(len(tokens) * 0.1))
-            tokens, labels, dt, dl = tokens[:cut], labels[:cut], tokens[cut:], labels[cut:]
-            where = f"last 10% of {train_ref} (contiguous: whole documents)"
-        elif dev_ref is None:
-            (tokens, labels), (dt, dl) = carve_dev(tokens, labels)
-            where = f"seeded 10% of {train_ref} (bench_neural.carve_dev, seed 0)"
-        else:
-            dt, dl = _load(dev_ref, args.data_dir, options)
-            where = dev_ref
+        tokens, labels, dt, dl, where = dev_split(args, tokens, labels)
     else:
         dt, dl = _load(test_ref, args.data_dir, options)
         where = test_ref
@@ -118,14 +135,7 @@ def main(argv=None) -> None:
                    help="dev = the last 10%% of the training sentences (whole documents) instead of the seeded carve")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    out = run(args)
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        tmp = args.out + ".tmp"
-        with open(tmp, "w") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, args.out)
+    write_json(run(args), args.out)
 
 
 if __name__ == "__main__":
