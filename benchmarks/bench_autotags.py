@@ -39,6 +39,7 @@ _DIGITS = re.compile(r"\d")
 TEMPLATES = {
     "a1": ["atag[0]"],
     "a3": ["atag[-1]", "atag[0]", "atag[1]", "atag2[0]"],
+    "a7": ["atag[-1]", "atag[0]", "atag[1]", "atag2[-1]", "atag2[0]", "atag2[1]", "atag[-1]|atag[0]|atag[1]"],
 }
 
 
