@@ -12,6 +12,7 @@ CASES = {
     "perceptron": dict(shuffle=True),
     "sapo": dict(structure_reg=1.5, averaged=True),
     "sapo2": dict(averaged=True, pair_features=True),
+    "perceptron2": dict(averaged=True, shuffle=True),
     "crf": dict(learning_rate=0.3),
     "nbest-mira": dict(shuffle=True),
 }

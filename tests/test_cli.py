@@ -318,8 +318,10 @@ def test_second_order_from_the_cli(tmp_path, capsys):
     code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--epochs", "2",
                          "--checkpoint-dir", str(tmp_path / "ck"))
     assert code == 0 and (tmp_path / "ck" / "checkpoint.npz").exists()
-    code, _, cap = train(tmp_path, capsys, "--order", "2", "--checkpoint-dir", str(tmp_path / "ck2"))
-    assert code == 2 and "--checkpoint-dir is not offered for perceptron --order 2" in cap.err
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--epochs", "2", "--checkpoint-dir", str(tmp_path / "ck2"))
+    assert code == 0 and (tmp_path / "ck2" / "checkpoint.npz").exists()  # the second-order perceptron too
+    code, _, cap = train(tmp_path, capsys, "--algorithm", "maxent", "--checkpoint-dir", str(tmp_path / "ck3"))
+    assert code == 2 and "--checkpoint-dir is not offered for maxent" in cap.err
 
 
 def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkeypatch):

@@ -204,12 +204,12 @@ def test_epoch_by_epoch_scores_equal_one_uninterrupted_fit(toy_files, tmp_path, 
 
 def test_a_learner_without_checkpoints_is_retrained_per_epoch(toy_files, tmp_path):
     train, test = toy_files
-    run = _toy_run(train, test, learner="perceptron2", params={"averaged": True}, epochs=3)
+    run = _toy_run(train, test, learner="crf-lbfgs", params={}, epochs=3)
     runner = Runner(tmp_path, progress=False)
     result = runner.run_one(run)
     assert result.summary["strategy"] == "retrain"
     tr, te = runner.load(run.train), runner.load(run.test)
-    model = chaintag.make_learner("perceptron2", features=run.features, epochs=3, averaged=True, progress=False)
+    model = chaintag.make_learner("crf-lbfgs", features=run.features, epochs=3, progress=False)
     model.fit(*tr, dev=te)
     assert result.curve("test_score") == pytest.approx([h["dev_score"] for h in model.history_], abs=1e-9)
 

@@ -212,7 +212,7 @@ def run(args) -> int:
     if not args.checkpoint_dir:
         return _run(args)
     from ..errors import InputError
-    if (args.order == 2 and args.algorithm != "sapo") or args.algorithm in ("maxent", "crf-lbfgs"):
+    if (args.order == 2 and args.algorithm not in ("sapo", "perceptron")) or args.algorithm in ("maxent", "crf-lbfgs"):
         shown = f"{args.algorithm} --order 2" if args.order == 2 else args.algorithm
         raise InputError(f"--checkpoint-dir is not offered for {shown}")
     from ..learners.checkpoint import folder_lock
@@ -360,7 +360,7 @@ def _run(args) -> int:
             from .train_stream import fit_stream
             fit_stream(learner, args, dev, train)
         elif args.checkpoint_dir:
-            if name in ("perceptron2", "maxent", "crf-lbfgs"):
+            if name in ("maxent", "crf-lbfgs"):
                 raise InputError(f"--checkpoint-dir is not offered for {shown}")
             learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
                         resume=args.resume)

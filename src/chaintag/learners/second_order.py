@@ -189,7 +189,7 @@ class SecondOrderPerceptron(SequenceTagger):
 
     algorithm = "perceptron2"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
-    _keeps_checkpoints = False
+    _keeps_checkpoints = True  # the state is float arrays and a step; the tag dictionary is rebuilt from the data
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, progress=None,
