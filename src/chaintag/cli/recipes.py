@@ -115,7 +115,7 @@ def apply_recipe(args, parser) -> list[str]:
     other_learner = "algorithm" in given and args.algorithm != recipe["algorithm"]
     done, dropped = [], []
     for key, value in recipe.items():
-        if key in ("about", "algorithm") and other_learner or key == "about" or key in given:
+        if key == "about" or key in given:
             continue
         shown = f"--{key.replace('_', '-')} {value}"
         if other_learner and (key not in SHARED_KEYS or not _takes(args, key)):
