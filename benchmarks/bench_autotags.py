@@ -31,8 +31,8 @@ from collections import Counter, defaultdict
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_neural import TASKS, _load, _loadavg  # noqa: E402
-from bench_stacking import _learner  # noqa: E402
+from bench_neural import TASKS, _load  # noqa: E402
+from bench_stacking import _learner, add_two_stage_options, fold_models, stage2_record  # noqa: E402
 from bench_vectors import dev_split, write_json  # noqa: E402
 
 _DIGITS = re.compile(r"\d")
@@ -83,15 +83,10 @@ def run(args) -> dict:
     columns = ("word", "pos")[:width] if width <= 2 else None
     text = unlabeled(args.data_dir)[:args.text_limit]
     t0, c0 = time.perf_counter(), time.process_time()
-    n = len(tokens)
-    fold = (np.arange(n) * args.folds) // n
-    train_rows: list = [None] * n
-    for k in range(args.folds):
-        tr = np.flatnonzero(fold != k)
-        m = _learner(args, args.features, args.stage1_epochs, columns, args.seed)
-        m.fit([tokens[i] for i in tr], [labels[i] for i in tr])
+    train_rows: list = [None] * len(tokens)
+    for k, held_out, m in fold_models(args, tokens, labels, columns):
         prof = profile(m, text, width)
-        for i in np.flatnonzero(fold == k):
+        for i in held_out:
             train_rows[i] = with_profile([tokens[i]], prof)[0]
         print(f"fold {k + 1}/{args.folds}: {len(prof)} words profiled", file=sys.stderr, flush=True)
     m1 = _learner(args, args.features, args.stage1_epochs, columns, args.seed)
@@ -103,36 +98,20 @@ def run(args) -> dict:
     cols = (columns or tuple(f"c{j}" for j in range(width))) + ("atag", "atag2")
     m2 = _learner(args, features, args.epochs, cols, args.seed)
     m2.fit(train_rows, labels, dev=(dev_rows, dl))
-    hist = m2.history_
     covered = float(np.mean([tok[-2] != "-" for s in dev_rows for tok in s]))
     return {"task": args.task, "features": args.features, "templates": TEMPLATES[args.templates],
             "vectors": args.vectors, "set": args.set, "seed": args.seed, "folds": args.folds,
             "stage1_epochs": args.stage1_epochs, "epochs": args.epochs, "scored_on": where,
             "stage1_dev": round(stage1.f1 if stage1.is_chunking else stage1.accuracy, 2),
-            "dev_tokens_profiled": round(covered, 4),
-            "score": round(hist[m2.best_epoch_ - 1]["dev_score"], 2), "best_epoch": m2.best_epoch_,
-            "curve": [round(h["dev_score"], 2) for h in hist], "stage1_seconds": round(stage1_seconds, 1),
-            "cpu_seconds_per_epoch": round(float(np.mean([h["cpu_seconds"] for h in hist])), 3),
-            "total_seconds": round(time.perf_counter() - t0, 1), "total_cpu": round(time.process_time() - c0, 1),
-            "loadavg": _loadavg()}
+            "dev_tokens_profiled": round(covered, 4), "stage1_seconds": round(stage1_seconds, 1),
+            **stage2_record(m2, t0, c0)}
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--task", choices=sorted(TASKS), default="ud_en_ewt")
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--algorithm", "-a", default="sapo")
-    p.add_argument("--features", required=True)
-    p.add_argument("--vectors", nargs="*", default=[])
-    p.add_argument("--set", nargs="*", default=[], metavar="K=V")
-    p.add_argument("--epochs", type=int, default=20)
-    p.add_argument("--stage1-epochs", type=int, default=20)
-    p.add_argument("--folds", type=int, default=5)
+    add_two_stage_options(p, "ud_en_ewt", epochs=20, stage1_epochs=20)
     p.add_argument("--templates", choices=sorted(TEMPLATES), default="a3")
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--text-limit", type=int, default=None, help="read only the first N unlabeled sentences")
-    p.add_argument("--contiguous-dev", action="store_true")
-    p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     write_json(run(args), args.out)
 

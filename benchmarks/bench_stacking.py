@@ -80,20 +80,54 @@ def document_majority(tokens, predicted, docs):
     return out
 
 
-def jackknife(args, tokens, labels, columns):
-    """Stage-1 labels of every training sentence from a model that did not see its block."""
+def fold_models(args, tokens, labels, columns):
+    """Yield (block, held-out sentence indices, a stage-1 model trained on the other blocks) for each
+    of ``args.folds`` contiguous blocks of the training sentences."""
     n = len(tokens)
     fold = (np.arange(n) * args.folds) // n
-    out: list = [None] * n
     for k in range(args.folds):
         tr = np.flatnonzero(fold != k)
-        te = np.flatnonzero(fold == k)
         m = _learner(args, args.features, args.stage1_epochs, columns, args.seed)
         m.fit([tokens[i] for i in tr], [labels[i] for i in tr])
-        for i, ys in zip(te, m.predict([tokens[i] for i in te])):
+        yield k, np.flatnonzero(fold == k), m
+
+
+def jackknife(args, tokens, labels, columns):
+    """Stage-1 labels of every training sentence from a model that did not see its block."""
+    out: list = [None] * len(tokens)
+    for k, held_out, m in fold_models(args, tokens, labels, columns):
+        for i, ys in zip(held_out, m.predict([tokens[i] for i in held_out])):
             out[i] = ys
         print(f"stage 1 fold {k + 1}/{args.folds} done", file=sys.stderr, flush=True)
     return out
+
+
+def stage2_record(model, t0: float, c0: float) -> dict:
+    """The stage-2 figures: best dev score and epoch, the dev curve, seconds per epoch (wall and CPU),
+    the whole run's seconds since ``t0`` / ``c0`` and the load average."""
+    hist = model.history_
+    return {"score": round(hist[model.best_epoch_ - 1]["dev_score"], 2), "best_epoch": model.best_epoch_,
+            "curve": [round(h["dev_score"], 2) for h in hist],
+            "seconds_per_epoch": round(float(np.mean([h["seconds"] for h in hist])), 3),
+            "cpu_seconds_per_epoch": round(float(np.mean([h["cpu_seconds"] for h in hist])), 3),
+            "total_seconds": round(time.perf_counter() - t0, 1), "total_cpu": round(time.process_time() - c0, 1),
+            "loadavg": _loadavg()}
+
+
+def add_two_stage_options(p, task: str, epochs: int, stage1_epochs: int) -> None:
+    """The options of the two-stage dev scripts (this one and ``bench_autotags.py``)."""
+    p.add_argument("--task", choices=sorted(TASKS), default=task)
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--algorithm", "-a", default="sapo")
+    p.add_argument("--features", required=True)
+    p.add_argument("--vectors", nargs="*", default=[])
+    p.add_argument("--set", nargs="*", default=[], metavar="K=V")
+    p.add_argument("--epochs", type=int, default=epochs, help="stage-2 epochs (dev score after each)")
+    p.add_argument("--stage1-epochs", type=int, default=stage1_epochs)
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--contiguous-dev", action="store_true")
+    p.add_argument("--out", default=None)
 
 
 def run(args) -> dict:
@@ -123,38 +157,21 @@ def run(args) -> dict:
     extra = ("y1", "dmaj") if args.documents else ("y1",)
     m2 = _learner(args, features, args.epochs, columns + extra, args.seed)
     m2.fit(_with(tokens, y1_train, docs), labels, dev=(_with(dt, y1_dev, ddocs), dl))
-    hist = m2.history_
     score = stage1_dev.f1 if stage1_dev.is_chunking else stage1_dev.accuracy
     return {"task": args.task, "features": args.features, "stack": args.stack,
             "stack_templates": STACK_TEMPLATES[args.stack], "vectors": args.vectors, "set": args.set,
             "seed": args.seed, "folds": args.folds, "stage1_epochs": args.stage1_epochs, "epochs": args.epochs,
-            "scored_on": where, "stage1_dev": round(score, 2),
-            "score": round(hist[m2.best_epoch_ - 1]["dev_score"], 2), "best_epoch": m2.best_epoch_,
-            "curve": [round(h["dev_score"], 2) for h in hist],
-            "stage1_seconds": round(stage1_seconds, 1),
-            "seconds_per_epoch": round(float(np.mean([h["seconds"] for h in hist])), 3),
-            "total_seconds": round(time.perf_counter() - t0, 1), "total_cpu": round(time.process_time() - c0, 1),
-            "loadavg": _loadavg()}
+            "scored_on": where, "stage1_dev": round(score, 2), "stage1_seconds": round(stage1_seconds, 1),
+            **stage2_record(m2, t0, c0)}
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--task", choices=sorted(TASKS), default="conll2000")
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--algorithm", "-a", default="sapo")
-    p.add_argument("--features", required=True)
-    p.add_argument("--vectors", nargs="*", default=[])
-    p.add_argument("--set", nargs="*", default=[], metavar="K=V")
-    p.add_argument("--epochs", type=int, default=30, help="stage-2 epochs (dev score after each)")
-    p.add_argument("--stage1-epochs", type=int, default=28)
-    p.add_argument("--folds", type=int, default=5)
+    add_two_stage_options(p, "conll2000", epochs=30, stage1_epochs=28)
     p.add_argument("--stack", choices=sorted(STACK_TEMPLATES), default="w2")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--contiguous-dev", action="store_true")
     p.add_argument("--documents", action="store_true",
                    help="read the document columns and documents (load_corpus(..., document_columns=True)); "
                         "stage 2 may read dmaj (--stack doc); needs --contiguous-dev")
-    p.add_argument("--out", default=None)
     args = p.parse_args(argv)
     write_json(run(args), args.out)
 
