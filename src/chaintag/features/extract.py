@@ -285,23 +285,19 @@ class AttributeExtractor:
         derived = np.empty((len(self._derived), n_tokens), dtype=np.int32)
         by_column = _columns_of(tokens, self._columns_read)
         cache: dict[str, tuple[np.ndarray, list[str]]] = {}
+
+        def interned(column: str) -> tuple[np.ndarray, list[str]]:
+            """Each token's index into the distinct values of ``column`` (a gazetteer column's or a data column's)."""
+            if column not in cache:
+                cache[column] = _intern(self._gaz_values(column, tokens, grow) if column in self._gaz_columns
+                                        else by_column[self.columns.index(column)])
+            return cache[column]
+
         for r, d in enumerate(self._derived):
-            if d.column not in cache:
-                if d.column in self._gaz_columns:
-                    cache[d.column] = _intern(self._gaz_values(d.column, tokens, grow))
-                else:
-                    cache[d.column] = _intern(by_column[self.columns.index(d.column)])
-            ids, uniques = cache[d.column]
+            ids, uniques = interned(d.column)
             derived[r] = d.map(uniques, grow)[ids]
         self._vec_rows = self._vector_rows(sent_ptr, by_column, cache)
-        self._gram_rows = {}
-        for t, g in self._grams.items():
-            if g.inner.column in self._gaz_columns and g.inner.column not in cache:
-                cache[g.inner.column] = _intern(self._gaz_values(g.inner.column, tokens, grow))
-            elif g.inner.column not in cache:
-                cache[g.inner.column] = _intern(by_column[self.columns.index(g.inner.column)])
-            ids, uniques = cache[g.inner.column]
-            self._gram_rows[t] = g.token_grams(ids, uniques, sent_ptr, grow)
+        self._gram_rows = {t: g.token_grams(*interned(g.inner.column), sent_ptr, grow) for t, g in self._grams.items()}
         return sent_ptr, derived
 
     def _gaz_values(self, column: str, tokens, grow: bool) -> list:
