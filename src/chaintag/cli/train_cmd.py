@@ -51,6 +51,11 @@ def add_parser(sub) -> None:
                    help="word-cluster resources for the brownK / kmN template functions (e.g. "
                         "--features chunking+clusters): a table from `chaintag clusters`, a Brown paths "
                         "file, or word vectors in text format; the model keeps the maps it needs")
+    p.add_argument("--autotags", nargs="+", metavar="PATH",
+                   help="unlabeled text (files, or folders of *.txt files; one tokenized sentence a line) for "
+                        "the atag / atag2 template columns (e.g. --features pos+autotags): models of the "
+                        "training data tag it (jackknifed on the training sentences) and each word gets the "
+                        "labels it took there; the model keeps that profile")
     p.add_argument("--epochs", "-e", type=int, default=None,
                    help="training passes (default: 10; crf-lbfgs: at most 100 iterations; bilstm, "
                         "bilstm-crf: 30)")
@@ -254,7 +259,8 @@ def _run(args) -> int:
     from ..learners import LEARNERS
     if getattr(LEARNERS.get(args.algorithm), "learns_representation", False):
         # neural learners embed the columns themselves: no attribute templates, presets or clusters
-        for option, value in (("--features", args.features), ("--clusters", args.clusters)):
+        for option, value in (("--features", args.features), ("--clusters", args.clusters),
+                              ("--autotags", args.autotags)):
             if value:
                 raise InputError(f"{option} does not apply to {args.algorithm}: it learns its own token "
                                  "representation (word, character and column embeddings)")
@@ -267,6 +273,9 @@ def _run(args) -> int:
         if args.clusters:
             from ..resources.spec import with_clusters
             args.features = with_clusters(args.features, args.clusters)
+        if args.autotags:
+            from ..resources.spec import with_autotags
+            args.features = with_autotags(args.features, args.autotags)
         from ..features.document import document_columns_read, with_document_columns
         if document_columns_read(args.features, train.columns):
             # the templates read the document columns: computed from each file's documents (marker lines)

@@ -73,6 +73,15 @@ for a cluster table and a word-vector file (``--clusters TABLE VECTORS``). Chose
 dev (XPOS) with SAPO, L2 2, the ``all`` feature space, 20 epochs: accuracy 94.74 / 94.73 (shuffle
 seeds 0 / 1) against 94.73 / 94.71 for ``pos`` with the vectors and 94.56 / 94.56 for ``pos``."""
 
+AUTOTAGS = ["atag[-1]", "atag[0]", "atag[1]", "atag2[-1]", "atag2[0]", "atag2[1]", "atag[-1]|atag[0]|atag[1]"]
+"""The labels of unlabeled text (:mod:`chaintag.features.autotags`) of w[-1], w[0] and w[1]: the most
+frequent label and the two most frequent labels of each, and the trigram of the most frequent labels."""
+
+POS_AUTOTAGS = POS_CLUSTERS_VEC + AUTOTAGS
+"""``pos+clustersvec`` plus the labels of unlabeled text (``--autotags TEXT``, with ``--clusters TABLE
+VECTORS``). Chosen on UD English EWT dev (XPOS) with SAPO, L2 2, the ``all`` feature space, 25
+principal components of the vectors, 20 epochs: see docs/results/presets ("Labels of unlabeled text")."""
+
 NER_AFFIXES = NER + [
     "suf3(lower(w[-1]))", "suf3(lower(w[1]))", "pre3(lower(w[-1]))", "pre3(lower(w[1]))",
     "shortshape(w[-2])", "shortshape(w[2])", "lower(w[-2])|lower(w[-1])", "lower(w[1])|lower(w[2])",
@@ -102,6 +111,7 @@ CLUSTER_PRESETS = {
     "chunking+km": CHUNKING_KM,
     "chunking+kmvec": CHUNKING_KM_VEC,
     "pos+clustersvec": POS_CLUSTERS_VEC,
+    "pos+autotags": POS_AUTOTAGS,
     "ner+affixes": NER_AFFIXES,
     "ner+gaz": NER_GAZ,
     "ner+doc": NER_DOC,

@@ -175,12 +175,16 @@ class AttributeExtractor:
         (matched on the first column); on the training sentences
         :meth:`fit_transform` reads its jackknifed values when it has them.
         It is saved with the model.
+    autotags : chaintag.features.autotags.AutoTags, optional
+        Gives the virtual columns ``atag`` / ``atag2`` (the labels of unlabeled
+        text, looked up by the first column), jackknifed on the training
+        sentences in the same way; saved with the model.
 
     Raises
     ------
     chaintag.errors.InputError
-        When a template reads a resource that is not given, or a gazetteer
-        column without a gazetteer.
+        When a template reads a resource that is not given, or a virtual
+        column without its source.
 
     Notes
     -----
@@ -192,17 +196,25 @@ class AttributeExtractor:
     """
 
     def __init__(self, templates: list[Template], columns: Sequence[str], sentinels: bool = False,
-                 resources=None, vec_scale: float | None = 0.1, vec_dim: int | None = None, gazetteer=None):
+                 resources=None, vec_scale: float | None = 0.1, vec_dim: int | None = None, gazetteer=None,
+                 autotags=None):
         self.templates = list(templates)
         self.gazetteer = gazetteer
+        self.autotags = autotags
+        from .autotags import AUTO_COLUMNS
         from .gazetteer import GAZ_COLUMNS
-        self._gaz_columns = {a.column for t in self.templates for a in t.atoms
-                             if a.column in GAZ_COLUMNS and a.column not in columns}
-        if self._gaz_columns and gazetteer is None:
-            from ..errors import InputError
-            used = next(t.name for t in self.templates for a in t.atoms if a.column in self._gaz_columns)
-            raise InputError(f"template {used!r} reads a gazetteer column ({', '.join(sorted(self._gaz_columns))}), "
-                             "but there is no gazetteer: add @gazetteer=train or @gazetteer=FILE to the features")
+        #: virtual column -> its source (a gazetteer or a profile of labels of unlabeled text)
+        self._virtual: dict = {}
+        for names, source, hint in ((GAZ_COLUMNS, gazetteer, "a gazetteer column, but there is no gazetteer: add "
+                                     "@gazetteer=train or @gazetteer=FILE to the features"),
+                                    (AUTO_COLUMNS, autotags, "a column of labels of unlabeled text, but there is "
+                                     "no such text: add @autotags=PATH to the features (chaintag train --autotags)")):
+            read = {a.column for t in self.templates for a in t.atoms if a.column in names and a.column not in columns}
+            if read and source is None:
+                from ..errors import InputError
+                used = next(t.name for t in self.templates for a in t.atoms if a.column in read)
+                raise InputError(f"template {used!r} reads {hint}")
+            self._virtual.update(dict.fromkeys(read, source))
         self.sentinels = bool(sentinels)
         self.columns = tuple(columns)
         self.resources, self._table = _resource_functions(self.templates, resources)
@@ -245,11 +257,11 @@ class AttributeExtractor:
             self._atom_rows.append(np.asarray(rows, dtype=np.int64))
         self._atom_offsets = [np.asarray([a.offset for a in t.atoms], dtype=np.int64) for t in self.templates]
         self._columns_read = sorted({self.columns.index(d.column) for d in self._derived
-                                     if d.column not in self._gaz_columns}
+                                     if d.column not in self._virtual}
                                     | {self.columns.index(d.column) for d in self._vec_inner.values()}
                                     | {self.columns.index(g.inner.column) for g in self._grams.values()
-                                       if g.inner.column not in self._gaz_columns}
-                                    | ({0} if self._gaz_columns else set()))
+                                       if g.inner.column not in self._virtual}
+                                    | ({0} if self._virtual else set()))
         self.radix: list[np.ndarray] = []
         self.hashed: list[bool] = []
         self.attr_keys = np.zeros(0, dtype=np.int64)
@@ -287,9 +299,9 @@ class AttributeExtractor:
         cache: dict[str, tuple[np.ndarray, list[str]]] = {}
 
         def interned(column: str) -> tuple[np.ndarray, list[str]]:
-            """Each token's index into the distinct values of ``column`` (a gazetteer column's or a data column's)."""
+            """Each token's index into the distinct values of ``column`` (a virtual column's or a data column's)."""
             if column not in cache:
-                cache[column] = _intern(self._gaz_values(column, tokens, grow) if column in self._gaz_columns
+                cache[column] = _intern(self._virtual_values(column, tokens, grow) if column in self._virtual
                                         else by_column[self.columns.index(column)])
             return cache[column]
 
@@ -300,12 +312,13 @@ class AttributeExtractor:
         self._gram_rows = {t: g.token_grams(*interned(g.inner.column), sent_ptr, grow) for t, g in self._grams.items()}
         return sent_ptr, derived
 
-    def _gaz_values(self, column: str, tokens, grow: bool) -> list:
-        """Values of a gazetteer column: the jackknifed training values while fitting, else full matches."""
-        train = self.gazetteer.train_columns
+    def _virtual_values(self, column: str, tokens, grow: bool) -> list:
+        """Values of a virtual column: the jackknifed training values while fitting, else the full source's."""
+        source = self._virtual[column]
+        train = source.train_columns
         if grow and train is not None and column in train:
             return train[column]
-        return self.gazetteer.column(column, tokens)
+        return source.column(column, tokens)
 
     def _vector_rows(self, sent_ptr, by_column, cache) -> np.ndarray:
         """Row of the vector matrix that each vec template reads at each token (-1: none), shape (n_vec, n_tokens)."""
@@ -434,8 +447,9 @@ class AttributeExtractor:
             with a dense array of ``n_attributes_of_template * n_labels``).
         """
         sent_ptr, derived = self._derive(tokens, grow=True)
-        if self.gazetteer is not None:
-            self.gazetteer.train_columns = None  # used once; not part of the model
+        for source in (self.gazetteer, self.autotags):
+            if source is not None:
+                source.train_columns = None  # used once; not part of the model
         self.radix, self.hashed = [], []
         n_tokens = derived.shape[1]
         table = np.full((len(self.templates), n_tokens), -1, dtype=np.int32)
@@ -590,6 +604,9 @@ class AttributeExtractor:
             arrays[f"radix_{t}"] = r
         if self.gazetteer is not None:
             meta["gazetteer"] = self.gazetteer.state()
+        if self.autotags is not None:
+            meta["autotags"], auto_arrays = self.autotags.state()
+            arrays.update(auto_arrays)
         if self.resources is not None:
             meta["resources"], res_arrays = self.resources.state()
             arrays.update(res_arrays)
@@ -606,9 +623,14 @@ class AttributeExtractor:
         if meta.get("gazetteer"):
             from .gazetteer import Gazetteer
             gazetteer = Gazetteer.from_state(meta["gazetteer"])
+        autotags = None
+        if meta.get("autotags"):
+            from .autotags import AutoTags
+            autotags = AutoTags.from_state(meta["autotags"], arrays)
         ex = cls([parse_template(s) for s in meta["templates"]], meta["columns"],
                  sentinels=bool(meta.get("sentinels", False)), resources=resources,
-                 vec_scale=meta.get("vec_scale", 0.1), vec_dim=meta.get("vec_dim"), gazetteer=gazetteer)
+                 vec_scale=meta.get("vec_scale", 0.1), vec_dim=meta.get("vec_dim"), gazetteer=gazetteer,
+                 autotags=autotags)
         if "vec_factor" in meta:
             ex.vec_factor = float(meta["vec_factor"])
         if len(ex._derived) != len(meta["derived"]):

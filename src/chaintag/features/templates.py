@@ -49,6 +49,8 @@ from .chargrams import is_gram_function, is_gram_template
 COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
 #: Virtual columns given by a gazetteer (:mod:`chaintag.features.gazetteer`).
 GAZ_COLUMNS = ("gaz", "gazn")
+#: Virtual columns given by the labels of unlabeled text (:mod:`chaintag.features.autotags`).
+AUTO_COLUMNS = ("atag", "atag2")
 MAX_OFFSET = 16
 
 
@@ -282,9 +284,10 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str], vir
         Optional preset parts (the POS attributes of ``ner``) are used only
         when their columns exist.
     virtual : bool, default False
-        Whether templates may also read the gazetteer's virtual columns
-        (``gaz``, ``gazn``: :mod:`chaintag.features.gazetteer`), which the
-        exact extractor offers.
+        Whether templates may also read the virtual columns of a gazetteer
+        (``gaz``, ``gazn``: :mod:`chaintag.features.gazetteer`) and of the
+        labels of unlabeled text (``atag``, ``atag2``:
+        :mod:`chaintag.features.autotags`), which the exact extractor offers.
 
     Returns
     -------
@@ -338,10 +341,11 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str], vir
         except InputError as exc:
             raise InputError(exc.message, path, line) from None
         for a in t.atoms:
-            if a.column in GAZ_COLUMNS and a.column not in columns:
+            if a.column in GAZ_COLUMNS + AUTO_COLUMNS and a.column not in columns:
                 if virtual:
                     continue
-                raise InputError(f"template {t.name!r} reads the gazetteer column {a.column!r}, which only "
+                what = "gazetteer column" if a.column in GAZ_COLUMNS else "column of labels of unlabeled text"
+                raise InputError(f"template {t.name!r} reads the {what} {a.column!r}, which only "
                                  "exact template extraction offers (not hashed attributes or streamed "
                                  "training)", path, line)
             if a.column not in columns and a.column in ("abbr", "docnext", "doccap"):

@@ -205,9 +205,14 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         else:
             from ..resources.spec import vector_dim, vector_scale
             templates = resolve_templates(self.features, columns, virtual=True)
+            if getattr(self, "_without_autotags", False):  # a fold model of the labels of unlabeled text
+                from ..features.autotags import AUTO_COLUMNS
+                templates = [t for t in templates if not any(a.column in AUTO_COLUMNS and a.column not in columns
+                                                             for a in t.atoms)]
             extractor = AttributeExtractor(templates, columns, resources=resources,
                                            vec_scale=vector_scale(self.features), vec_dim=vector_dim(self.features),
-                                           gazetteer=self._gazetteer(templates, columns, rows, labels))
+                                           gazetteer=self._gazetteer(templates, columns, rows, labels),
+                                           autotags=self._autotags(templates, columns, rows, labels))
             if extractor.has_vectors and not type(self)._real_values:
                 raise InputError(f"vec(...) templates give real-valued attributes, which {type(self).__name__} "
                                  "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
@@ -260,6 +265,41 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                                gazetteer_sources(self.features) or ["train"],
                                folds=gazetteer_folds(self.features), columns=sorted(read),
                                block=gazetteer_block(self.features))
+
+    def _autotags(self, templates, columns, rows, labels):
+        """The labels of unlabeled text that the templates' ``atag`` / ``atag2`` columns read (None: none read).
+
+        Fold models and the full model are this learner with the same settings, without those templates
+        (:mod:`chaintag.features.autotags`); they read the word column alone, since the text has nothing else.
+        """
+        from ..features.autotags import AUTO_COLUMNS, AutoTags
+        from ..resources.spec import autotag_folds, autotag_sources
+        read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
+        if not read:
+            return None
+        sources = autotag_sources(self.features)
+        if not sources:
+            raise InputError("templates read the labels of unlabeled text (atag, atag2), but no text is named: "
+                             "add @autotags=PATH to the features (chaintag train --autotags PATH)")
+        for t in templates:
+            other = [a.column for a in t.atoms if a.column in columns and a.column != columns[0]]
+            if other and not any(a.column in AUTO_COLUMNS for a in t.atoms):
+                raise InputError(f"template {t.name!r} reads the column {other[0]!r}, but the models that tag the "
+                                 f"unlabeled text (atag, atag2) read the words alone: the text has no "
+                                 f"{other[0]!r} column")
+        from ..progress import progress_mode, say
+        mode = progress_mode(getattr(self, "progress", None))
+
+        def fit(fold_rows, fold_labels):
+            model = type(self)(**self.get_params())
+            model._without_autotags = True
+            if hasattr(model, "progress"):
+                model.progress = False
+            return model.fit(fold_rows, fold_labels)
+
+        return AutoTags.build(fit, rows, [list(map(str, ls)) for ls in labels], sources,
+                              folds=autotag_folds(self.features), columns=sorted(read),
+                              report=lambda message: say(mode, message))
 
     def _dict_extractor(self, hash_bits):
         """The extractor of feature-dict tokens (sklearn-crfsuite style input)."""

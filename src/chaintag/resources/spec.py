@@ -22,6 +22,12 @@ templates read (:mod:`chaintag.features.gazetteer`); templates that read them
 without a ``@gazetteer=`` part use the training data. ``@gazfolds=K`` sets
 the number of jackknife folds (default 10), ``@gazblock=B`` the number of
 consecutive sentences that share a fold (default 10, about one abstract).
+
+``@autotags=PATH`` names unlabeled text (a file, or a folder of ``*.txt``
+files; one sentence a line) for the virtual columns ``atag`` / ``atag2``,
+the labels a model of the training data gives each word there
+(:mod:`chaintag.features.autotags`); ``@autofolds=K`` sets the number of
+contiguous jackknife blocks of the training sentences (default 5).
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ DIM_DIRECTIVE = "@vecdim="
 GAZ_DIRECTIVE = "@gazetteer="
 GAZ_FOLDS_DIRECTIVE = "@gazfolds="
 GAZ_BLOCK_DIRECTIVE = "@gazblock="
+AUTO_DIRECTIVE = "@autotags="
+AUTO_FOLDS_DIRECTIVE = "@autofolds="
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -126,11 +134,13 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     out = []
     for part in parts:
         if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
-                                                        GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE)):
+                                                        GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
+                                                        AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE)):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
             raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
-                             "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K or @gazblock=B)", where)
+                             "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH "
+                             "or @autofolds=K)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
@@ -202,6 +212,56 @@ def gazetteer_block(features: str | Sequence[str]) -> int:
                 raise InputError(f"{part!r}: the jackknife block is a positive number of sentences", where)
             block = int(text)
     return block
+
+
+def autotag_sources(features: str | Sequence[str]) -> list[str]:
+    """The ``@autotags=`` paths of a feature specification (files or folders of unlabeled text), in order.
+
+    A relative path in a template file is read from that file's folder.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On an empty ``@autotags=`` part.
+    """
+    from ..errors import InputError
+    parts, base, where = _parts(features)
+    out = []
+    for part in parts:
+        if part.startswith(AUTO_DIRECTIVE):
+            src = part[len(AUTO_DIRECTIVE):].strip()
+            if not src:
+                raise InputError(f"{part!r}: name the unlabeled text, a file or a folder of *.txt files", where)
+            out.append(src if os.path.isabs(src) or not base else os.path.join(base, src))
+    return out
+
+
+def autotag_folds(features: str | Sequence[str]) -> int:
+    """The ``@autofolds=K`` setting (default 5): contiguous jackknife blocks of the training sentences.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On a value that is not an integer of at least 2.
+    """
+    from ..errors import InputError
+    from ..features.autotags import DEFAULT_FOLDS
+    parts, _, where = _parts(features)
+    folds = DEFAULT_FOLDS
+    for part in parts:
+        if part.startswith(AUTO_FOLDS_DIRECTIVE):
+            text = part[len(AUTO_FOLDS_DIRECTIVE):].strip()
+            if not text.isdigit() or int(text) < 2:
+                raise InputError(f"{part!r}: the number of jackknife blocks is an integer of at least 2", where)
+            folds = int(text)
+    return folds
+
+
+def with_autotags(features: str, paths: Sequence[str] | None) -> str:
+    """``features`` with an ``@autotags=PATH`` part added for each of ``paths`` (made absolute)."""
+    if not paths:
+        return features
+    return ";".join([features] + [AUTO_DIRECTIVE + os.path.abspath(p) for p in paths])
 
 
 _CACHE: dict[tuple, WordMaps] = {}

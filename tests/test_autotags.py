@@ -1,0 +1,208 @@
+"""Labels of unlabeled text (atag, atag2): profiles counted by hand, the jackknife, model files, errors."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import chaintag
+from chaintag.cli.main import main
+from chaintag.errors import InputError
+from chaintag.features.autotags import AutoTags, Profile, Text, fold_blocks, label_counts, normalize
+
+TEXT = "The dog barks\nthe 12 dogs bark\n\nA dog runs\nruns 7\n"
+
+
+def _tagger(table):
+    """A stand-in model: tags each word by a fixed table (else 'X')."""
+    return lambda sents: [[table.get(tok[0], "X") for tok in s] for s in sents]
+
+
+def test_profile_counted_by_hand(tmp_path):
+    (tmp_path / "t.txt").write_text(TEXT, encoding="utf-8")
+    text = Text([str(tmp_path / "t.txt")])
+    assert text.n_tokens == 12 and text.sentences[1] == ["the", "12", "dogs", "bark"]
+    def tag(sents):  # a stand-in model: "runs" is VB first in its sentence, else VBZ
+        return [[("NN" if w == "dog" else "VB" if w == "runs" and i == 0 else "VBZ" if w == "runs" else
+                  "DT" if w.lower() in ("the", "a") else "CD" if w.isdigit() else "NNS" if w == "dogs" else "V")
+                 for i, (w, *_) in enumerate(s)] for s in sents]
+    labels = ["CD", "DT", "NN", "NNS", "V", "VB", "VBZ"]
+    counts = label_counts(tag, text, labels, width=2)
+    by_word = {w: Counter({labels[j]: int(n) for j, n in enumerate(row) if n}) for w, row in zip(text.vocab, counts)}
+    assert by_word == {"the": Counter(DT=2), "dog": Counter(NN=2), "barks": Counter(V=1), "00": Counter(CD=1),
+                       "dogs": Counter(NNS=1), "bark": Counter(V=1), "a": Counter(DT=1),
+                       "runs": Counter(VBZ=1, VB=1), "0": Counter(CD=1)}
+    prof = Profile.from_counts(text.vocab, labels, counts)
+    vals = prof.values()
+    assert vals["the"] == ("DT", "DT")
+    assert vals["runs"] == ("VB", "VB|VBZ")  # a tie: the first label by name, both joined in name order
+    rows = [[("Runs", ""), ("99", ""), ("cat", "")]]
+    assert prof.column("atag", rows) == ["VB", "CD", "-"]  # lowercased, digits -> 0; unseen -> "-"
+    assert prof.column("atag2", rows) == ["VB|VBZ", "CD", "-"]
+
+
+def test_ties_and_second_label():
+    counts = np.array([[3, 1, 3], [0, 0, 2], [1, 2, 1], [0, 0, 0]])
+    prof = Profile.from_counts(["a", "b", "c", "d"], ["X", "Y", "Z"], counts)
+    assert prof.values() == {"a": ("X", "X|Z"), "b": ("Z", "Z"), "c": ("Y", "X|Y")}  # d never tagged: left out
+
+
+def test_fold_blocks_are_contiguous():
+    assert fold_blocks(7, 3).tolist() == [0, 0, 0, 1, 1, 2, 2]
+    assert fold_blocks(4, 2).tolist() == [0, 0, 1, 1]
+
+
+def test_jackknife_reads_the_other_blocks(tmp_path):
+    """A training block reads the profile of the model trained without it; new text the full model's."""
+    (tmp_path / "t.txt").write_text("bank river\nbank money\n", encoding="utf-8")
+    rows = [[("bank",), ("river",)], [("bank",), ("money",)], [("river",)], [("money",), ("bank",)]]
+    labels = [["A", "B"], ["C", "D"], ["B"], ["D", "C"]]
+
+    class Memory:
+        """Tags each word with its most frequent training label (ties: name), unseen words 'Z'."""
+        def __init__(self, rows, labels):
+            c = {}
+            for s, ls in zip(rows, labels):
+                for tok, y in zip(s, ls):
+                    c.setdefault(tok[0], Counter())[y] += 1
+            self.table = {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
+            self.labels_ = sorted({y for ls in labels for y in ls} | {"Z"})
+
+        def predict(self, sents):
+            return _tagger(self.table)(sents)
+
+    seen = []
+
+    def fit(r, ls):
+        seen.append(len(r))
+        return Memory(r, ls)
+
+    at = AutoTags.build(fit, rows, labels, [str(tmp_path / "t.txt")], folds=2)
+    assert seen == [2, 2, 4]
+    # block 0 (sentences 0, 1) is profiled by a model of sentences 2, 3: bank -> C, river -> B, money -> D
+    # block 1 (sentences 2, 3) by a model of sentences 0, 1: bank -> A (tie A/C: name), river -> B, money -> D
+    assert at.train_columns["atag"] == ["C", "B", "C", "D", "B", "D", "A"]
+    assert at.train_columns["atag2"] == ["C", "B", "C", "D", "B", "D", "A"]
+    # the full model: bank took A once and C twice in training -> C
+    assert at.column("atag", [[("bank",), ("unseen",)]]) == ["C", "-"]
+
+
+def _data(n=24, seed=0):
+    rng = np.random.default_rng(seed)
+    words = {"DT": ["the", "a"], "NN": ["dog", "cat", "run"], "VB": ["run", "sleep", "bark"]}
+    sents, labels = [], []
+    for _ in range(n):
+        tags = ["DT", "NN", "VB"] if rng.random() < 0.7 else ["NN", "VB"]
+        sents.append([str(rng.choice(words[t])) for t in tags])
+        labels.append(tags)
+    return sents, labels
+
+
+TEXT2 = "the dog runs\na cat barks\nthe run was long\ncats sleep\nthe wolf howls\n"
+
+
+def test_model_equals_one_trained_on_the_columns_written_out(tmp_path):
+    """The virtual columns change nothing but the columns' values: the same weights as a model trained on
+    rows where the jackknifed values (computed here with independent fold models) are real columns."""
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    sents, labels = _data()
+    feats = f"w[0];suf2(w[0]);atag[0];atag2[-1]|atag[0];@autotags={tmp_path / 't.txt'};@autofolds=3"
+    m = chaintag.SAPO(features=feats, epochs=3, random_state=1).fit(sents, labels)
+    text = [ln.split() for ln in TEXT2.splitlines()]
+
+    def profile(train_s, train_l):
+        base = chaintag.SAPO(features="w[0];suf2(w[0])", epochs=3, random_state=1).fit(train_s, train_l)
+        c = {}
+        for s, ys in zip(text, base.predict(text)):
+            for w, y in zip(s, ys):
+                c.setdefault(normalize(w), Counter())[y] += 1
+        out = {}
+        for w, n in c.items():
+            top = sorted(n.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
+            out[w] = (top[0][0], "|".join(sorted(t for t, _ in top)))
+        return out
+
+    block = fold_blocks(len(sents), 3)
+    rows = [None] * len(sents)
+    for k in range(3):
+        idx = np.flatnonzero(block != k)
+        prof = profile([sents[i] for i in idx], [labels[i] for i in idx])
+        for i in np.flatnonzero(block == k):
+            rows[i] = [(w,) + prof.get(normalize(w), ("-", "-")) for w in sents[i]]
+    ref = chaintag.SAPO(features="w[0];suf2(w[0]);atag[0];atag2[-1]|atag[0]", epochs=3, random_state=1,
+                        columns=("word", "atag", "atag2")).fit(rows, labels)
+    assert m.extractor_.n_attributes == ref.extractor_.n_attributes
+    np.testing.assert_array_equal(m.weights_, ref.weights_)
+    full = profile(sents, labels)
+    assert m.extractor_.autotags.profile.values() == full
+    new = [["the", "wolf", "sleeps"], ["cats", "run"]]
+    new_rows = [[(w,) + full.get(normalize(w), ("-", "-")) for w in s] for s in new]
+    assert m.predict(new) == ref.predict(new_rows)
+
+
+def test_model_file_round_trip(tmp_path):
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    sents, labels = _data()
+    m = chaintag.StructuredPerceptron(features=f"w[0];atag[0];atag2[1];@autotags={tmp_path}",
+                                      epochs=2).fit(sents, labels)
+    m.save(tmp_path / "m.npz")
+    back = chaintag.load(tmp_path / "m.npz")
+    assert back.extractor_.autotags.profile.values() == m.extractor_.autotags.profile.values()
+    assert back.extractor_.autotags.sources == ["t.txt"] and back.extractor_.autotags.n_tokens == 15
+    test = [["the", "wolf", "runs"], ["a", "cat"]]
+    assert back.predict(test) == m.predict(test)
+    back.save(tmp_path / "m2.npz")
+    assert (tmp_path / "m2.npz").read_bytes() == (tmp_path / "m.npz").read_bytes()
+
+
+def test_errors(tmp_path):
+    sents, labels = _data(8)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine line\nbad \xff byte\n")
+    with pytest.raises(InputError, match=r"bad.txt:2: not UTF-8"):
+        Text([str(bad)])
+    with pytest.raises(InputError, match="no such file"):
+        Text([str(tmp_path / "missing.txt")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"no \*.txt files"):
+        Text([str(tmp_path / "empty")])
+    (tmp_path / "blank.txt").write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(InputError, match="no tokens"):
+        Text([str(tmp_path / "blank.txt")])
+    good = tmp_path / "good.txt"
+    good.write_text(TEXT2, encoding="utf-8")
+    with pytest.raises(InputError, match="no text is named"):
+        chaintag.SAPO(features="w[0];atag[0]", epochs=1).fit(sents, labels)
+    with pytest.raises(InputError, match="jackknife blocks"):
+        chaintag.SAPO(features=f"w[0];atag[0];@autotags={good};@autofolds=1", epochs=1).fit(sents, labels)
+    with pytest.raises(InputError, match="2 to 8 jackknife folds"):
+        chaintag.SAPO(features=f"w[0];atag[0];@autotags={good};@autofolds=9", epochs=1).fit(sents, labels)
+    with pytest.raises(InputError, match="hashed"):
+        chaintag.SAPO(features=f"w[0];atag[0];@autotags={good}", hash_bits=10, epochs=1).fit(sents, labels)
+    two = [[(w, "x") for w in s] for s in sents]
+    with pytest.raises(InputError, match="read the words alone"):
+        chaintag.SAPO(features=f"w[0];pos[0];atag[0];@autotags={good}", epochs=1).fit(two, labels)
+    from chaintag.features.extract import AttributeExtractor
+    from chaintag.features.templates import parse_template
+    with pytest.raises(InputError, match="@autotags=PATH"):
+        AttributeExtractor([parse_template("atag[0]")], ("word",))
+
+
+def test_cli_train_and_tag(tmp_path):
+    sents, labels = _data()
+    train = tmp_path / "train.txt"
+    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
+                     + "\n", encoding="utf-8")
+    (tmp_path / "text").mkdir()
+    (tmp_path / "text" / "a.txt").write_text(TEXT2, encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(train), "--model", str(model), "--algorithm", "sapo", "--features",
+                 "w[0];atag[0];atag2[0];@autofolds=2", "--autotags", str(tmp_path / "text"), "--epochs", "2",
+                 "--quiet"]) == 0
+    back = chaintag.load(model)
+    assert back.extractor_.autotags.folds == 2 and back.extractor_.autotags.profile.values()["the"][0] == "DT"
+    test = tmp_path / "test.txt"
+    test.write_text("the\nwolf\nhowls\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["tag", "--model", str(model), str(test), "--output", str(out), "--quiet"]) == 0
+    assert len([ln for ln in out.read_text().splitlines() if ln.strip()]) == 3
