@@ -155,6 +155,24 @@ def test_model_file_round_trip(tmp_path):
     assert (tmp_path / "m2.npz").read_bytes() == (tmp_path / "m.npz").read_bytes()
 
 
+def test_other_attributes_for_the_text_models(tmp_path):
+    """@autofeatures=PRESET: the models that tag the text read that preset (words alone), the learner the rest."""
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    sents, labels = _data()
+    two = [[(w, "p" + w[0]) for w in s] for s in sents]
+    m = chaintag.SAPO(features=f"w[0];pos[0];atag[0];@autotags={tmp_path};@autofeatures=pos", epochs=2,
+                      random_state=0).fit(two, labels)
+    base = chaintag.SAPO(features="pos", epochs=2, random_state=0).fit(sents, labels)
+    text = [ln.split() for ln in TEXT2.splitlines()]
+    c = {}
+    for s, ys in zip(text, base.predict(text)):
+        for w, y in zip(s, ys):
+            c.setdefault(normalize(w), Counter())[y] += 1
+    want = {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
+    assert {w: v[0] for w, v in m.extractor_.autotags.profile.values().items()} == want
+    assert [t.name for t in m.extractor_.templates] == ["bias", "word[0]", "pos[0]", "atag[0]"]
+
+
 def test_errors(tmp_path):
     sents, labels = _data(8)
     bad = tmp_path / "bad.txt"

@@ -270,10 +270,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         """The labels of unlabeled text that the templates' ``atag`` / ``atag2`` columns read (None: none read).
 
         Fold models and the full model are this learner with the same settings, without those templates
-        (:mod:`chaintag.features.autotags`); they read the word column alone, since the text has nothing else.
+        (:mod:`chaintag.features.autotags`), or with the ``@autofeatures=`` preset's; they read the word
+        column alone, since the text has nothing else.
         """
         from ..features.autotags import AUTO_COLUMNS, AutoTags
-        from ..resources.spec import autotag_folds, autotag_sources
+        from ..resources.spec import autotag_features, autotag_folds, autotag_sources
         read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
         if not read:
             return None
@@ -281,18 +282,22 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if not sources:
             raise InputError("templates read the labels of unlabeled text (atag, atag2), but no text is named: "
                              "add @autotags=PATH to the features (chaintag train --autotags PATH)")
-        for t in templates:
+        own = autotag_features(self.features)
+        tagger_templates = templates if own is None else resolve_templates(own, columns, virtual=True)
+        for t in tagger_templates:
             other = [a.column for a in t.atoms if a.column in columns and a.column != columns[0]]
             if other and not any(a.column in AUTO_COLUMNS for a in t.atoms):
                 raise InputError(f"template {t.name!r} reads the column {other[0]!r}, but the models that tag the "
                                  f"unlabeled text (atag, atag2) read the words alone: the text has no "
-                                 f"{other[0]!r} column")
+                                 f"{other[0]!r} column (@autofeatures=PRESET names other attributes for them)")
         from ..progress import progress_mode, say
         mode = progress_mode(getattr(self, "progress", None))
 
         def fit(fold_rows, fold_labels):
             model = type(self)(**self.get_params())
             model._without_autotags = True
+            if own is not None:
+                model.features = own
             if hasattr(model, "progress"):
                 model.progress = False
             return model.fit(fold_rows, fold_labels)

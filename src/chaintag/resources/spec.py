@@ -27,7 +27,11 @@ consecutive sentences that share a fold (default 10, about one abstract).
 files; one sentence a line) for the virtual columns ``atag`` / ``atag2``,
 the labels a model of the training data gives each word there
 (:mod:`chaintag.features.autotags`); ``@autofolds=K`` sets the number of
-contiguous jackknife blocks of the training sentences (default 5).
+contiguous jackknife blocks of the training sentences (default 5), and
+``@autofeatures=PRESET`` the attributes of the models that tag the text
+(default: the specification's own templates without those columns; a
+preset that reads the words alone, such as ``pos``, for a task whose
+templates read other columns).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ GAZ_FOLDS_DIRECTIVE = "@gazfolds="
 GAZ_BLOCK_DIRECTIVE = "@gazblock="
 AUTO_DIRECTIVE = "@autotags="
 AUTO_FOLDS_DIRECTIVE = "@autofolds="
+AUTO_FEATURES_DIRECTIVE = "@autofeatures="
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -135,12 +140,13 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     for part in parts:
         if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
                                                         GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
-                                                        AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE)):
+                                                        AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE,
+                                                        AUTO_FEATURES_DIRECTIVE)):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
             raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
-                             "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH "
-                             "or @autofolds=K)", where)
+                             "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH, "
+                             "@autofolds=K or @autofeatures=PRESET)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
@@ -255,6 +261,29 @@ def autotag_folds(features: str | Sequence[str]) -> int:
                 raise InputError(f"{part!r}: the number of jackknife blocks is an integer of at least 2", where)
             folds = int(text)
     return folds
+
+
+def autotag_features(features: str | Sequence[str]) -> str | None:
+    """The features of the models that tag the unlabeled text: the ``@autofeatures=`` preset with the
+    specification's cluster files and vector settings, or None (the specification's own templates).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On an empty ``@autofeatures=`` part.
+    """
+    from ..errors import InputError
+    parts, _, where = _parts(features)
+    preset = None
+    for part in parts:
+        if part.startswith(AUTO_FEATURES_DIRECTIVE):
+            preset = part[len(AUTO_FEATURES_DIRECTIVE):].strip()
+            if not preset:
+                raise InputError(f"{part!r}: name a feature preset (for example pos)", where)
+    if preset is None:
+        return None
+    keep = [p for p in parts if p.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE))]
+    return ";".join([preset] + [DIRECTIVE + os.path.abspath(p) for p in resource_paths(features)] + keep)
 
 
 def with_autotags(features: str, paths: Sequence[str] | None) -> str:
