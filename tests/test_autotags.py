@@ -173,6 +173,32 @@ def test_other_attributes_for_the_text_models(tmp_path):
     assert [t.name for t in m.extractor_.templates] == ["bias", "word[0]", "pos[0]", "atag[0]"]
 
 
+def test_profiles_kept_for_the_same_settings_and_data(tmp_path):
+    """Training epoch by epoch (as through checkpoints) builds the profiles once: @autoepochs fixes the
+    text taggers' passes, and the last profiles are reused for the same settings, text and data."""
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    sents, labels = _data()
+    feats = f"w[0];atag[0];@autotags={tmp_path / 't.txt'};@autoepochs=2"
+    m1 = chaintag.SAPO(features=feats, epochs=1).fit(sents, labels)
+    m2 = chaintag.SAPO(features=feats, epochs=3).fit(sents, labels)
+    assert m2.extractor_.autotags.profile is m1.extractor_.autotags.profile
+    ref = chaintag.SAPO(features=feats.replace("@autoepochs=2", "@autoepochs=3"), epochs=3).fit(sents, labels)
+    assert ref.extractor_.autotags.profile is not m2.extractor_.autotags.profile
+    other = chaintag.SAPO(features=feats, epochs=3).fit(sents[:-1], labels[:-1])
+    assert other.extractor_.autotags.profile is not m2.extractor_.autotags.profile
+    # the fold models had 2 passes: a model of the text's taggers' own with 2 passes gives the full profile
+    base = chaintag.SAPO(features="w[0]", epochs=2).fit(sents, labels)
+    text = [ln.split() for ln in TEXT2.splitlines()]
+    c = {}
+    for s, ys in zip(text, base.predict(text)):
+        for w, y in zip(s, ys):
+            c.setdefault(normalize(w), Counter())[y] += 1
+    want = {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
+    assert {w: v[0] for w, v in m2.extractor_.autotags.profile.values().items()} == want
+    with pytest.raises(InputError, match="positive integer"):
+        chaintag.SAPO(features=feats + ";@autoepochs=0", epochs=1).fit(sents, labels)
+
+
 def test_errors(tmp_path):
     sents, labels = _data(8)
     bad = tmp_path / "bad.txt"

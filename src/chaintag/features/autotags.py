@@ -232,6 +232,23 @@ def fold_blocks(n_sentences: int, folds: int) -> np.ndarray:
     return (np.arange(n_sentences, dtype=np.int64) * int(folds)) // max(n_sentences, 1)
 
 
+_CACHE: dict[str, "AutoTags"] = {}
+
+
+def _cache_key(settings: str, paths, folds: int, columns, rows, labels) -> str:
+    """Digest of what a built profile depends on: settings, text files (path, size, mtime), folds, data."""
+    import hashlib
+    h = hashlib.sha256(settings.encode())
+    for f in text_files(paths):
+        st = os.stat(f)
+        h.update(f"\0{os.path.abspath(f)}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+    h.update(f"\0{folds}\0{','.join(columns)}".encode())
+    for sent, ls in zip(rows, labels):
+        h.update("\x1e".join("\x1f".join(tok) + "\x1d" + y for tok, y in zip(sent, ls)).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
 class AutoTags:
     """The virtual columns ``atag`` / ``atag2`` of a training run: the full profile and the jackknifed training values.
 
@@ -263,7 +280,7 @@ class AutoTags:
     @classmethod
     def build(cls, fit: Callable[[list, list], object], rows, labels, paths: Sequence[str],
               folds: int = DEFAULT_FOLDS, columns: Sequence[str] = AUTO_COLUMNS,
-              report: Callable[[str], object] = lambda message: None) -> "AutoTags":
+              report: Callable[[str], object] = lambda message: None, settings: str | None = None) -> "AutoTags":
         """Tag the text with fold models and the full model; the profiles they give.
 
         Parameters
@@ -283,6 +300,11 @@ class AutoTags:
             The columns whose training values to compute.
         report : callable
             Gets one line per step (fold model trained, text tagged).
+        settings : str, optional
+            Everything that makes ``fit`` what it is (learner and settings), as text. Given, the last
+            result is kept in memory and returned again for the same settings, text files (size and
+            modification time), folds and training data, without training: as when a run is trained
+            epoch by epoch through checkpoints.
 
         Returns
         -------
@@ -298,6 +320,12 @@ class AutoTags:
         if folds < 2 or folds > len(rows):
             raise InputError(f"the labels of unlabeled text need 2 to {len(rows)} jackknife folds "
                              f"(the training sentences), not {folds}")
+        key = None
+        if settings is not None:
+            key = _cache_key(settings, paths, folds, columns, rows, labels)
+            if key in _CACHE:
+                report("labels of unlabeled text: the profiles of the last run with these settings and data")
+                return _CACHE[key].copy()
         text = Text(paths)
         width = len(next(r for r in rows if len(r))[0])
         report(f"labels of unlabeled text: {text.n_tokens} tokens, {len(text.vocab)} distinct words; "
@@ -323,6 +351,16 @@ class AutoTags:
         report(f"labels of unlabeled text: full model ({len(full.words)} words profiled)")
         out = cls(full, folds, [os.path.basename(f) for f in text.files], text.n_tokens)
         out.train_columns = {c: [v for s in train_values[c] for v in s] for c in columns}
+        if key is not None:
+            _CACHE.clear()
+            _CACHE[key] = out.copy()
+        return out
+
+    def copy(self) -> "AutoTags":
+        """Another object with the same profile and its own list of training values."""
+        out = AutoTags(self.profile, self.folds, self.sources, self.n_tokens)
+        if self.train_columns is not None:
+            out.train_columns = {c: list(v) for c, v in self.train_columns.items()}
         return out
 
     def column(self, column: str, rows) -> list[str]:

@@ -274,7 +274,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         column alone, since the text has nothing else.
         """
         from ..features.autotags import AUTO_COLUMNS, AutoTags
-        from ..resources.spec import autotag_features, autotag_folds, autotag_sources
+        from ..resources.spec import autotag_epochs, autotag_features, autotag_folds, autotag_sources
         read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
         if not read:
             return None
@@ -293,18 +293,25 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         from ..progress import progress_mode, say
         mode = progress_mode(getattr(self, "progress", None))
 
+        params = self.get_params()
+        params.pop("progress", None)
+        if autotag_epochs(self.features) is not None and "epochs" in params:
+            params["epochs"] = autotag_epochs(self.features)
+        if own is not None:
+            params["features"] = own
+
         def fit(fold_rows, fold_labels):
-            model = type(self)(**self.get_params())
+            model = type(self)(**params)
             model._without_autotags = True
-            if own is not None:
-                model.features = own
             if hasattr(model, "progress"):
                 model.progress = False
             return model.fit(fold_rows, fold_labels)
 
+        import json
+        settings = json.dumps([type(self).__name__, params], sort_keys=True, default=str)
         return AutoTags.build(fit, rows, [list(map(str, ls)) for ls in labels], sources,
                               folds=autotag_folds(self.features), columns=sorted(read),
-                              report=lambda message: say(mode, message))
+                              report=lambda message: say(mode, message), settings=settings)
 
     def _dict_extractor(self, hash_bits):
         """The extractor of feature-dict tokens (sklearn-crfsuite style input)."""

@@ -31,7 +31,8 @@ contiguous jackknife blocks of the training sentences (default 5), and
 ``@autofeatures=PRESET`` the attributes of the models that tag the text
 (default: the specification's own templates without those columns; a
 preset that reads the words alone, such as ``pos``, for a task whose
-templates read other columns).
+templates read other columns), ``@autoepochs=E`` their passes (default:
+the learner's own).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ GAZ_BLOCK_DIRECTIVE = "@gazblock="
 AUTO_DIRECTIVE = "@autotags="
 AUTO_FOLDS_DIRECTIVE = "@autofolds="
 AUTO_FEATURES_DIRECTIVE = "@autofeatures="
+AUTO_EPOCHS_DIRECTIVE = "@autoepochs="
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -141,12 +143,12 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
         if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
                                                         GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
                                                         AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE,
-                                                        AUTO_FEATURES_DIRECTIVE)):
+                                                        AUTO_FEATURES_DIRECTIVE, AUTO_EPOCHS_DIRECTIVE)):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
             raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
                              "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH, "
-                             "@autofolds=K or @autofeatures=PRESET)", where)
+                             "@autofolds=K, @autofeatures=PRESET or @autoepochs=E)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
@@ -261,6 +263,26 @@ def autotag_folds(features: str | Sequence[str]) -> int:
                 raise InputError(f"{part!r}: the number of jackknife blocks is an integer of at least 2", where)
             folds = int(text)
     return folds
+
+
+def autotag_epochs(features: str | Sequence[str]) -> int | None:
+    """The ``@autoepochs=E`` setting: passes of the models that tag the unlabeled text (None: the learner's).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On a value that is not a positive integer.
+    """
+    from ..errors import InputError
+    parts, _, where = _parts(features)
+    epochs = None
+    for part in parts:
+        if part.startswith(AUTO_EPOCHS_DIRECTIVE):
+            text = part[len(AUTO_EPOCHS_DIRECTIVE):].strip()
+            if not text.isdigit() or int(text) < 1:
+                raise InputError(f"{part!r}: the passes of the text's taggers are a positive integer", where)
+            epochs = int(text)
+    return epochs
 
 
 def autotag_features(features: str | Sequence[str]) -> str | None:
