@@ -313,3 +313,17 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     assert m.extractor_.has_vectors and m.extractor_._vectors.shape[1] == 3
     vec = [a for a in range(m.extractor_.n_attributes) if m.extractor_.attribute_name(a).startswith("vec(")]
     assert len(vec) == 9  # three components of w[-1], w[0], w[1]
+    # the UD recipe also reads the labels of the unlabeled text in its data directory (or --autotags)
+    data = tmp_path / "data"
+    (data / "unlabeled_en").mkdir(parents=True)
+    (data / "unlabeled_en" / "a.txt").write_text("the dog barks\na cat\n", encoding="utf-8")
+    assert main(["train", "--recipe", "pos-ud", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, str(vectors), "--data-dir", str(data), "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert m.features.split(";")[0] == "pos+autotags" and "@autoepochs=20" in m.features
+    assert m.extractor_.autotags.sources == ["a.txt"] and m.extractor_.autotags.n_tokens == 5
+    other = tmp_path / "other.txt"
+    other.write_text("dogs bark\n", encoding="utf-8")
+    assert main(["train", "--recipe", "pos-ud", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, str(vectors), "--autotags", str(other), "--quiet"]) == 0
+    assert chaintag.load(model).extractor_.autotags.sources == ["other.txt"]

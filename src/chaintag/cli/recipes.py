@@ -3,7 +3,9 @@
 Each recipe is the learner, feature preset and settings that ``chaintag
 tune`` chose on a task's dev data (see docs/results/presets). A recipe sets
 the options left at their defaults; options given on the command line win.
-Recipes whose preset reads word clusters need ``--clusters FILE``.
+Recipes whose preset reads word clusters need ``--clusters FILE``; a recipe
+whose preset reads the labels of unlabeled text (``atag``) names its text
+(``autotags``: a folder of the data directory), which ``--autotags`` replaces.
 """
 
 from __future__ import annotations
@@ -17,10 +19,15 @@ RECIPES: dict[str, dict] = {
                 "about": "base NP chunking: SAPO n=5, L2 1, chunking+kmvec (--clusters VECTORS), 17 epochs"},
     "pos-ptb": {"algorithm": "sapo", "features": "pos+clusters", "l2": 2.0, "feature_space": "all", "epochs": 16,
                 "about": "PTB POS: SAPO n=5, L2 2, pos+clusters, all feature space, 16 epochs"},
-    "pos-ud": {"algorithm": "sapo", "features": "pos+clustersvec;@vecdim=25", "l2": 2.0, "feature_space": "all",
-               "epochs": 20,
-               "about": "UD English XPOS: SAPO n=5, L2 2, pos+clustersvec on 25 principal components of the "
-                        "vectors (--clusters TABLE VECTORS), all feature space, 20 epochs"},
+    "pos-ud": {"algorithm": "sapo", "features": "pos+autotags;@vecdim=25;@autoepochs=20", "autotags": ["unlabeled_en"],
+               "l2": 2.0, "feature_space": "all", "epochs": 20,
+               "about": "UD English XPOS: SAPO n=5, L2 2, pos+autotags (pos+clustersvec on 25 principal components "
+                        "of the vectors, --clusters TABLE VECTORS, plus the labels of the unlabeled text "
+                        "unlabeled_en of the data directory, or --autotags TEXT), all feature space, 20 epochs"},
+    "pos-ud-vec": {"algorithm": "sapo", "features": "pos+clustersvec;@vecdim=25", "l2": 2.0, "feature_space": "all",
+                   "epochs": 20,
+                   "about": "UD English XPOS, the previous choice: SAPO n=5, L2 2, pos+clustersvec on 25 principal "
+                            "components of the vectors (--clusters TABLE VECTORS), all feature space, 20 epochs"},
     "bio-ner": {"algorithm": "sapo", "order": 2, "features": "ner+doc", "l2": 5.0, "epochs": 29,
                 "about": "JNLPBA Bio-NER: second-order SAPO (label trigrams over the label pairs seen in training) "
                          "n=5, L2 5, ner+doc (ner+affixes and document columns: the input needs its document "
@@ -52,7 +59,7 @@ RECIPES: dict[str, dict] = {
 
 
 #: Recipe keys that every learner takes: a recipe gives them also to a learner named on the command line.
-SHARED_KEYS = ("features", "feature_space", "epochs")
+SHARED_KEYS = ("features", "feature_space", "epochs", "autotags")
 
 
 def _takes(args, key: str) -> bool:
@@ -67,6 +74,8 @@ def _takes(args, key: str) -> bool:
         return False
     if key == "epochs":
         return args.algorithm not in ("maxent", "crf-lbfgs")
+    if key == "autotags":  # the text of the recipe's templates: it goes with them
+        return "features" in cls._param_names()
     return key in cls._param_names()
 
 
@@ -117,7 +126,7 @@ def apply_recipe(args, parser) -> list[str]:
     for key, value in recipe.items():
         if key == "about" or key in given:
             continue
-        shown = f"--{key.replace('_', '-')} {value}"
+        shown = f"--{key.replace('_', '-')} {' '.join(value) if isinstance(value, list) else value}"
         if other_learner and (key not in SHARED_KEYS or not _takes(args, key)):
             dropped.append(shown)
             continue

@@ -52,7 +52,8 @@ def add_parser(sub) -> None:
                         "--features chunking+clusters): a table from `chaintag clusters`, a Brown paths "
                         "file, or word vectors in text format; the model keeps the maps it needs")
     p.add_argument("--autotags", nargs="+", metavar="PATH",
-                   help="unlabeled text (files, or folders of *.txt files; one tokenized sentence a line) for "
+                   help="unlabeled text (files, or folders of *.txt files; one tokenized sentence a line; a name "
+                        "that is no path here, such as unlabeled_en, is read from the data directory) for "
                         "the atag / atag2 template columns (e.g. --features pos+autotags): models of the "
                         "training data tag it (jackknifed on the training sentences) and each word gets the "
                         "labels it took there; the model keeps that profile")
@@ -275,7 +276,7 @@ def _run(args) -> int:
             args.features = with_clusters(args.features, args.clusters)
         if args.autotags:
             from ..resources.spec import with_autotags
-            args.features = with_autotags(args.features, args.autotags)
+            args.features = with_autotags(args.features, _text_paths(args.autotags, args.data_dir))
         from ..features.document import document_columns_read, with_document_columns
         if document_columns_read(args.features, train.columns):
             # the templates read the document columns: computed from each file's documents (marker lines)
@@ -470,3 +471,15 @@ def _model_not_saved(args, learner, exc: OSError):
                            "instead: move it where you want it", args.model, errno_, exit_code=EXIT_STATE_KEPT)
     return OutputError(f"{exc}; the model was not saved, nor a rescue copy in {' or '.join(tried) or 'another folder'}"
                        "; the trained model is lost", args.model, errno_)
+
+
+def _text_paths(paths, data_dir) -> list[str]:
+    """``--autotags`` paths; one that does not exist here but names a folder of the data directory (such
+    as ``unlabeled_en``) is read there."""
+    import os
+    from ..data.datasets import resolve_data_dir
+    out = []
+    for p in paths:
+        there = os.path.join(resolve_data_dir(data_dir), p)
+        out.append(there if not os.path.exists(p) and not os.path.isabs(p) and os.path.exists(there) else p)
+    return out

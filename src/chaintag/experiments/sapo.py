@@ -158,7 +158,7 @@ def _run(key, label, task, learner, params, spec, epochs) -> Run:
 
 def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sweep: bool = True,
          order: str = "shuffled", beam: bool = True, neural: bool = True, neural_epochs: int | None = None,
-         neural_tasks=None, presets: dict | None = None) -> list[Run]:
+         neural_tasks=None, presets: dict | None = None, data_dir=None) -> list[Run]:
     """The runs of the reproduction.
 
     Parameters
@@ -185,6 +185,8 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
         Add SAPO with each task's dev-chosen recipe (:mod:`chaintag.experiments.sapo_presets`): ``{task:
         [resource file, ...]}``, empty lists (or no entry) for recipes that read no clusters or vectors.
         None (default): no preset rows.
+    data_dir : str, optional
+        The data directory (its unlabeled text for recipes that read it).
 
     Raises
     ------
@@ -230,7 +232,7 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
                                 epochs))
     if presets is not None:
         from .sapo_presets import preset_runs
-        out += preset_runs(tasks, presets, lambda t: _data(t, quick), quick=quick)
+        out += preset_runs(tasks, presets, lambda t: _data(t, quick), quick=quick, data_dir=data_dir)
     return out
 
 
@@ -258,7 +260,7 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
     t0 = time.perf_counter()
     tasks = tuple(tasks or DEFAULT_TASKS)
     the_runs = runs(quick=quick, epochs=epochs, tasks=tasks, sweep=sweep, order=order, beam=beam, neural=neural,
-                    neural_epochs=neural_epochs, neural_tasks=neural_tasks, presets=presets)
+                    neural_epochs=neural_epochs, neural_tasks=neural_tasks, presets=presets, data_dir=data_dir)
     if any(r.key.startswith("neural/") for r in the_runs):
         import torch
         torch.set_num_threads(1)  # every learner on one core, so that times per pass compare

@@ -59,16 +59,21 @@ def parse_resources(items) -> dict[str, list[str]]:
     return out
 
 
-def preset_settings(task: str, resources: dict[str, list[str]] | None = None) -> tuple[str, str, dict, int]:
+def preset_settings(task: str, resources: dict[str, list[str]] | None = None,
+                    data_dir=None) -> tuple[str, str, dict, int]:
     """``(recipe, features, params, epochs)`` of the preset run of ``task`` (its learner: :func:`preset_learner`).
+
+    A recipe that names unlabeled text (``autotags``: folders of the data directory ``data_dir``,
+    default :func:`chaintag.data.datasets.resolve_data_dir`) gets an ``@autotags=`` part for each.
 
     Raises
     ------
     ValueError
-        When the recipe reads clusters or vectors and ``resources`` has no files for ``task``.
+        When the recipe reads clusters or vectors and ``resources`` has no files for ``task``, or its
+        unlabeled text is not in the data directory.
     """
     from ..cli.recipes import RECIPES
-    from ..resources.spec import uses_resources, with_clusters
+    from ..resources.spec import uses_resources, with_autotags, with_clusters
     name = RECIPE_OF_TASK[task]
     recipe = RECIPES[name]
     paths = (resources or {}).get(task)
@@ -76,7 +81,16 @@ def preset_settings(task: str, resources: dict[str, list[str]] | None = None) ->
         raise ValueError(f"task {task!r}: recipe {name!r} ({recipe['features']}) reads word clusters or vectors; "
                          f"give their files with --preset-resources {task}=FILE[,FILE...]")
     features = with_clusters(recipe["features"], paths)
-    params = {k: v for k, v in recipe.items() if k not in ("algorithm", "order", "features", "epochs", "about")}
+    if recipe.get("autotags"):
+        from ..data.datasets import resolve_data_dir
+        texts = [os.path.join(resolve_data_dir(data_dir), t) for t in recipe["autotags"]]
+        for t in texts:
+            if not os.path.exists(t):
+                raise ValueError(f"task {task!r}: recipe {name!r} reads the labels of the unlabeled text {t}, "
+                                 "which is missing (see --data-dir)")
+        features = with_autotags(features, texts)
+    params = {k: v for k, v in recipe.items()
+              if k not in ("algorithm", "order", "features", "epochs", "about", "autotags")}
     params["random_state"] = 0
     return name, features, params, int(recipe["epochs"])
 
@@ -88,13 +102,13 @@ def preset_learner(task: str) -> str:
     return "sapo2" if recipe.get("order") == 2 else recipe["algorithm"]
 
 
-def preset_runs(tasks, resources, data, *, quick: bool = False) -> list[Run]:
+def preset_runs(tasks, resources, data, *, quick: bool = False, data_dir=None) -> list[Run]:
     """One :class:`Run` per task, keyed ``preset/TASK``; ``data(task)`` gives the task's parts (as
     :func:`chaintag.experiments.sapo._data`). Quick mode trains 3 passes."""
     out = []
     for task in tasks:
         spec = data(task)
-        name, features, params, epochs = preset_settings(task, resources)
+        name, features, params, epochs = preset_settings(task, resources, data_dir)
         learner = preset_learner(task)
         shown = "SAPO (n=5)" if learner == "sapo" else "second-order SAPO (n=5)"
         out.append(Run(key=f"preset/{task}", label=f"{shown}, preset `{name}`", task=task, learner=learner,
@@ -123,7 +137,8 @@ def presets_section(out_dir: Path, results: dict, tasks, titles: dict, compare) 
     for task in ran:
         p = results[f"preset/{task}"]
         metric = p.run.metric
-        shown = ";".join(part for part in p.run.features.split(";") if not part.startswith("@clusters="))
+        shown = ";".join(part for part in p.run.features.split(";")
+                         if not part.startswith(("@clusters=", "@autotags=")))
         rows = [[p.run.label, f"`{shown}`", p.run.epochs, fmt(p.summary["test_last"]), "-",
                  "-", "-", fmt(p.summary["cpu_seconds_per_epoch"], 3)]]
         others = [(f"{task}/{k}", dev) for k, dev in BASELINES]
