@@ -98,6 +98,15 @@ def _data(n=24, seed=0):
     return sents, labels
 
 
+def _most_frequent(model, text):
+    """Each normalized word of ``text`` -> the label ``model`` gave it most often (ties: name), counted here."""
+    c = {}
+    for s, ys in zip(text, model.predict(text)):
+        for w, y in zip(s, ys):
+            c.setdefault(normalize(w), Counter())[y] += 1
+    return {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
+
+
 TEXT2 = "the dog runs\na cat barks\nthe run was long\ncats sleep\nthe wolf howls\n"
 
 
@@ -164,11 +173,7 @@ def test_other_attributes_for_the_text_models(tmp_path):
                       random_state=0).fit(two, labels)
     base = chaintag.SAPO(features="pos", epochs=2, random_state=0).fit(sents, labels)
     text = [ln.split() for ln in TEXT2.splitlines()]
-    c = {}
-    for s, ys in zip(text, base.predict(text)):
-        for w, y in zip(s, ys):
-            c.setdefault(normalize(w), Counter())[y] += 1
-    want = {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
+    want = _most_frequent(base, text)
     assert {w: v[0] for w, v in m.extractor_.autotags.profile.values().items()} == want
     assert [t.name for t in m.extractor_.templates] == ["bias", "word[0]", "pos[0]", "atag[0]"]
 
@@ -189,11 +194,7 @@ def test_profiles_kept_for_the_same_settings_and_data(tmp_path):
     # the fold models had 2 passes: a model of the text's taggers' own with 2 passes gives the full profile
     base = chaintag.SAPO(features="w[0]", epochs=2).fit(sents, labels)
     text = [ln.split() for ln in TEXT2.splitlines()]
-    c = {}
-    for s, ys in zip(text, base.predict(text)):
-        for w, y in zip(s, ys):
-            c.setdefault(normalize(w), Counter())[y] += 1
-    want = {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
+    want = _most_frequent(base, text)
     assert {w: v[0] for w, v in m2.extractor_.autotags.profile.values().items()} == want
     with pytest.raises(InputError, match="positive integer"):
         chaintag.SAPO(features=feats + ";@autoepochs=0", epochs=1).fit(sents, labels)

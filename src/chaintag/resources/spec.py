@@ -69,6 +69,26 @@ def _parts(features):
     return [p.strip() for p in features.split(";")], "", None
 
 
+def _int_directive(features, prefix: str, default, minimum: int, what: str):
+    """The last ``prefix`` value of a feature specification as an int (``default`` when none).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On a value that is not an integer of at least ``minimum`` (the message says ``what`` it is).
+    """
+    from ..errors import InputError
+    parts, _, where = _parts(features)
+    value = default
+    for part in parts:
+        if part.startswith(prefix):
+            text = part[len(prefix):].strip()
+            if not text.isdigit() or int(text) < minimum:
+                raise InputError(f"{part!r}: {what}", where)
+            value = int(text)
+    return value
+
+
 def vector_scale(features: str | Sequence[str]) -> float | None:
     """The ``@vecscale=`` setting of a feature specification: a positive float, or None for ``raw``.
 
@@ -109,16 +129,7 @@ def vector_dim(features: str | Sequence[str]) -> int | None:
     chaintag.errors.InputError
         On a value that is not a positive integer.
     """
-    from ..errors import InputError
-    parts, _, where = _parts(features)
-    dim = None
-    for part in parts:
-        if part.startswith(DIM_DIRECTIVE):
-            text = part[len(DIM_DIRECTIVE):].strip()
-            if not text.isdigit() or int(text) < 1:
-                raise InputError(f"{part!r}: the vector dimension is a positive integer", where)
-            dim = int(text)
-    return dim
+    return _int_directive(features, DIM_DIRECTIVE, None, 1, "the vector dimension is a positive integer")
 
 
 def resource_paths(features: str | Sequence[str]) -> list[str]:
@@ -188,17 +199,9 @@ def gazetteer_folds(features: str | Sequence[str]) -> int:
     chaintag.errors.InputError
         On a value that is not an integer of at least 2.
     """
-    from ..errors import InputError
     from ..features.gazetteer import DEFAULT_FOLDS
-    parts, _, where = _parts(features)
-    folds = DEFAULT_FOLDS
-    for part in parts:
-        if part.startswith(GAZ_FOLDS_DIRECTIVE):
-            text = part[len(GAZ_FOLDS_DIRECTIVE):].strip()
-            if not text.isdigit() or int(text) < 2:
-                raise InputError(f"{part!r}: the number of jackknife folds is an integer of at least 2", where)
-            folds = int(text)
-    return folds
+    return _int_directive(features, GAZ_FOLDS_DIRECTIVE, DEFAULT_FOLDS, 2,
+                          "the number of jackknife folds is an integer of at least 2")
 
 
 def gazetteer_block(features: str | Sequence[str]) -> int:
@@ -209,17 +212,9 @@ def gazetteer_block(features: str | Sequence[str]) -> int:
     chaintag.errors.InputError
         On a value that is not a positive integer.
     """
-    from ..errors import InputError
     from ..features.gazetteer import DEFAULT_BLOCK
-    parts, _, where = _parts(features)
-    block = DEFAULT_BLOCK
-    for part in parts:
-        if part.startswith(GAZ_BLOCK_DIRECTIVE):
-            text = part[len(GAZ_BLOCK_DIRECTIVE):].strip()
-            if not text.isdigit() or int(text) < 1:
-                raise InputError(f"{part!r}: the jackknife block is a positive number of sentences", where)
-            block = int(text)
-    return block
+    return _int_directive(features, GAZ_BLOCK_DIRECTIVE, DEFAULT_BLOCK, 1,
+                          "the jackknife block is a positive number of sentences")
 
 
 def autotag_sources(features: str | Sequence[str]) -> list[str]:
@@ -252,17 +247,9 @@ def autotag_folds(features: str | Sequence[str]) -> int:
     chaintag.errors.InputError
         On a value that is not an integer of at least 2.
     """
-    from ..errors import InputError
     from ..features.autotags import DEFAULT_FOLDS
-    parts, _, where = _parts(features)
-    folds = DEFAULT_FOLDS
-    for part in parts:
-        if part.startswith(AUTO_FOLDS_DIRECTIVE):
-            text = part[len(AUTO_FOLDS_DIRECTIVE):].strip()
-            if not text.isdigit() or int(text) < 2:
-                raise InputError(f"{part!r}: the number of jackknife blocks is an integer of at least 2", where)
-            folds = int(text)
-    return folds
+    return _int_directive(features, AUTO_FOLDS_DIRECTIVE, DEFAULT_FOLDS, 2,
+                          "the number of jackknife blocks is an integer of at least 2")
 
 
 def autotag_epochs(features: str | Sequence[str]) -> int | None:
@@ -273,16 +260,8 @@ def autotag_epochs(features: str | Sequence[str]) -> int | None:
     chaintag.errors.InputError
         On a value that is not a positive integer.
     """
-    from ..errors import InputError
-    parts, _, where = _parts(features)
-    epochs = None
-    for part in parts:
-        if part.startswith(AUTO_EPOCHS_DIRECTIVE):
-            text = part[len(AUTO_EPOCHS_DIRECTIVE):].strip()
-            if not text.isdigit() or int(text) < 1:
-                raise InputError(f"{part!r}: the passes of the text's taggers are a positive integer", where)
-            epochs = int(text)
-    return epochs
+    return _int_directive(features, AUTO_EPOCHS_DIRECTIVE, None, 1,
+                          "the passes of the text's taggers are a positive integer")
 
 
 def autotag_features(features: str | Sequence[str]) -> str | None:
