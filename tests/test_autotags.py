@@ -251,3 +251,18 @@ def test_cli_train_and_tag(tmp_path):
     out = tmp_path / "out.txt"
     assert main(["tag", "--model", str(model), str(test), "--output", str(out), "--quiet"]) == 0
     assert len([ln for ln in out.read_text().splitlines() if ln.strip()]) == 3
+
+
+def test_large_files_train_in_memory_with_virtual_columns(tmp_path, monkeypatch):
+    """A file big enough to stream by default trains in memory when templates read atag or gaz."""
+    import chaintag.cli.train_stream as ts
+    monkeypatch.setattr(ts, "AUTO_BYTES", 0)
+    sents, labels = _data()
+    train = tmp_path / "train.txt"
+    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
+                     + "\n", encoding="utf-8")
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    for feats in ("w[0];atag[0];@autofolds=2", "w[0];gaz[0]"):
+        assert main(["train", "-a", "perceptron", "--no-shuffle", "--train", str(train), "--model",
+                     str(tmp_path / "m.npz"), "--features", feats, "--autotags", str(tmp_path / "t.txt"),
+                     "--epochs", "1", "--quiet"]) == 0

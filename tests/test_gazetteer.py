@@ -182,3 +182,12 @@ def test_refusals():
         chaintag.SAPO(features="w[0];gaz[0]", hash_bits=10, epochs=1).fit(sents, labels)
     with pytest.raises(InputError, match="folds"):
         chaintag.SAPO(features="w[0];gaz[0];@gazfolds=1", epochs=1).fit(sents, labels)
+
+
+def test_data_without_entity_spans(tmp_path):
+    """Labels with no chunks (POS tags): an empty gazetteer, no token matches, in training and after."""
+    m = chaintag.SAPO(features="w[0];gaz[0]", epochs=1).fit([["a", "b"], ["c"]], [["X", "Y"], ["X"]])
+    assert m.extractor_.gazetteer.column("gaz", [[("a",), ("b",)]]) == [None, None]
+    assert not any(m.extractor_.attribute_name(a).startswith("gaz") for a in range(m.extractor_.n_attributes))
+    m.save(tmp_path / "m.npz")
+    assert chaintag.load(tmp_path / "m.npz").predict([["a", "b"], ["z"]]) == m.predict([["a", "b"], ["z"]])

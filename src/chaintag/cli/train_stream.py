@@ -53,11 +53,10 @@ def _template_specs(features) -> list[str]:
     return [t for p in parts for t in PRESETS.get(p, [p])]
 
 
-def _reads_document_columns(features) -> bool:
-    """Whether templates read a document column by name (:mod:`chaintag.features.document`)."""
+def _reads_columns(features, names) -> bool:
+    """Whether templates read one of the columns ``names`` by name."""
     import re
-    from ..features.document import DOCUMENT_COLUMNS
-    return any(re.search(rf"\b{c}\[", t) for t in _template_specs(features) for c in DOCUMENT_COLUMNS)
+    return any(re.search(rf"\b{c}\[", t) for t in _template_specs(features) for c in names)
 
 
 def _reads_char_grams(features) -> bool:
@@ -80,8 +79,12 @@ def _why_not(args, name: str) -> str | None:
         return "it does not read vec(...) templates (real-valued word-vector attributes)"
     if args.features and _reads_char_grams(args.features):
         return "it does not read cngramK(...) templates (character n-grams)"
-    if args.features and _reads_document_columns(args.features):
+    from ..features.document import DOCUMENT_COLUMNS
+    from ..features.templates import AUTO_COLUMNS, GAZ_COLUMNS
+    if args.features and _reads_columns(args.features, DOCUMENT_COLUMNS):
         return "it does not compute the document columns (abbr, docnext, doccap), which need whole documents"
+    if args.features and _reads_columns(args.features, GAZ_COLUMNS + AUTO_COLUMNS):
+        return "it does not compute the gazetteer and unlabeled-text columns (gaz, gazn, atag, atag2)"
     for flag, on in (("--hash-bits", args.hash_bits is not None),
                      ("--checkpoint-dir", bool(args.checkpoint_dir) and not dist),
                      ("--dev-fraction", bool(args.dev_fraction)), ("--threads", getattr(args, "threads", None)),

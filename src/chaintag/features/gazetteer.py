@@ -228,6 +228,9 @@ class Gazetteer:
         if not use_train:
             gaz.train_columns = {c: gaz.column(c, rows) for c in columns}
             return gaz
+        if not gaz.types:  # no entity span in the data (and no list entry): no token ever matches
+            gaz.train_columns = {c: [None] * sum(len(s) for s in rows) for c in columns}
+            return gaz
         fold = jackknife_folds(len(rows), folds, seed, block)
         type_id = {t: k for k, t in enumerate(gaz.types)}
         gaz.train_columns = {}
@@ -275,7 +278,8 @@ class Gazetteer:
             vocab, keys, _ = self._keys(column)
             counts = self._key_counts(column)
             # the most frequent type; ties: the first in name order (argmax takes the first maximum)
-            self._matchers[column] = _Matcher(vocab, keys, counts.argmax(axis=1)[:, None])
+            best = counts.argmax(axis=1) if counts.size else np.zeros(len(keys), dtype=np.int64)
+            self._matchers[column] = _Matcher(vocab, keys, best[:, None])
         return self._matchers[column]
 
     @staticmethod
