@@ -231,6 +231,25 @@ def test_errors(tmp_path):
     from chaintag.features.templates import parse_template
     with pytest.raises(InputError, match="@autotags=PATH"):
         AttributeExtractor([parse_template("atag[0]")], ("word",))
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("the 0.1 0.2\ndog 0.3 -0.1\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not of the virtual column 'atag'"):
+        chaintag.SAPO(features=f"w[0];vec(atag[0]);@autotags={good};@clusters={vectors}", epochs=1).fit(sents, labels)
+    # a data column named atag is the data's: the text's taggers cannot read it from raw text
+    named = [[(w, "x") for w in s] for s in sents]
+    with pytest.raises(InputError, match="the text has no 'atag' column"):
+        chaintag.SAPO(features=f"w[0];atag[0];atag2[0];@autotags={good}", columns=("word", "atag"),
+                      epochs=1).fit(named, labels)
+    with pytest.raises(InputError, match="integer of at least 2"):
+        chaintag.SAPO(features=f"w[0];atag[0];@autotags={good};@autofolds=\u00b2", epochs=1).fit(sents, labels)
+
+
+def test_text_files_read_once_and_without_a_byte_order_mark(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.txt").write_bytes(b"\xef\xbb\xbfThe dog\r\nruns\n")
+    (tmp_path / "d" / "b.TXT").write_text("ignored\n", encoding="utf-8")
+    text = Text([str(tmp_path / "d"), str(tmp_path / "d" / "a.txt")])
+    assert text.sentences == [["The", "dog"], ["runs"]] and text.vocab == ["the", "dog", "runs"]
 
 
 def test_cli_train_and_tag(tmp_path):

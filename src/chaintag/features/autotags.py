@@ -62,25 +62,27 @@ def normalize(word: str) -> str:
 
 
 def text_files(paths: Sequence[str]) -> list[str]:
-    """The files of ``@autotags=`` paths: a file as named, a folder's ``*.txt`` files in name order.
+    """The files of ``@autotags=`` paths: a file as named, a folder's ``*.txt`` files in name order (not its
+    subfolders); a file named twice is read once.
 
     Raises
     ------
     chaintag.errors.InputError
         For a path that does not exist, or a folder without ``*.txt`` files.
     """
-    out = []
+    out: dict[str, str] = {}
     for path in paths:
         if os.path.isdir(path):
             found = sorted(glob.glob(os.path.join(path, "*.txt")))
             if not found:
                 raise InputError("no *.txt files in this folder of unlabeled text", path)
-            out.extend(found)
         elif os.path.isfile(path):
-            out.append(path)
+            found = [path]
         else:
             raise InputError("no such file or folder of unlabeled text", path)
-    return out
+        for f in found:  # a file named twice (or also through its folder) is read once
+            out.setdefault(os.path.realpath(f), f)
+    return list(out.values())
 
 
 class Text:
@@ -116,7 +118,7 @@ class Text:
                 with open(path, "rb") as fh:
                     for lineno, raw in enumerate(fh, 1):
                         try:
-                            toks = raw.decode("utf-8").split()
+                            toks = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").split()
                         except UnicodeDecodeError as exc:
                             raise InputError(f"not UTF-8 text ({exc.reason})", path, lineno) from None
                         if toks:
@@ -317,9 +319,11 @@ class AutoTags:
             cannot be read (:class:`Text`).
         """
         folds = int(folds)
+        if len(rows) < 2:
+            raise InputError("the labels of unlabeled text need at least 2 training sentences (for the jackknife)")
         if folds < 2 or folds > len(rows):
             raise InputError(f"the labels of unlabeled text need 2 to {len(rows)} jackknife folds "
-                             f"(the training sentences), not {folds}")
+                             f"(the training sentences), not {folds} (set them with @autofolds=K)")
         key = None
         if settings is not None:
             key = _cache_key(settings, paths, folds, columns, rows, labels)

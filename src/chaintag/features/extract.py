@@ -222,6 +222,11 @@ class AttributeExtractor:
         self._atom_rows: list[np.ndarray] = []
         #: indices of the vec(...) templates, and the (unvalued) inner chain each reads
         self._vec_t = [t for t, tm in enumerate(self.templates) if is_vector_template(tm)]
+        for t in self._vec_t:
+            if self.templates[t].atoms[0].column in self._virtual:
+                from ..errors import InputError
+                raise InputError(f"template {self.templates[t].name!r}: vec(...) reads the word vectors of a data "
+                                 f"column, not of the virtual column {self.templates[t].atoms[0].column!r}")
         self._vec_inner = {t: _Derived(self.templates[t].atoms[0].column, self.templates[t].atoms[0].functions[:-1],
                                        table=self._table) for t in self._vec_t}
         #: the cngramK(...) templates (several attributes per token) and the n-grams each reads

@@ -286,7 +286,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         tagger_templates = templates if own is None else resolve_templates(own, columns, virtual=True)
         for t in tagger_templates:
             other = [a.column for a in t.atoms if a.column in columns and a.column != columns[0]]
-            if other and not any(a.column in AUTO_COLUMNS for a in t.atoms):
+            if other and not any(a.column in AUTO_COLUMNS and a.column not in columns for a in t.atoms):
                 raise InputError(f"template {t.name!r} reads the column {other[0]!r}, but the models that tag the "
                                  f"unlabeled text (atag, atag2) read the words alone: the text has no "
                                  f"{other[0]!r} column (@autofeatures=PRESET names other attributes for them)")

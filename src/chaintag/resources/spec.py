@@ -83,7 +83,7 @@ def _int_directive(features, prefix: str, default, minimum: int, what: str):
     for part in parts:
         if part.startswith(prefix):
             text = part[len(prefix):].strip()
-            if not text.isdigit() or int(text) < minimum:
+            if not (text.isascii() and text.isdigit()) or int(text) < minimum:
                 raise InputError(f"{part!r}: {what}", where)
             value = int(text)
     return value
