@@ -285,3 +285,38 @@ def test_large_files_train_in_memory_with_virtual_columns(tmp_path, monkeypatch)
         assert main(["train", "-a", "perceptron", "--no-shuffle", "--train", str(train), "--model",
                      str(tmp_path / "m.npz"), "--features", feats, "--autotags", str(tmp_path / "t.txt"),
                      "--epochs", "1", "--quiet"]) == 0
+
+
+def test_runner_keys_runs_by_the_text_and_trains_them_step_by_step(tmp_path):
+    """The experiment runner (tune, compare, reproduce): a run's digest covers its unlabeled text, and its
+    epochs are trained through checkpoints with the text's taggers of the run's length, so that each
+    epoch's test score is the one of an uninterrupted run of that many epochs."""
+    from test_experiments import _toy_corpus, _write
+    from chaintag.experiments import Runner
+    from chaintag.experiments.config import DataRef, Run
+    train = _write(tmp_path / "train.txt", *_toy_corpus(60, 1))
+    test = _write(tmp_path / "test.txt", *_toy_corpus(20, 2))
+    text = tmp_path / "t.txt"
+    text.write_text(TEXT2, encoding="utf-8")
+    feats = f"w[0];w[-1];atag[0];atag2[1];@autotags={text};@autofolds=2"
+    run = Run(key="a", label="a", task="toy", learner="sapo", params={"random_state": 0}, features=feats, epochs=3,
+              train=DataRef(train, 0.0, 0.75), dev=None, test=DataRef(test), metric="f1")
+    runner = Runner(tmp_path / "out", progress=False)
+    before = runner.digest(run)
+    res = runner.run_one(run)
+    assert res.summary["strategy"] == "stepwise"
+    tokens = [[tuple(ln.split()[:2]) for ln in block.splitlines()]
+              for block in open(train, encoding="utf-8").read().strip().split("\n\n")]
+    labels = [[ln.split()[-1] for ln in block.splitlines()]
+              for block in open(train, encoding="utf-8").read().strip().split("\n\n")]
+    cut = int(len(tokens) * 0.75)
+    for epochs in (2, 3):
+        direct = chaintag.SAPO(features=feats + ";@autoepochs=3", epochs=epochs, random_state=0,
+                               columns=("word", "pos")).fit(tokens[:cut], labels[:cut])
+        test_tok = [[tuple(ln.split()[:2]) for ln in b.splitlines()]
+                    for b in open(test, encoding="utf-8").read().strip().split("\n\n")]
+        test_lab = [[ln.split()[-1] for ln in b.splitlines()]
+                    for b in open(test, encoding="utf-8").read().strip().split("\n\n")]
+        assert res.records[epochs - 1]["test_score"] == pytest.approx(direct.evaluate(test_tok, test_lab).f1)
+    text.write_text("other words here\n", encoding="utf-8")
+    assert runner.digest(run) != before

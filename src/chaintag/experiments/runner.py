@@ -297,7 +297,8 @@ class Runner:
 
     def digest(self, run: Run) -> str:
         """:meth:`Run.digest` with the checksums of the run's data files (and of its template
-        file, when ``features`` names one) and the read options."""
+        file, when ``features`` names one, and of the cluster, gazetteer list and unlabeled text
+        files it names) and the read options."""
         from ..features.templates import PRESETS
         refs = [run.train.ref, run.test.ref] + ([run.dev.ref] if run.dev else [])
         extra = {ref: self._file_digest(ref) for ref in sorted(set(refs))}
@@ -308,6 +309,17 @@ class Runner:
             for k, path in enumerate(resource_paths(run.features)):
                 if os.path.isfile(path):  # a missing one fails when the run trains
                     extra[f"cluster resource {k}"] = _sha256(path)
+            from ..features.autotags import text_files
+            from ..resources.spec import autotag_sources, gazetteer_sources
+            lists = [p for p in gazetteer_sources(run.features) if p != "train" and os.path.isfile(p)]
+            for k, path in enumerate(lists):
+                extra[f"gazetteer list {k}"] = _sha256(path)
+            try:
+                texts = text_files(autotag_sources(run.features))
+            except InputError:  # a missing text fails when the run trains
+                texts = []
+            for k, path in enumerate(texts):
+                extra[f"unlabeled text {k}"] = _sha256(path)
         if self.read_options:
             extra["read options"] = json.dumps(self.read_options, sort_keys=True)
         return run.digest(extra)
@@ -500,7 +512,9 @@ class Runner:
         """Train up to ``epoch`` and return its history record plus ``_model`` and ``fit_seconds``
         (``columns``: the feature columns of ``train``'s tokens, when not the learner's default)."""
         cls = learner_class(run.learner)
-        params = dict(run.params, features=run.features)
+        from ..resources.spec import with_autoepochs
+        # the labels of unlabeled text come from taggers of the run's length, not of each step's
+        params = dict(run.params, features=with_autoepochs(run.features, run.epochs))
         if columns is not None:
             params["columns"] = columns
         accepted = set(inspect.signature(cls.__init__).parameters)

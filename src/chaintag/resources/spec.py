@@ -287,6 +287,15 @@ def autotag_features(features: str | Sequence[str]) -> str | None:
     return ";".join([preset] + [DIRECTIVE + os.path.abspath(p) for p in resource_paths(features)] + keep)
 
 
+def with_autoepochs(features, epochs: int):
+    """``features`` with ``@autoepochs=epochs`` added when it names unlabeled text and sets no passes for
+    the text's taggers (so that a run trained step by step, as the experiment runner does, keeps the
+    labels of taggers of the run's length); anything else unchanged."""
+    if not isinstance(features, str) or not autotag_sources(features) or autotag_epochs(features) is not None:
+        return features
+    return f"{features};{AUTO_EPOCHS_DIRECTIVE}{int(epochs)}"
+
+
 def with_autotags(features: str, paths: Sequence[str] | None) -> str:
     """``features`` with an ``@autotags=PATH`` part added for each of ``paths`` (made absolute)."""
     if not paths:
