@@ -320,3 +320,23 @@ def test_runner_keys_runs_by_the_text_and_trains_them_step_by_step(tmp_path):
         assert res.records[epochs - 1]["test_score"] == pytest.approx(direct.evaluate(test_tok, test_lab).f1)
     text.write_text("other words here\n", encoding="utf-8")
     assert runner.digest(run) != before
+
+
+def test_resume_with_more_epochs(tmp_path):
+    """With @autoepochs a checkpointed run resumes to more epochs and equals an uninterrupted run; without
+    it the refusal says why."""
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    sents, _ = _data(40)
+    rng = np.random.default_rng(3)  # labels at random: taggers of 1 and 4 passes tag the text differently
+    labels = [[str(rng.choice(["A", "B", "C"])) for _ in s] for s in sents]
+    feats = f"w[0];atag[0];@autotags={tmp_path / 't.txt'};@autofolds=2"
+    one = chaintag.SAPO(features=feats, epochs=1).fit(sents, labels, checkpoint_dir=tmp_path / "a")
+    four = chaintag.SAPO(features=feats, epochs=4).fit(sents, labels)
+    assert one.extractor_.autotags.profile.values() != four.extractor_.autotags.profile.values()
+    with pytest.raises(InputError, match="@autoepochs=E"):
+        chaintag.SAPO(features=feats, epochs=4).fit(sents, labels, checkpoint_dir=tmp_path / "a", resume=True)
+    pinned = feats + ";@autoepochs=2"
+    chaintag.SAPO(features=pinned, epochs=2).fit(sents, labels, checkpoint_dir=tmp_path / "b")
+    resumed = chaintag.SAPO(features=pinned, epochs=4).fit(sents, labels, checkpoint_dir=tmp_path / "b", resume=True)
+    straight = chaintag.SAPO(features=pinned, epochs=4).fit(sents, labels)
+    np.testing.assert_array_equal(resumed.weights_, straight.weights_)

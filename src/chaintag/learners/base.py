@@ -380,7 +380,15 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         from ..progress import EpochProgress, progress_mode, say, step
         mode = progress_mode(getattr(self, "progress", None))
         if checkpoint_dir and resume:
-            restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
+            try:
+                restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
+            except InputError as exc:
+                from ..resources.spec import autotag_epochs
+                if getattr(self.extractor_, "autotags", None) is None or autotag_epochs(self.features) is not None:
+                    raise
+                raise InputError(f"{exc.message} (the labels of unlabeled text come from taggers trained for "
+                                 "this run's epochs: to resume with other epochs, train with @autoepochs=E in "
+                                 "the features, E fixed)", exc.path, exc.line) from None
             if restored is not None:
                 done, history, (best_score, best_weights, best_epoch) = restored
                 if done > self.epochs:
