@@ -340,3 +340,30 @@ def test_resume_with_more_epochs(tmp_path):
     resumed = chaintag.SAPO(features=pinned, epochs=4).fit(sents, labels, checkpoint_dir=tmp_path / "b", resume=True)
     straight = chaintag.SAPO(features=pinned, epochs=4).fit(sents, labels)
     np.testing.assert_array_equal(resumed.weights_, straight.weights_)
+
+
+def test_template_files_take_added_parts(tmp_path):
+    """A template file with --clusters / --autotags, as @autofeatures, and pinned by the runner."""
+    from chaintag.resources.spec import autotag_sources, inline, with_autoepochs
+    sents, labels = _data()
+    train = tmp_path / "train.txt"
+    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
+                     + "\n", encoding="utf-8")
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl" / "t.txt").write_text(TEXT2, encoding="utf-8")
+    spec = tmp_path / "tpl" / "feats.txt"
+    spec.write_text("# templates\nw[0]\natag[0]  # the text's label\n@autotags=t.txt\n@autofolds=2\n", encoding="utf-8")
+    plain = tmp_path / "tpl" / "plain.txt"
+    plain.write_text("w[0]\nsuf2(w[0])\n", encoding="utf-8")
+    assert inline(str(spec)) == f"w[0];atag[0];@autotags={tmp_path / 'tpl' / 't.txt'};@autofolds=2"
+    assert with_autoepochs(str(spec), 3).endswith(";@autofolds=2;@autoepochs=3")
+    assert autotag_sources(with_autoepochs(str(spec), 3)) == [str(tmp_path / "tpl" / "t.txt")]
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("the 0.1 0.2\ndog 0.3 -0.1\n", encoding="utf-8")
+    for extra in (["--clusters", str(vectors)], ["--autotags", str(tmp_path / "tpl" / "t.txt")]):
+        assert main(["train", "--train", str(train), "--model", str(tmp_path / "m.npz"), "--features", str(spec),
+                     "--epochs", "1", "--quiet", *extra]) == 0
+        assert chaintag.load(tmp_path / "m.npz").extractor_.autotags.sources == ["t.txt"]
+    assert main(["train", "--train", str(train), "--model", str(tmp_path / "m.npz"), "--features",
+                 f"w[0];atag[0];@autofeatures={plain};@autofolds=2", "--autotags", str(tmp_path / "tpl"),
+                 "--clusters", str(vectors), "--epochs", "1", "--quiet"]) == 0

@@ -284,7 +284,7 @@ def autotag_features(features: str | Sequence[str]) -> str | None:
     if preset is None:
         return None
     keep = [p for p in parts if p.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE))]
-    return ";".join([preset] + [DIRECTIVE + os.path.abspath(p) for p in resource_paths(features)] + keep)
+    return ";".join([inline(preset)] + [DIRECTIVE + os.path.abspath(p) for p in resource_paths(features)] + keep)
 
 
 def with_autoepochs(features, epochs: int):
@@ -293,14 +293,15 @@ def with_autoepochs(features, epochs: int):
     labels of taggers of the run's length); anything else unchanged."""
     if not isinstance(features, str) or not autotag_sources(features) or autotag_epochs(features) is not None:
         return features
-    return f"{features};{AUTO_EPOCHS_DIRECTIVE}{int(epochs)}"
+    return f"{inline(features)};{AUTO_EPOCHS_DIRECTIVE}{int(epochs)}"
 
 
 def with_autotags(features: str, paths: Sequence[str] | None) -> str:
-    """``features`` with an ``@autotags=PATH`` part added for each of ``paths`` (made absolute)."""
+    """``features`` (inlined when a template file: :func:`inline`) with an ``@autotags=PATH`` part added
+    for each of ``paths`` (made absolute)."""
     if not paths:
         return features
-    return ";".join([features] + [AUTO_DIRECTIVE + os.path.abspath(p) for p in paths])
+    return ";".join([inline(features)] + [AUTO_DIRECTIVE + os.path.abspath(p) for p in paths])
 
 
 _CACHE: dict[tuple, WordMaps] = {}
@@ -327,11 +328,32 @@ def resolve_resources(features: str | Sequence[str]) -> WordMaps | None:
     return _CACHE[key]
 
 
+def inline(features: str) -> str:
+    """A template file's specification as one ``;``-separated string (anything else unchanged).
+
+    Comments and blank lines are dropped; the relative paths of its ``@clusters=``, ``@gazetteer=`` and
+    ``@autotags=`` lines are made absolute from the file's folder, so that parts can be added to it.
+    """
+    from ..features.templates import PRESETS
+    if not isinstance(features, str) or features in PRESETS or not os.path.isfile(features):
+        return features
+    parts, base, _ = _parts(features)
+    out = []
+    for part in filter(None, parts):
+        for prefix in (DIRECTIVE, GAZ_DIRECTIVE, AUTO_DIRECTIVE):
+            path = part[len(prefix):].strip()
+            if part.startswith(prefix) and path and path != "train" and not os.path.isabs(path):
+                part = prefix + os.path.abspath(os.path.join(base, path))
+        out.append(part)
+    return ";".join(out)
+
+
 def with_clusters(features: str, paths: Sequence[str] | None) -> str:
-    """``features`` with an ``@clusters=FILE`` part added for each of ``paths``."""
+    """``features`` (inlined when a template file: :func:`inline`) with an ``@clusters=FILE`` part added
+    for each of ``paths``."""
     if not paths:
         return features
-    return ";".join([features] + [DIRECTIVE + os.path.abspath(p) for p in paths])
+    return ";".join([inline(features)] + [DIRECTIVE + os.path.abspath(p) for p in paths])
 
 
 def uses_resources(features: str) -> bool:
