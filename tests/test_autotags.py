@@ -163,6 +163,27 @@ def test_model_file_round_trip(tmp_path):
     back.save(tmp_path / "m2.npz")
     assert (tmp_path / "m2.npz").read_bytes() == (tmp_path / "m.npz").read_bytes()
 
+    # edited files (checksums written again): wide or fractional ids, repeated words, no profile
+    from chaintag.errors import ModelFormatError
+    from chaintag.io.model_file import load_model, save_model
+    meta, arrays = load_model(tmp_path / "m.npz")
+    n = len(arrays["autotags_first"])
+    edits = [("autotags_first", np.full(n, 2**32 + 1, dtype=np.int64)),
+             ("autotags_second", np.zeros(n, dtype=np.float64)), ("words", None), ("meta", None)]
+    for name, value in edits:
+        m2, a2 = dict(meta), dict(arrays)
+        ex = dict(m2["extractor"])
+        if name == "words":
+            ex["autotags"] = dict(ex["autotags"], words=[ex["autotags"]["words"][0]] * n)
+        elif name == "meta":
+            ex.pop("autotags")
+        else:
+            a2[name] = value
+        m2["extractor"] = ex
+        save_model(tmp_path / "bad.npz", m2, a2)
+        with pytest.raises(ModelFormatError, match="inconsistent|holds no autotags"):
+            chaintag.load(tmp_path / "bad.npz")
+
 
 def test_other_attributes_for_the_text_models(tmp_path):
     """@autofeatures=PRESET: the models that tag the text read that preset (words alone), the learner the rest."""
@@ -252,7 +273,7 @@ def test_text_files_read_once_and_without_a_byte_order_mark(tmp_path):
     assert text.sentences == [["The", "dog"], ["runs"]] and text.vocab == ["the", "dog", "runs"]
 
 
-def test_cli_train_and_tag(tmp_path):
+def test_cli_train_and_tag(tmp_path, capsys):
     sents, labels = _data()
     train = tmp_path / "train.txt"
     train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
@@ -260,16 +281,24 @@ def test_cli_train_and_tag(tmp_path):
     (tmp_path / "text").mkdir()
     (tmp_path / "text" / "a.txt").write_text(TEXT2, encoding="utf-8")
     model = tmp_path / "m.npz"
+    (tmp_path / "more.txt").write_text("the cat\n", encoding="utf-8")
     assert main(["train", "--train", str(train), "--model", str(model), "--algorithm", "sapo", "--features",
                  "w[0];atag[0];atag2[0];@autofolds=2", "--autotags", str(tmp_path / "text"), "--epochs", "2",
-                 "--quiet"]) == 0
+                 "--autotags", str(tmp_path / "more.txt"), "--quiet"]) == 0  # given twice: both read
     back = chaintag.load(model)
     assert back.extractor_.autotags.folds == 2 and back.extractor_.autotags.profile.values()["the"][0] == "DT"
+    assert back.extractor_.autotags.sources == ["a.txt", "more.txt"]
     test = tmp_path / "test.txt"
     test.write_text("the\nwolf\nhowls\n", encoding="utf-8")
     out = tmp_path / "out.txt"
     assert main(["tag", "--model", str(model), str(test), "--output", str(out), "--quiet"]) == 0
     assert len([ln for ln in out.read_text().splitlines() if ln.strip()]) == 3
+    capsys.readouterr()
+    assert main(["inspect", str(model)]) == 0
+    assert "labels of unlabeled text (atag, atag2): " in capsys.readouterr().out
+    info = back.summary()["virtual_columns"]
+    assert info == {"autotags": {"sources": ["a.txt", "more.txt"], "folds": 2, "text_tokens": 17,
+                                 "words": len(back.extractor_.autotags.profile.words)}}
 
 
 def test_large_files_train_in_memory_with_virtual_columns(tmp_path, monkeypatch):

@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
                         "perceptron2 (the second-order perceptron); the first one is the reference of the "
                         "p-values. Keys are the Python API's parameter names (help(chaintag.SAPO), ...)")
     p.add_argument("--features", "-f", default="pos", help="attribute preset or templates (default: pos)")
-    p.add_argument("--clusters", nargs="+", metavar="FILE",
+    p.add_argument("--clusters", nargs="+", action="extend", metavar="FILE",
                    help="word-cluster resources for brownK / kmN templates (see train --clusters)")
     p.add_argument("--train", required=True, metavar="DATA",
                    help="training data: dataset reference or file (column roles: see --columns)")

@@ -62,6 +62,15 @@ def format_summary(info: dict, matrix: str) -> str:
     lines.append(f"labels ({len(info['labels'])}): {', '.join(labs)}")
     lines.append(f"attributes: {info['n_attributes']}, features: {info['n_features']}, "
                  f"weights: {info['n_weights']} ({info['nonzero_weights']} nonzero)")
+    virtual = info.get("virtual_columns") or {}
+    if "gazetteer" in virtual:
+        g = virtual["gazetteer"]
+        lines.append(f"gazetteer (gaz, gazn): {g['entries']} entries of {len(g['types'])} types from "
+                     f"{', '.join(g['sources'])}; {g['folds']} jackknife folds")
+    if "autotags" in virtual:
+        a = virtual["autotags"]
+        lines.append(f"labels of unlabeled text (atag, atag2): {a['words']} words from {a['text_tokens']} tokens "
+                     f"of {', '.join(a['sources'])}; {a['folds']} jackknife blocks")
     lines.append("")
     lines.append("top attributes per label (weight):")
     for lab, tops in info["top_features"].items():

@@ -47,11 +47,11 @@ def add_parser(sub) -> None:
     p.add_argument("--recipe", choices=sorted(RECIPES), default=None,
                    help="settings chosen on dev data for a task; they fill the options you leave at their "
                         "defaults: " + "; ".join(f"{k}: {v['about']}" for k, v in sorted(RECIPES.items())))
-    p.add_argument("--clusters", nargs="+", metavar="FILE",
+    p.add_argument("--clusters", nargs="+", action="extend", metavar="FILE",
                    help="word-cluster resources for the brownK / kmN template functions (e.g. "
                         "--features chunking+clusters): a table from `chaintag clusters`, a Brown paths "
                         "file, or word vectors in text format; the model keeps the maps it needs")
-    p.add_argument("--autotags", nargs="+", metavar="PATH",
+    p.add_argument("--autotags", nargs="+", action="extend", metavar="PATH",
                    help="unlabeled text (files, or folders of *.txt files; one tokenized sentence a line; a name "
                         "that is no path here, such as unlabeled_en, is read from the data directory) for "
                         "the atag / atag2 template columns (e.g. --features pos+autotags): models of the "

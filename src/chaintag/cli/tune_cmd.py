@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
                    help="without --dev: hold out the last F of the training file (default 0.1)")
     p.add_argument("--features", "-f", nargs="+", required=True, metavar="SPEC",
                    help="candidate feature sets: presets, template files or specs")
-    p.add_argument("--clusters", nargs="+", metavar="FILE",
+    p.add_argument("--clusters", nargs="+", action="extend", metavar="FILE",
                    help="word-cluster resources added to every feature set (see train --clusters)")
     p.add_argument("--grid", nargs="*", default=[], metavar="KEY=V1,V2",
                    help="hyper-parameter values to try, e.g. n_best=5,10 l2=0.5,1,2 (the Python API's names)")

@@ -387,11 +387,14 @@ class AutoTags:
         ValueError
             When the words and arrays do not match in length or the label ids are out of range.
         """
-        first = np.asarray(arrays["autotags_first"], dtype=np.int32)
-        second = np.asarray(arrays["autotags_second"], dtype=np.int32)
-        n_labels = len(meta["labels"])
-        if not (len(first) == len(second) == len(meta["words"])) or (len(first) and (
-                first.min() < 0 or first.max() >= n_labels or second.min() < -1 or second.max() >= n_labels)):
+        first, second = np.asarray(arrays["autotags_first"]), np.asarray(arrays["autotags_second"])
+        words, labels = meta["words"], meta["labels"]
+        n_labels = len(labels)
+        if (first.dtype.kind not in "iu" or second.dtype.kind not in "iu" or first.ndim != 1 or second.ndim != 1
+                or not (len(first) == len(second) == len(words)) or len(set(words)) != len(words)
+                or not all(isinstance(x, str) for x in list(words) + list(labels))
+                or (len(first) and (first.min() < 0 or first.max() >= n_labels
+                                    or second.min() < -1 or second.max() >= n_labels))):
             raise ValueError("the profile of the labels of unlabeled text is inconsistent")
-        prof = Profile(list(meta["words"]), list(meta["labels"]), first, second)
+        prof = Profile(list(words), list(labels), first, second)
         return cls(prof, meta.get("folds", DEFAULT_FOLDS), meta.get("sources", []), meta.get("text_tokens", 0))

@@ -628,6 +628,11 @@ class AttributeExtractor:
         if meta.get("gazetteer"):
             from .gazetteer import Gazetteer
             gazetteer = Gazetteer.from_state(meta["gazetteer"])
+        from .templates import AUTO_COLUMNS, GAZ_COLUMNS
+        read = {a.column for t in meta["templates"] for a in parse_template(t).atoms} - set(meta["columns"])
+        for names, key in ((GAZ_COLUMNS, "gazetteer"), (AUTO_COLUMNS, "autotags")):
+            if read & set(names) and not meta.get(key):
+                raise ValueError(f"its templates read {', '.join(sorted(read & set(names)))}, but it holds no {key}")
         autotags = None
         if meta.get("autotags"):
             from .autotags import AutoTags

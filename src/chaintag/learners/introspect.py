@@ -168,8 +168,10 @@ class IntrospectionMixin:
             data, or None for a model saved without them), ``best_epoch``,
             ``epochs_run``, ``labels``, ``columns``, ``n_attributes``,
             ``n_features``, ``n_weights``, ``nonzero_weights``,
-            ``top_features`` (per label, as :meth:`top_features`) and
-            ``transitions`` (as :meth:`TransitionTable.to_dict`).
+            ``top_features`` (per label, as :meth:`top_features`),
+            ``transitions`` (as :meth:`TransitionTable.to_dict`) and
+            ``virtual_columns`` (the gazetteer's and the unlabeled text's record:
+            sources, jackknife folds, entries or words; empty without them).
         """
         self._check_fitted()
         training = getattr(self, "training_summary_", None)
@@ -189,7 +191,22 @@ class IntrospectionMixin:
             "top_features": {lab: {sign: [[a, w] for a, w in pairs] for sign, pairs in
                                    self.top_features(lab, k).items()} for lab in self.labels_},
             "transitions": self.transitions_.to_dict(),
+            "virtual_columns": _virtual_sources(self.extractor_),
         }
+
+
+def _virtual_sources(extractor) -> dict:
+    """What the model keeps for its virtual columns: the gazetteer's and the unlabeled text's record."""
+    out = {}
+    gaz = getattr(extractor, "gazetteer", None)
+    if gaz is not None:
+        out["gazetteer"] = {"sources": list(gaz.sources), "folds": gaz.folds, "entries": len(gaz.counts),
+                            "types": list(gaz.types)}
+    auto = getattr(extractor, "autotags", None)
+    if auto is not None:
+        out["autotags"] = {"sources": list(auto.sources), "folds": auto.folds, "text_tokens": auto.n_tokens,
+                           "words": len(auto.profile.words)}
+    return out
 
 
 def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences=None) -> dict:
