@@ -305,7 +305,7 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     # the chunking recipe also reads the vectors' values: a table and a vector file
     vectors = tmp_path / "v.txt"
     vectors.write_text("".join(f"{w} {k} 0.5 {-k}\n" for k, w in enumerate(words)))
-    assert main(["train", "--recipe", "chunking", "--train", str(tr), "--model", str(model), "--epochs", "1",
+    assert main(["train", "--recipe", "chunking-vec", "--train", str(tr), "--model", str(model), "--epochs", "1",
                  "--clusters", table, str(vectors), "--quiet"]) == 0
     m = chaintag.load(model)
     assert (m.features.split(";")[0], m.feature_space, m.epochs) == ("chunking+kmvec", "all", 1)
@@ -327,3 +327,9 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     assert main(["train", "--recipe", "pos-ud", "--train", str(tr), "--model", str(model), "--epochs", "1",
                  "--clusters", table, str(vectors), "--autotags", str(other), "--quiet"]) == 0
     assert chaintag.load(model).extractor_.autotags.sources == ["other.txt"]
+    # the chunking recipe: the text's taggers read the words alone (@autofeatures=pos), the chunker the POS too
+    assert main(["train", "--recipe", "chunking", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, str(vectors), "--data-dir", str(data), "--quiet"]) == 0
+    m = chaintag.load(model)
+    assert m.features.split(";")[0] == "chunking+autotags" and "@autofeatures=pos" in m.features
+    assert m.extractor_.autotags.sources == ["a.txt"] and any(t.name == "pos[0]" for t in m.extractor_.templates)

@@ -40,11 +40,15 @@ def test_preset_settings_follow_the_recipe(tmp_path):
         preset_settings("chunking")
     table = tmp_path / "vt.tsv"
     table.write_text("x\t1\n")
-    name, features, params, epochs = preset_settings("chunking", {"chunking": [str(table)]})
-    assert features == RECIPES["chunking"]["features"] + ";@clusters=" + os.path.abspath(table)
-    assert params == {"feature_space": "all", "random_state": 0} and epochs == RECIPES["chunking"]["epochs"]
-    # a recipe that reads the labels of unlabeled text: its folder of the data directory
     (tmp_path / "unlabeled_en").mkdir()
+    name, features, params, epochs = preset_settings("np", {"np": [str(table)]})
+    assert features == RECIPES["base-np"]["features"] + ";@clusters=" + os.path.abspath(table)
+    assert params == {"random_state": 0} and epochs == RECIPES["base-np"]["epochs"]
+    # a recipe that reads the labels of unlabeled text: its folder of the data directory
+    name, features, params, epochs = preset_settings("chunking", {"chunking": [str(table)]}, data_dir=tmp_path)
+    assert features == (RECIPES["chunking"]["features"] + ";@clusters=" + os.path.abspath(table)
+                        + ";@autotags=" + os.path.abspath(tmp_path / "unlabeled_en"))
+    assert params == {"feature_space": "all", "random_state": 0} and epochs == RECIPES["chunking"]["epochs"]
     name, features, params, epochs = preset_settings("ud", {"ud": [str(table)]}, data_dir=tmp_path)
     assert features.endswith(";@autotags=" + os.path.abspath(tmp_path / "unlabeled_en")) and "autotags" not in params
     with pytest.raises(ValueError, match="unlabeled text .* missing"):

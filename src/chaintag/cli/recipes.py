@@ -12,9 +12,15 @@ from __future__ import annotations
 
 #: name -> train options (argparse destinations) and a one-line description.
 RECIPES: dict[str, dict] = {
-    "chunking": {"algorithm": "sapo", "features": "chunking+kmvec", "feature_space": "all", "epochs": 28,
-                 "about": "CoNLL-2000 chunking: SAPO n=5, L2 1, chunking+kmvec (k-means ids and values of word "
-                          "vectors: --clusters VECTORS), all feature space, 28 epochs"},
+    "chunking": {"algorithm": "sapo", "features": "chunking+autotags;@autofeatures=pos;@autoepochs=28",
+                 "autotags": ["unlabeled_en"], "feature_space": "all", "epochs": 28,
+                 "about": "CoNLL-2000 chunking: SAPO n=5, L2 1, chunking+autotags (chunking+kmvec, --clusters "
+                          "TABLE VECTORS, plus the chunk labels that models of the pos attributes give the "
+                          "unlabeled text unlabeled_en of the data directory, or --autotags TEXT), all feature "
+                          "space, 28 epochs"},
+    "chunking-vec": {"algorithm": "sapo", "features": "chunking+kmvec", "feature_space": "all", "epochs": 28,
+                     "about": "CoNLL-2000 chunking, the previous choice: SAPO n=5, L2 1, chunking+kmvec (k-means "
+                              "ids and values of word vectors: --clusters VECTORS), all feature space, 28 epochs"},
     "base-np": {"algorithm": "sapo", "features": "chunking+kmvec", "epochs": 17,
                 "about": "base NP chunking: SAPO n=5, L2 1, chunking+kmvec (--clusters VECTORS), 17 epochs"},
     "pos-ptb": {"algorithm": "sapo", "features": "pos+clusters", "l2": 2.0, "feature_space": "all", "epochs": 16,

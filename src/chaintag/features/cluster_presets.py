@@ -77,6 +77,12 @@ AUTOTAGS = ["atag[-1]", "atag[0]", "atag[1]", "atag2[-1]", "atag2[0]", "atag2[1]
 """The labels of unlabeled text (:mod:`chaintag.features.autotags`) of w[-1], w[0] and w[1]: the most
 frequent label and the two most frequent labels of each, and the trigram of the most frequent labels."""
 
+CHUNKING_AUTOTAGS = CHUNKING_KM_VEC + AUTOTAGS
+"""``chunking+kmvec`` plus the labels of unlabeled text (``--autotags TEXT``; the text has no POS column,
+so it is tagged by models of the ``pos`` attributes: ``@autofeatures=pos``), with ``--clusters TABLE
+VECTORS``. Chosen on the seeded 10 % dev split of CoNLL-2000 training data with SAPO, the ``all`` feature
+space, 28 epochs: see docs/results/presets ("Sixth round")."""
+
 POS_AUTOTAGS = POS_CLUSTERS_VEC + AUTOTAGS
 """``pos+clustersvec`` plus the labels of unlabeled text (``--autotags TEXT``, with ``--clusters TABLE
 VECTORS``). Chosen on UD English EWT dev (XPOS) with SAPO, L2 2, the ``all`` feature space, 25
@@ -112,6 +118,7 @@ CLUSTER_PRESETS = {
     "chunking+kmvec": CHUNKING_KM_VEC,
     "pos+clustersvec": POS_CLUSTERS_VEC,
     "pos+autotags": POS_AUTOTAGS,
+    "chunking+autotags": CHUNKING_AUTOTAGS,
     "ner+affixes": NER_AFFIXES,
     "ner+gaz": NER_GAZ,
     "ner+doc": NER_DOC,
