@@ -251,6 +251,17 @@ def _cache_key(settings: str, paths, folds: int, columns, rows, labels) -> str:
     return h.hexdigest()
 
 
+def _digest(auto: "AutoTags") -> str:
+    """sha256 of the jackknifed training values and of the full profile."""
+    import hashlib
+    h = hashlib.sha256()
+    for c in sorted(auto.train_columns or {}):
+        h.update(("\0" + c + "\0" + "\x1f".join(auto.train_columns[c])).encode())
+    h.update("\x1f".join(auto.profile.words).encode())
+    h.update(auto.profile.first.tobytes() + auto.profile.second.tobytes())
+    return h.hexdigest()
+
+
 class AutoTags:
     """The virtual columns ``atag`` / ``atag2`` of a training run: the full profile and the jackknifed training values.
 
@@ -278,6 +289,9 @@ class AutoTags:
         #: jackknifed values of each column on the training sentences (set by :meth:`build`, read once
         #: by the extractor's fit, not saved)
         self.train_columns: dict[str, list[str]] | None = None
+        #: sha256 of the training values and the full profile (set by :meth:`build`; a checkpoint's
+        #: fingerprint includes it), None for a profile read from a model file
+        self.digest: str | None = None
 
     @classmethod
     def build(cls, fit: Callable[[list, list], object], rows, labels, paths: Sequence[str],
@@ -355,6 +369,7 @@ class AutoTags:
         report(f"labels of unlabeled text: full model ({len(full.words)} words profiled)")
         out = cls(full, folds, [os.path.basename(f) for f in text.files], text.n_tokens)
         out.train_columns = {c: [v for s in train_values[c] for v in s] for c in columns}
+        out.digest = _digest(out)
         if key is not None:
             _CACHE.clear()
             _CACHE[key] = out.copy()
@@ -363,6 +378,7 @@ class AutoTags:
     def copy(self) -> "AutoTags":
         """Another object with the same profile and its own list of training values."""
         out = AutoTags(self.profile, self.folds, self.sources, self.n_tokens)
+        out.digest = self.digest
         if self.train_columns is not None:
             out.train_columns = {c: list(v) for c, v in self.train_columns.items()}
         return out

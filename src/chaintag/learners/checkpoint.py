@@ -32,8 +32,8 @@ LOCK_NAME = "checkpoint.lock"
 
 def fingerprint(model, data, dev_pack=None) -> str:
     """sha256 over the hyper-parameters (except epochs and progress), the labels, the
-    attribute table, the training labels, each training token's features (when the data has
-    them in memory) and the dev data (its presence and content)."""
+    attribute table, the training labels, the labels of unlabeled text that the training tokens
+    read (when the templates read them) and the dev data (its presence and content)."""
     h = hashlib.sha256()
     params = {k: v for k, v in model.get_params().items() if k not in ("epochs", "progress")}
     h.update(json.dumps([model.algorithm, params, model.labels_], sort_keys=True, default=str).encode())
@@ -42,9 +42,9 @@ def fingerprint(model, data, dev_pack=None) -> str:
     for gold in (data.gold_parts() if hasattr(data, "gold_parts") else (data.gold,)):
         h.update(np.ascontiguousarray(gold).tobytes())
     h.update(np.ascontiguousarray(data.index.feat_label).tobytes())
-    ent_lo = getattr(data, "ent_lo", None)  # each token's features: the attributes it has, not only their table
-    if ent_lo is not None:
-        h.update(np.ascontiguousarray(ent_lo).tobytes())
+    auto = getattr(model.extractor_, "autotags", None)  # the labels of unlabeled text each training token read
+    if auto is not None and auto.digest:
+        h.update(auto.digest.encode())
     keys = getattr(model.extractor_, "bucket_keys", None)
     if keys is not None:
         h.update(np.ascontiguousarray(keys).tobytes())
