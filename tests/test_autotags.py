@@ -107,6 +107,14 @@ def _most_frequent(model, text):
     return {w: min(n.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, n in c.items()}
 
 
+def _train_file(tmp_path, sents, labels):
+    """A two-column training file (word, label) of the sentences."""
+    train = tmp_path / "train.txt"
+    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
+                     + "\n", encoding="utf-8")
+    return train
+
+
 TEXT2 = "the dog runs\na cat barks\nthe run was long\ncats sleep\nthe wolf howls\n"
 
 
@@ -275,9 +283,7 @@ def test_text_files_read_once_and_without_a_byte_order_mark(tmp_path):
 
 def test_cli_train_and_tag(tmp_path, capsys):
     sents, labels = _data()
-    train = tmp_path / "train.txt"
-    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
-                     + "\n", encoding="utf-8")
+    train = _train_file(tmp_path, sents, labels)
     (tmp_path / "text").mkdir()
     (tmp_path / "text" / "a.txt").write_text(TEXT2, encoding="utf-8")
     model = tmp_path / "m.npz"
@@ -306,9 +312,7 @@ def test_large_files_train_in_memory_with_virtual_columns(tmp_path, monkeypatch)
     import chaintag.cli.train_stream as ts
     monkeypatch.setattr(ts, "AUTO_BYTES", 0)
     sents, labels = _data()
-    train = tmp_path / "train.txt"
-    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
-                     + "\n", encoding="utf-8")
+    train = _train_file(tmp_path, sents, labels)
     (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
     for feats in ("w[0];atag[0];@autofolds=2", "w[0];gaz[0]"):
         assert main(["train", "-a", "perceptron", "--no-shuffle", "--train", str(train), "--model",
@@ -375,9 +379,7 @@ def test_template_files_take_added_parts(tmp_path):
     """A template file with --clusters / --autotags, as @autofeatures, and pinned by the runner."""
     from chaintag.resources.spec import autotag_sources, inline, with_autoepochs
     sents, labels = _data()
-    train = tmp_path / "train.txt"
-    train.write_text("\n\n".join("\n".join(f"{w} {y}" for w, y in zip(s, ls)) for s, ls in zip(sents, labels))
-                     + "\n", encoding="utf-8")
+    train = _train_file(tmp_path, sents, labels)
     (tmp_path / "tpl").mkdir()
     (tmp_path / "tpl" / "t.txt").write_text(TEXT2, encoding="utf-8")
     spec = tmp_path / "tpl" / "feats.txt"
