@@ -262,8 +262,9 @@ def test_errors(tmp_path):
         AttributeExtractor([parse_template("atag[0]")], ("word",))
     vectors = tmp_path / "v.txt"
     vectors.write_text("the 0.1 0.2\ndog 0.3 -0.1\n", encoding="utf-8")
-    with pytest.raises(InputError, match="not of the virtual column 'atag'"):
-        chaintag.SAPO(features=f"w[0];vec(atag[0]);@autotags={good};@clusters={vectors}", epochs=1).fit(sents, labels)
+    with pytest.raises(InputError, match="not of the virtual column 'atag'"):  # before any text is read
+        chaintag.SAPO(features=f"w[0];vec(atag[0]);@autotags={tmp_path / 'none.txt'};@clusters={vectors}",
+                      epochs=1).fit(sents, labels)
     # a data column named atag is the data's: the text's taggers cannot read it from raw text
     named = [[(w, "x") for w in s] for s in sents]
     with pytest.raises(InputError, match="the text has no 'atag' column"):
@@ -353,6 +354,14 @@ def test_runner_keys_runs_by_the_text_and_trains_them_step_by_step(tmp_path):
         assert res.records[epochs - 1]["test_score"] == pytest.approx(direct.evaluate(test_tok, test_lab).f1)
     text.write_text("other words here\n", encoding="utf-8")
     assert runner.digest(run) != before
+    # and the template file of the text's taggers
+    taggers = tmp_path / "af.txt"
+    taggers.write_text("w[0]\n", encoding="utf-8")
+    run2 = Run(key="b", label="b", task="toy", learner="sapo", params={}, features=feats + f";@autofeatures={taggers}",
+               epochs=1, train=DataRef(train, 0.0, 0.75), dev=None, test=DataRef(test), metric="f1")
+    first = runner.digest(run2)
+    taggers.write_text("w[0]\nw[1]\n", encoding="utf-8")
+    assert runner.digest(run2) != first
 
 
 def test_resume_with_more_epochs(tmp_path):
@@ -398,3 +407,12 @@ def test_template_files_take_added_parts(tmp_path):
     assert main(["train", "--train", str(train), "--model", str(tmp_path / "m.npz"), "--features",
                  f"w[0];atag[0];@autofeatures={plain};@autofolds=2", "--autotags", str(tmp_path / "tpl"),
                  "--clusters", str(vectors), "--epochs", "1", "--quiet"]) == 0
+    # a relative @autofeatures=FILE in a template file is read from the file's folder, from any folder
+    (tmp_path / "tpl" / "f4.txt").write_text("w[0]\natag[0]\n@autotags=t.txt\n@autofeatures=plain.txt\n"
+                                             "@autofolds=2\n", encoding="utf-8")
+    for extra in ([], ["--clusters", str(vectors)]):
+        assert main(["train", "--train", str(train), "--model", str(tmp_path / "m.npz"), "--features",
+                     str(tmp_path / "tpl" / "f4.txt"), "--epochs", "1", "--quiet", *extra]) == 0
+    from chaintag.resources.spec import autotag_features, autotag_preset
+    assert autotag_preset(str(tmp_path / "tpl" / "f4.txt")) == str(plain)
+    assert autotag_features(str(tmp_path / "tpl" / "f4.txt")) == "w[0];suf2(w[0])"

@@ -243,7 +243,7 @@ def test_streamed_training_reads_the_clusters_too(tmp_path):
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
 
 
-def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, capsys):
+def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, capsys, monkeypatch):
     tr = tmp_path / "train.txt"
     tr.write_text("\n\n".join("\n".join(f"{w} {p} {lab}" for (w, p), lab in zip(s, ls))
                               for s, ls in zip(SENTS, LABELS)) + "\n")
@@ -322,6 +322,14 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     m = chaintag.load(model)
     assert m.features.split(";")[0] == "pos+autotags" and "@autoepochs=20" in m.features
     assert m.extractor_.autotags.sources == ["a.txt"] and m.extractor_.autotags.n_tokens == 5
+    # the recipe's text is the data directory's even where the working folder has one of that name
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "unlabeled_en").mkdir(parents=True)
+    (elsewhere / "unlabeled_en" / "b.txt").write_text("dogs\n", encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    assert main(["train", "--recipe", "pos-ud", "--train", str(tr), "--model", str(model), "--epochs", "1",
+                 "--clusters", table, str(vectors), "--data-dir", str(data), "--quiet"]) == 0
+    assert chaintag.load(model).extractor_.autotags.sources == ["a.txt"]
     other = tmp_path / "other.txt"
     other.write_text("dogs bark\n", encoding="utf-8")
     assert main(["train", "--recipe", "pos-ud", "--train", str(tr), "--model", str(model), "--epochs", "1",

@@ -137,6 +137,8 @@ def apply_recipe(args, parser) -> list[str]:
             dropped.append(shown)
             continue
         setattr(args, key, value)
+        if key == "autotags":  # the recipe's text is the data directory's, whatever the working folder holds
+            args.autotags_in_data_dir = True
         done.append(shown)
     if dropped:
         done.append(f"(not {' '.join(dropped)}: the recipe's settings for {recipe['algorithm']})")

@@ -276,7 +276,8 @@ def _run(args) -> int:
             args.features = with_clusters(args.features, args.clusters)
         if args.autotags:
             from ..resources.spec import with_autotags
-            args.features = with_autotags(args.features, _text_paths(args.autotags, args.data_dir))
+            args.features = with_autotags(args.features, _text_paths(args.autotags, args.data_dir,
+                                                                     getattr(args, "autotags_in_data_dir", False)))
         from ..features.document import document_columns_read, with_document_columns
         if document_columns_read(args.features, train.columns):
             # the templates read the document columns: computed from each file's documents (marker lines)
@@ -473,13 +474,14 @@ def _model_not_saved(args, learner, exc: OSError):
                        "; the trained model is lost", args.model, errno_)
 
 
-def _text_paths(paths, data_dir) -> list[str]:
+def _text_paths(paths, data_dir, in_data_dir: bool = False) -> list[str]:
     """``--autotags`` paths; one that does not exist here but names a folder of the data directory (such
-    as ``unlabeled_en``) is read there."""
+    as ``unlabeled_en``) is read there. A recipe's text (``in_data_dir``) is always the data directory's."""
     import os
     from ..data.datasets import resolve_data_dir
     out = []
     for p in paths:
         there = os.path.join(resolve_data_dir(data_dir), p)
-        out.append(there if not os.path.exists(p) and not os.path.isabs(p) and os.path.exists(there) else p)
+        local = os.path.exists(p) or os.path.isabs(p) or not os.path.exists(there)
+        out.append(p if local and not in_data_dir else there)
     return out

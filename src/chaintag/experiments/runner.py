@@ -320,6 +320,10 @@ class Runner:
                 texts = []
             for k, path in enumerate(texts):
                 extra[f"unlabeled text {k}"] = _sha256(path)
+            from ..resources.spec import autotag_preset
+            taggers = autotag_preset(run.features)
+            if taggers is not None and taggers not in PRESETS and os.path.isfile(taggers):
+                extra["features file of the text's taggers"] = _sha256(taggers)
         if self.read_options:
             extra["read options"] = json.dumps(self.read_options, sort_keys=True)
         return run.digest(extra)

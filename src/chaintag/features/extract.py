@@ -146,6 +146,21 @@ def _resource_functions(templates, resources):
     return kept, table
 
 
+def refuse_vectors_of(templates, virtual) -> None:
+    """Refuse ``vec(...)`` templates that read one of the ``virtual`` columns (labels, not words).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        Naming the first such template.
+    """
+    for t in templates:
+        if is_vector_template(t) and t.atoms[0].column in virtual:
+            from ..errors import InputError
+            raise InputError(f"template {t.name!r}: vec(...) reads the word vectors of a data column, not of "
+                             f"the virtual column {t.atoms[0].column!r}")
+
+
 class AttributeExtractor:
     """Maps sentences (rows of column strings) to attribute ids.
 
@@ -222,11 +237,7 @@ class AttributeExtractor:
         self._atom_rows: list[np.ndarray] = []
         #: indices of the vec(...) templates, and the (unvalued) inner chain each reads
         self._vec_t = [t for t, tm in enumerate(self.templates) if is_vector_template(tm)]
-        for t in self._vec_t:
-            if self.templates[t].atoms[0].column in self._virtual:
-                from ..errors import InputError
-                raise InputError(f"template {self.templates[t].name!r}: vec(...) reads the word vectors of a data "
-                                 f"column, not of the virtual column {self.templates[t].atoms[0].column!r}")
+        refuse_vectors_of(self.templates, self._virtual)
         self._vec_inner = {t: _Derived(self.templates[t].atoms[0].column, self.templates[t].atoms[0].functions[:-1],
                                        table=self._table) for t in self._vec_t}
         #: the cngramK(...) templates (several attributes per token) and the n-grams each reads

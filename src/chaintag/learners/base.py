@@ -278,6 +278,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
         if not read:
             return None
+        from ..features.extract import refuse_vectors_of
+        refuse_vectors_of(templates, read)  # before the text's taggers are trained
         sources = autotag_sources(self.features)
         if not sources:
             raise InputError("templates read the labels of unlabeled text (atag, atag2), but no text is named: "

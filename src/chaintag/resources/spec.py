@@ -264,9 +264,9 @@ def autotag_epochs(features: str | Sequence[str]) -> int | None:
                           "the passes of the text's taggers are a positive integer")
 
 
-def autotag_features(features: str | Sequence[str]) -> str | None:
-    """The features of the models that tag the unlabeled text: the ``@autofeatures=`` preset with the
-    specification's cluster files and vector settings, or None (the specification's own templates).
+def autotag_preset(features: str | Sequence[str]) -> str | None:
+    """The ``@autofeatures=`` value: a preset name, or a template file's path (a relative one in a
+    template file is read from that file's folder); None when the specification has none.
 
     Raises
     ------
@@ -274,15 +274,34 @@ def autotag_features(features: str | Sequence[str]) -> str | None:
         On an empty ``@autofeatures=`` part.
     """
     from ..errors import InputError
-    parts, _, where = _parts(features)
+    from ..features.templates import PRESETS
+    parts, base, where = _parts(features)
     preset = None
     for part in parts:
         if part.startswith(AUTO_FEATURES_DIRECTIVE):
             preset = part[len(AUTO_FEATURES_DIRECTIVE):].strip()
             if not preset:
                 raise InputError(f"{part!r}: name a feature preset (for example pos)", where)
+            if (preset not in PRESETS and base and not os.path.isabs(preset)
+                    and os.path.isfile(os.path.join(base, preset))):
+                preset = os.path.abspath(os.path.join(base, preset))
+    return preset
+
+
+def autotag_features(features: str | Sequence[str]) -> str | None:
+    """The features of the models that tag the unlabeled text: the ``@autofeatures=`` preset (or template
+    file) with the specification's cluster files and vector settings, or None (the specification's own
+    templates).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On an empty ``@autofeatures=`` part.
+    """
+    preset = autotag_preset(features)
     if preset is None:
         return None
+    parts, _, _ = _parts(features)
     keep = [p for p in parts if p.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE))]
     return ";".join([inline(preset)] + [DIRECTIVE + os.path.abspath(p) for p in resource_paths(features)] + keep)
 
@@ -331,8 +350,9 @@ def resolve_resources(features: str | Sequence[str]) -> WordMaps | None:
 def inline(features: str) -> str:
     """A template file's specification as one ``;``-separated string (anything else unchanged).
 
-    Comments and blank lines are dropped; the relative paths of its ``@clusters=``, ``@gazetteer=`` and
-    ``@autotags=`` lines are made absolute from the file's folder, so that parts can be added to it.
+    Comments and blank lines are dropped; the relative paths of its ``@clusters=``, ``@gazetteer=``,
+    ``@autotags=`` and ``@autofeatures=`` lines are made absolute from the file's folder, so that parts
+    can be added to it.
     """
     from ..features.templates import PRESETS
     if not isinstance(features, str) or features in PRESETS or not os.path.isfile(features):
@@ -344,6 +364,8 @@ def inline(features: str) -> str:
             path = part[len(prefix):].strip()
             if part.startswith(prefix) and path and path != "train" and not os.path.isabs(path):
                 part = prefix + os.path.abspath(os.path.join(base, path))
+        if part.startswith(AUTO_FEATURES_DIRECTIVE):
+            part = AUTO_FEATURES_DIRECTIVE + autotag_preset(features)
         out.append(part)
     return ";".join(out)
 
