@@ -416,3 +416,20 @@ def test_template_files_take_added_parts(tmp_path):
     from chaintag.resources.spec import autotag_features, autotag_preset
     assert autotag_preset(str(tmp_path / "tpl" / "f4.txt")) == str(plain)
     assert autotag_features(str(tmp_path / "tpl" / "f4.txt")) == "w[0];suf2(w[0])"
+
+
+def test_taggers_of_a_data_column(tmp_path):
+    """@autotarget=pos: the text's taggers learn the pos column; each word's profile is its POS tags there."""
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    sents, labels = _data()
+    rows = [[(w, "P" + y) for w, y in zip(s, ls)] for s, ls in zip(sents, labels)]  # a POS column
+    chunks = [["B" if y == "DT" else "I" for y in ls] for ls in labels]
+    m = chaintag.SAPO(features=f"w[0];pos[0];atag[0];@autotags={tmp_path};@autofeatures=pos;@autotarget=pos;"
+                      "@autofolds=2", epochs=2, random_state=0).fit(rows, chunks)
+    base = chaintag.SAPO(features="pos", epochs=2, random_state=0).fit(sents, [["P" + y for y in ls] for ls in labels])
+    text = [ln.split() for ln in TEXT2.splitlines()]
+    assert {w: v[0] for w, v in m.extractor_.autotags.profile.values().items()} == _most_frequent(base, text)
+    assert set(m.extractor_.autotags.profile.labels) <= {"PDT", "PNN", "PVB"}
+    with pytest.raises(InputError, match="@autotarget=word"):
+        chaintag.SAPO(features=f"w[0];atag[0];@autotags={tmp_path};@autofeatures=pos;@autotarget=word",
+                      epochs=1).fit(rows, chunks)

@@ -271,10 +271,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
 
         Fold models and the full model are this learner with the same settings, without those templates
         (:mod:`chaintag.features.autotags`), or with the ``@autofeatures=`` preset's; they read the word
-        column alone, since the text has nothing else.
+        column alone, since the text has nothing else, and learn the labels, or the ``@autotarget=`` column.
         """
         from ..features.autotags import AUTO_COLUMNS, AutoTags
-        from ..resources.spec import autotag_epochs, autotag_features, autotag_folds, autotag_sources
+        from ..resources.spec import (autotag_epochs, autotag_features, autotag_folds, autotag_sources,
+                                      autotag_target)
         read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
         if not read:
             return None
@@ -311,6 +312,13 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
 
         import json
         settings = json.dumps([type(self).__name__, params], sort_keys=True, default=str)
+        target = autotag_target(self.features)
+        if target is not None:  # the taggers learn a data column (a POS column: ambiguity classes)
+            if target not in columns[1:]:
+                raise InputError(f"@autotarget={target}: the text's taggers learn a data column other than the "
+                                 f"words; the data has {', '.join(columns)}")
+            j = columns.index(target)
+            labels = [[tok[j] for tok in sent] for sent in rows]
         return AutoTags.build(fit, rows, [list(map(str, ls)) for ls in labels], sources,
                               folds=autotag_folds(self.features), columns=sorted(read),
                               report=lambda message: say(mode, message), settings=settings)

@@ -32,7 +32,9 @@ contiguous jackknife blocks of the training sentences (default 5), and
 (default: the specification's own templates without those columns; a
 preset that reads the words alone, such as ``pos``, for a task whose
 templates read other columns), ``@autoepochs=E`` their passes (default:
-the learner's own).
+the learner's own) and ``@autotarget=COLUMN`` what they learn to tag (a data
+column such as ``pos`` instead of the labels: each word then gets the POS
+tags it took in the text, its ambiguity class).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ AUTO_DIRECTIVE = "@autotags="
 AUTO_FOLDS_DIRECTIVE = "@autofolds="
 AUTO_FEATURES_DIRECTIVE = "@autofeatures="
 AUTO_EPOCHS_DIRECTIVE = "@autoepochs="
+AUTO_TARGET_DIRECTIVE = "@autotarget="
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -154,12 +157,13 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
         if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
                                                         GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
                                                         AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE,
-                                                        AUTO_FEATURES_DIRECTIVE, AUTO_EPOCHS_DIRECTIVE)):
+                                                        AUTO_FEATURES_DIRECTIVE, AUTO_EPOCHS_DIRECTIVE,
+                                                        AUTO_TARGET_DIRECTIVE)):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
             raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
                              "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH, "
-                             "@autofolds=K, @autofeatures=PRESET or @autoepochs=E)", where)
+                             "@autofolds=K, @autofeatures=PRESET, @autoepochs=E or @autotarget=COLUMN)", where)
         path = part[len(DIRECTIVE):].strip()
         out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
     return out
@@ -262,6 +266,25 @@ def autotag_epochs(features: str | Sequence[str]) -> int | None:
     """
     return _int_directive(features, AUTO_EPOCHS_DIRECTIVE, None, 1,
                           "the passes of the text's taggers are a positive integer")
+
+
+def autotag_target(features: str | Sequence[str]) -> str | None:
+    """The ``@autotarget=COLUMN`` setting: the data column the text's taggers learn (None: the labels).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On an empty ``@autotarget=`` part.
+    """
+    from ..errors import InputError
+    parts, _, where = _parts(features)
+    target = None
+    for part in parts:
+        if part.startswith(AUTO_TARGET_DIRECTIVE):
+            target = part[len(AUTO_TARGET_DIRECTIVE):].strip()
+            if not target:
+                raise InputError(f"{part!r}: name a data column (for example pos)", where)
+    return target
 
 
 def autotag_preset(features: str | Sequence[str]) -> str | None:
