@@ -433,3 +433,17 @@ def test_taggers_of_a_data_column(tmp_path):
     with pytest.raises(InputError, match="@autotarget=word"):
         chaintag.SAPO(features=f"w[0];atag[0];@autotags={tmp_path};@autofeatures=pos;@autotarget=word",
                       epochs=1).fit(rows, chunks)
+
+
+def test_template_file_with_a_byte_order_mark_and_unused_text(tmp_path, capsys):
+    sents, labels = _data()
+    train = _train_file(tmp_path, sents, labels)
+    spec = tmp_path / "f.txt"
+    spec.write_bytes(b"\xef\xbb\xbfw[0]\nsuf2(w[0])\n")
+    (tmp_path / "t.txt").write_text(TEXT2, encoding="utf-8")
+    assert main(["train", "--train", str(train), "--model", str(tmp_path / "m.npz"), "--features", str(spec),
+                 "--autotags", str(tmp_path / "t.txt"), "--epochs", "1"]) == 0
+    assert "warning: the unlabeled text (--autotags, or the recipe's) is not used" in capsys.readouterr().err
+    m = chaintag.load(tmp_path / "m.npz")
+    assert [t.name for t in m.extractor_.templates] == ["bias", "word[0]", "suf2(word[0])"]
+    assert m.extractor_.autotags is None

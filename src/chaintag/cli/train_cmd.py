@@ -287,9 +287,13 @@ def _run(args) -> int:
             with_document_columns(train)
             log(args, f"document columns abbr, docnext, doccap computed on {len(set(train.documents or [0]))} "
                       f"document(s) of {args.train}")
-        from ..features.templates import resolve_templates
-        log(args, describe_features(args.features, why, resolve_templates(args.features, train.columns, virtual=True),
-                                    train.columns, train))
+        from ..features.templates import AUTO_COLUMNS, resolve_templates
+        templates = resolve_templates(args.features, train.columns, virtual=True)
+        log(args, describe_features(args.features, why, templates, train.columns, train))
+        if args.autotags and not any(a.column in AUTO_COLUMNS and a.column not in train.columns
+                                     for t in templates for a in t.atoms):
+            log(args, "warning: the unlabeled text (--autotags, or the recipe's) is not used: no template reads "
+                      "its labels (atag, atag2)")
     from ..features.document import DOCUMENT_COLUMNS
 
     def load_like_train(source):

@@ -48,7 +48,7 @@ def _template_specs(features) -> list[str]:
     from ..features.templates import PRESETS
     parts = [p.strip() for p in features.split(";")] if isinstance(features, str) else list(features)
     if isinstance(features, str) and os.path.isfile(features):
-        with open(features, encoding="utf-8") as f:
+        with open(features, encoding="utf-8-sig") as f:
             parts = [ln.split("#", 1)[0].strip() for ln in f]
     return [t for p in parts for t in PRESETS.get(p, [p])]
 

@@ -311,7 +311,7 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str], vir
                     specs.append((opt, None, None))
         elif os.path.isfile(features):
             specs = []
-            with open(features, encoding="utf-8") as f:
+            with open(features, encoding="utf-8-sig") as f:
                 for lineno, ln in enumerate(f, 1):
                     text = ln.split("#", 1)[0].strip()
                     if text and not text.startswith("@"):  # @clusters=FILE: a resource, not a template

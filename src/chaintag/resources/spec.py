@@ -67,7 +67,7 @@ def _parts(features):
     if not isinstance(features, str):
         return list(features), "", None
     if os.path.isfile(features):
-        with open(features, encoding="utf-8") as f:
+        with open(features, encoding="utf-8-sig") as f:
             return [ln.split("#", 1)[0].strip() for ln in f], os.path.dirname(features), features
     return [p.strip() for p in features.split(";")], "", None
 
@@ -147,7 +147,7 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     if not isinstance(features, str):
         parts, base, where = list(features), "", None
     elif os.path.isfile(features):
-        with open(features, encoding="utf-8") as f:
+        with open(features, encoding="utf-8-sig") as f:
             parts = [ln.split("#", 1)[0].strip() for ln in f]
         base, where = os.path.dirname(features), features
     else:
@@ -418,7 +418,7 @@ def _function_names(features: str) -> set[str]:
     if not isinstance(features, str):
         features = ";".join(features)
     if os.path.isfile(features):
-        with open(features, encoding="utf-8") as f:
+        with open(features, encoding="utf-8-sig") as f:
             parts = [ln.split("#", 1)[0].strip() for ln in f]
     else:
         parts = [p.strip() for p in features.split(";")]
