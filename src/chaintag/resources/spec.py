@@ -59,6 +59,10 @@ AUTO_FOLDS_DIRECTIVE = "@autofolds="
 AUTO_FEATURES_DIRECTIVE = "@autofeatures="
 AUTO_EPOCHS_DIRECTIVE = "@autoepochs="
 AUTO_TARGET_DIRECTIVE = "@autotarget="
+#: The directives that name no cluster resource.
+_OTHER_DIRECTIVES = (SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE, GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
+                     AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE, AUTO_FEATURES_DIRECTIVE, AUTO_EPOCHS_DIRECTIVE,
+                     AUTO_TARGET_DIRECTIVE)
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 
@@ -70,6 +74,27 @@ def _parts(features):
         with open(features, encoding="utf-8-sig") as f:
             return [ln.split("#", 1)[0].strip() for ln in f], os.path.dirname(features), features
     return [p.strip() for p in features.split(";")], "", None
+
+
+def _text_directives(features, prefix: str, hint: str) -> tuple[list[str], str]:
+    """Every ``prefix`` value of a feature specification, in order, and the template file's folder
+    ("" when the specification is no file).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        On an empty value (the message adds ``hint``: what to name there).
+    """
+    from ..errors import InputError
+    parts, base, where = _parts(features)
+    out = []
+    for part in parts:
+        if part.startswith(prefix):
+            value = part[len(prefix):].strip()
+            if not value:
+                raise InputError(f"{part!r}: {hint}", where)
+            out.append(value)
+    return out, base
 
 
 def _int_directive(features, prefix: str, default, minimum: int, what: str):
@@ -154,11 +179,7 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
         parts, base, where = [p.strip() for p in features.split(";")], "", None
     out = []
     for part in parts:
-        if not part.startswith("@") or part.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE,
-                                                        GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
-                                                        AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE,
-                                                        AUTO_FEATURES_DIRECTIVE, AUTO_EPOCHS_DIRECTIVE,
-                                                        AUTO_TARGET_DIRECTIVE)):
+        if not part.startswith("@") or part.startswith(_OTHER_DIRECTIVES):
             continue
         if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
             raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
@@ -181,18 +202,8 @@ def gazetteer_sources(features: str | Sequence[str]) -> list[str]:
     chaintag.errors.InputError
         On an empty ``@gazetteer=`` part.
     """
-    from ..errors import InputError
-    parts, base, where = _parts(features)
-    out = []
-    for part in parts:
-        if part.startswith(GAZ_DIRECTIVE):
-            src = part[len(GAZ_DIRECTIVE):].strip()
-            if not src:
-                raise InputError(f"{part!r}: name the gazetteer, 'train' or a list file", where)
-            if src != "train" and base and not os.path.isabs(src):
-                src = os.path.join(base, src)
-            out.append(src)
-    return out
+    values, base = _text_directives(features, GAZ_DIRECTIVE, "name the gazetteer, 'train' or a list file")
+    return [os.path.join(base, v) if v != "train" and base and not os.path.isabs(v) else v for v in values]
 
 
 def gazetteer_folds(features: str | Sequence[str]) -> int:
@@ -231,16 +242,9 @@ def autotag_sources(features: str | Sequence[str]) -> list[str]:
     chaintag.errors.InputError
         On an empty ``@autotags=`` part.
     """
-    from ..errors import InputError
-    parts, base, where = _parts(features)
-    out = []
-    for part in parts:
-        if part.startswith(AUTO_DIRECTIVE):
-            src = part[len(AUTO_DIRECTIVE):].strip()
-            if not src:
-                raise InputError(f"{part!r}: name the unlabeled text, a file or a folder of *.txt files", where)
-            out.append(src if os.path.isabs(src) or not base else os.path.join(base, src))
-    return out
+    values, base = _text_directives(features, AUTO_DIRECTIVE, "name the unlabeled text, a file or a folder of "
+                                                              "*.txt files")
+    return [v if os.path.isabs(v) or not base else os.path.join(base, v) for v in values]
 
 
 def autotag_folds(features: str | Sequence[str]) -> int:
@@ -276,15 +280,8 @@ def autotag_target(features: str | Sequence[str]) -> str | None:
     chaintag.errors.InputError
         On an empty ``@autotarget=`` part.
     """
-    from ..errors import InputError
-    parts, _, where = _parts(features)
-    target = None
-    for part in parts:
-        if part.startswith(AUTO_TARGET_DIRECTIVE):
-            target = part[len(AUTO_TARGET_DIRECTIVE):].strip()
-            if not target:
-                raise InputError(f"{part!r}: name a data column (for example pos)", where)
-    return target
+    values, _ = _text_directives(features, AUTO_TARGET_DIRECTIVE, "name a data column (for example pos)")
+    return values[-1] if values else None
 
 
 def autotag_preset(features: str | Sequence[str]) -> str | None:
@@ -296,18 +293,13 @@ def autotag_preset(features: str | Sequence[str]) -> str | None:
     chaintag.errors.InputError
         On an empty ``@autofeatures=`` part.
     """
-    from ..errors import InputError
     from ..features.templates import PRESETS
-    parts, base, where = _parts(features)
-    preset = None
-    for part in parts:
-        if part.startswith(AUTO_FEATURES_DIRECTIVE):
-            preset = part[len(AUTO_FEATURES_DIRECTIVE):].strip()
-            if not preset:
-                raise InputError(f"{part!r}: name a feature preset (for example pos)", where)
-            if (preset not in PRESETS and base and not os.path.isabs(preset)
-                    and os.path.isfile(os.path.join(base, preset))):
-                preset = os.path.abspath(os.path.join(base, preset))
+    values, base = _text_directives(features, AUTO_FEATURES_DIRECTIVE, "name a feature preset (for example pos)")
+    if not values:
+        return None
+    preset = values[-1]
+    if preset not in PRESETS and base and not os.path.isabs(preset) and os.path.isfile(os.path.join(base, preset)):
+        preset = os.path.abspath(os.path.join(base, preset))
     return preset
 
 
@@ -341,9 +333,7 @@ def with_autoepochs(features, epochs: int):
 def with_autotags(features: str, paths: Sequence[str] | None) -> str:
     """``features`` (inlined when a template file: :func:`inline`) with an ``@autotags=PATH`` part added
     for each of ``paths`` (made absolute)."""
-    if not paths:
-        return features
-    return ";".join([inline(features)] + [AUTO_DIRECTIVE + os.path.abspath(p) for p in paths])
+    return _with_paths(features, AUTO_DIRECTIVE, paths)
 
 
 _CACHE: dict[tuple, WordMaps] = {}
@@ -396,9 +386,14 @@ def inline(features: str) -> str:
 def with_clusters(features: str, paths: Sequence[str] | None) -> str:
     """``features`` (inlined when a template file: :func:`inline`) with an ``@clusters=FILE`` part added
     for each of ``paths``."""
+    return _with_paths(features, DIRECTIVE, paths)
+
+
+def _with_paths(features: str, prefix: str, paths) -> str:
+    """``features`` (inlined when a template file) with a ``prefix`` part for each of ``paths`` (absolute)."""
     if not paths:
         return features
-    return ";".join([inline(features)] + [DIRECTIVE + os.path.abspath(p) for p in paths])
+    return ";".join([inline(features)] + [prefix + os.path.abspath(p) for p in paths])
 
 
 def uses_resources(features: str) -> bool:
