@@ -24,9 +24,9 @@ import time
 import numpy as np
 
 import chaintag
-from chaintag.experiments.significance import (approximate_randomization, corpus_score, paired_t_test,
+from chaintag_research.significance import (approximate_randomization, corpus_score, paired_t_test,
                                                sentence_accuracy, sentence_stats)
-from chaintag.resources.spec import with_clusters
+from chaintag.features.spec import with_clusters
 
 
 def run_task(name: str, task: dict, clusters: str | None, data_dir: str | None, out: str) -> list[dict]:

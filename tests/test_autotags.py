@@ -326,8 +326,8 @@ def test_runner_keys_runs_by_the_text_and_trains_them_step_by_step(tmp_path):
     epochs are trained through checkpoints with the text's taggers of the run's length, so that each
     epoch's test score is the one of an uninterrupted run of that many epochs."""
     from test_experiments import _toy_corpus, _write
-    from chaintag.experiments import Runner
-    from chaintag.experiments.config import DataRef, Run
+    from chaintag_research import Runner
+    from chaintag_research.config import DataRef, Run
     train = _write(tmp_path / "train.txt", *_toy_corpus(60, 1))
     test = _write(tmp_path / "test.txt", *_toy_corpus(20, 2))
     text = tmp_path / "t.txt"
@@ -386,7 +386,7 @@ def test_resume_with_more_epochs(tmp_path):
 
 def test_template_files_take_added_parts(tmp_path):
     """A template file with --clusters / --autotags, as @autofeatures, and pinned by the runner."""
-    from chaintag.resources.spec import autotag_sources, inline, with_autoepochs
+    from chaintag.features.spec import autotag_sources, inline, with_autoepochs
     sents, labels = _data()
     train = _train_file(tmp_path, sents, labels)
     (tmp_path / "tpl").mkdir()
@@ -413,7 +413,7 @@ def test_template_files_take_added_parts(tmp_path):
     for extra in ([], ["--clusters", str(vectors)]):
         assert main(["train", "--train", str(train), "--model", str(tmp_path / "m.npz"), "--features",
                      str(tmp_path / "tpl" / "f4.txt"), "--epochs", "1", "--quiet", *extra]) == 0
-    from chaintag.resources.spec import autotag_features, autotag_preset
+    from chaintag.features.spec import autotag_features, autotag_preset
     assert autotag_preset(str(tmp_path / "tpl" / "f4.txt")) == str(plain)
     assert autotag_features(str(tmp_path / "tpl" / "f4.txt")) == "w[0];suf2(w[0])"
 

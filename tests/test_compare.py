@@ -8,7 +8,7 @@ import json
 import pytest
 
 from chaintag.cli.main import main
-from chaintag.experiments.compare import compare, parse_learner
+from chaintag_research.compare import compare, parse_learner
 
 SENTS = [
     [("He", "PRP", "B-NP"), ("reckons", "VBZ", "B-VP"), ("the", "DT", "B-NP"), ("deficit", "NN", "I-NP")],

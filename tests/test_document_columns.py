@@ -175,7 +175,7 @@ def test_missing_word_column(tmp_path):
 
 
 def test_experiment_runner_computes_the_document_columns_a_run_reads(tmp_path):
-    from chaintag.experiments import DataRef, Run, Runner
+    from chaintag_research import DataRef, Run, Runner
     path = str(_file(tmp_path / "d.iob2", [DOC1, DOC2, DOC1]))
     features = "ner;abbr[0];doccap[0]"
     run = Run(key="t/doc", label="doc", task="t", learner="perceptron", params={"averaged": True},
@@ -187,7 +187,7 @@ def test_experiment_runner_computes_the_document_columns_a_run_reads(tmp_path):
     c = chaintag.load_corpus(path, document_columns=True)
     m = chaintag.make_learner("perceptron", averaged=True, features=features, columns=c.columns, epochs=2)
     m.fit(c.tokens, c.labels)
-    from chaintag.experiments import corpus_score, sentence_stats
+    from chaintag_research import corpus_score, sentence_stats
     direct = corpus_score(sentence_stats(c.labels, m.predict(c.tokens)), "f1")
     assert result.summary["test_last"] == pytest.approx(direct)
     # a run that reads no document column keeps the plain tokens

@@ -1,4 +1,4 @@
-"""Tests of chaintag.experiments: significance tests, run configuration, the runner's
+"""Tests of chaintag_research: significance tests, run configuration, the runner's
 per-epoch scores and cache, and the quick mode of both paper reproductions."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 import chaintag
 from chaintag.cli.main import main
-from chaintag.experiments import (DataRef, Run, Runner, approximate_randomization, corpus_score, paired_t_test,
+from chaintag_research import (DataRef, Run, Runner, approximate_randomization, corpus_score, paired_t_test,
                                   sentence_accuracy, sentence_stats)
-from chaintag.experiments.runner import summarize
+from chaintag_research.runner import summarize
 
 
 # ---------------------------------------------------------------- toy data
@@ -330,7 +330,7 @@ def test_quick_collins2002_reproduction(tmp_path, capsys):
     header = (out / "curves_np.csv").read_text().splitlines()[0]
     assert header.startswith("run,pass,dev_f1,test_f1")
     # the second invocation reads every run back
-    from chaintag.experiments import collins2002
+    from chaintag_research import collins2002
     runner = Runner(out, progress=False)
     runner.run_all(collins2002.runs(quick=True))
     assert runner.epochs_trained == 0
@@ -400,7 +400,7 @@ def test_runner_loads_a_seeded_part(toy_files, tmp_path):
 @needs_data
 def test_quick_sapo_reproduction_with_the_neural_rows(tmp_path):
     pytest.importorskip("torch")
-    from chaintag.experiments import sapo
+    from chaintag_research import sapo
     if not sapo.neural_available():
         pytest.skip("neural learners not installed")
     out = tmp_path / "sapo"

@@ -8,7 +8,7 @@ import pytest
 
 from chaintag.cli.main import main
 from chaintag.errors import InputError
-from chaintag.experiments import curves
+from chaintag_research import curves
 from chaintag.io.history import read_history
 
 TRAIN = "The DT B-NP\ncat NN I-NP\nsat VBD B-VP\n. . O\n\nA DT B-NP\ndog NN I-NP\nran VBD B-VP\n. . O\n"
@@ -103,7 +103,7 @@ def test_a_run_keeps_its_colour_in_every_panel(tmp_path, monkeypatch):
     """A run missing from one panel must not shift the colours of the others."""
     from matplotlib.colors import to_hex
 
-    from chaintag.experiments import report
+    from chaintag_research import report
     real = report._pyplot()
     figures = []
 

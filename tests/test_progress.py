@@ -6,7 +6,7 @@ import pytest
 
 import chaintag
 from chaintag.cli.main import main
-from chaintag.experiments.compare import compare
+from chaintag_research.compare import compare
 from chaintag.learners.perceptron import StructuredPerceptron
 from chaintag.progress import progress_mode
 from toy_corpus import LABELS, SENTS

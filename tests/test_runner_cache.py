@@ -5,8 +5,8 @@ import random
 
 import numpy as np
 
-from chaintag.experiments import Runner
-from chaintag.experiments.runner import _load_stats
+from chaintag_research import Runner
+from chaintag_research.runner import _load_stats
 
 from test_experiments import _toy_run, toy_files  # noqa: F401  (the fixture)
 

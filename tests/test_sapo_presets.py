@@ -9,8 +9,8 @@ import pytest
 
 from chaintag.cli.main import main
 from chaintag.cli.recipes import RECIPES
-from chaintag.experiments import sapo
-from chaintag.experiments.sapo_presets import RECIPE_OF_TASK, parse_resources, preset_learner, preset_settings
+from chaintag_research import sapo
+from chaintag_research.sapo_presets import RECIPE_OF_TASK, parse_resources, preset_learner, preset_settings
 
 
 def test_every_task_of_the_reproduction_has_a_recipe():

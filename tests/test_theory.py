@@ -2,7 +2,7 @@
 
 import pytest
 
-from chaintag.experiments.theory import perceptron_bounds
+from chaintag_research.theory import perceptron_bounds
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -19,7 +19,7 @@ def test_sapo_update_approaches_the_crf_gradient():
     from chaintag.data.datasets import resolve_data_dir
     if not (resolve_data_dir() / "conll2000" / "train.txt").exists():
         pytest.skip("CoNLL-2000 data not available")
-    from chaintag.experiments.theory import sapo_crf_distance
+    from chaintag_research.theory import sapo_crf_distance
     r = sapo_crf_distance(n_values=(1, 5, 50), n_train=300, n_eval=30)
     d = r["relative_distance"]
     assert d[0] > d[1] > d[2] > 0
@@ -47,7 +47,7 @@ def _naive_perceptron_mistakes(diffs_by_label, gold, passes):
 
 @pytest.mark.parametrize("n_examples,n_attrs", [(40, 20), (24, 50)])
 def test_collins_bounds_nearly_bind_and_the_count_is_exact(n_examples, n_attrs):
-    from chaintag.experiments.theory import tight_perceptron_bounds
+    from chaintag_research.theory import tight_perceptron_bounds
     r = tight_perceptron_bounds(n_examples=n_examples, n_attrs=n_attrs, n_noisy=4)
     t1, t2 = r["theorem1"], r["theorem2"]
     # closed forms of the construction
@@ -65,7 +65,7 @@ def test_collins_bounds_nearly_bind_and_the_count_is_exact(n_examples, n_attrs):
 
 def test_tight_data_count_matches_a_naive_perceptron():
     import numpy as np
-    from chaintag.experiments import theory
+    from chaintag_research import theory
     from chaintag.features.extract import Attributes
     from chaintag.features.space import build_feature_index
     n, k = 10, 3

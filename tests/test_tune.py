@@ -7,7 +7,7 @@ import pytest
 import chaintag
 from chaintag.cli.main import main
 from chaintag.errors import InputError
-from chaintag.experiments.tune import parse_grid, tune
+from chaintag_research.tune import parse_grid, tune
 from toy_corpus import LABELS, SENTS
 
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from chaintag.experiments import collins2002, sapo
-from chaintag.experiments.significance import holm, timing_test
+from chaintag_research import collins2002, sapo
+from chaintag_research.significance import holm, timing_test
 
 
 # ------------------------------------------------------------------ Holm
@@ -127,7 +127,7 @@ def test_me_verdict():
 
 
 def test_defaults_rule_changes_a_default_only_when_beaten_on_every_task():
-    from chaintag.experiments.defaults import choose
+    from chaintag_research.defaults import choose
     scores = {"chunking": {"a": 93.8, "b": 93.9, "c": 94.0}, "pos": {"a": 97.0, "b": 97.1, "c": 96.9}}
     assert choose(scores, "a", ["a", "b", "c"])[0] == "b"  # c loses on pos
     scores["pos"]["b"] = 97.0  # a tie is not a win
@@ -135,7 +135,7 @@ def test_defaults_rule_changes_a_default_only_when_beaten_on_every_task():
 
 
 def test_defaults_rule_with_significance_keeps_a_default_beaten_only_by_noise():
-    from chaintag.experiments.defaults import choose
+    from chaintag_research.defaults import choose
     scores = {"chunking": {"a": 93.8, "b": 93.9}, "pos": {"a": 97.0, "b": 97.1}}
     noise = {"chunking": {"a": 1.0, "b": 0.4}, "pos": {"a": 1.0, "b": 0.3}}
     chosen, reason = choose(scores, "a", ["a", "b"], noise)

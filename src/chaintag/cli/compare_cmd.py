@@ -42,15 +42,17 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..experiments.compare import compare
-    from ..experiments.report import fmt, fmt_p
+    from .research import require_research
+    compare = require_research("compare").compare
+    report = require_research("report")
+    fmt, fmt_p = report.fmt, report.fmt_p
 
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError("--out names a file; give a folder for the report", args.out)
     if args.clusters:
-        from ..resources.spec import with_clusters
+        from ..features.spec import with_clusters
         args.features = with_clusters(args.features, args.clusters)
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
                "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}

@@ -31,8 +31,10 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..experiments.curves import plot_histories
     from ..io.history import read_history
+    from .research import require_research
+
+    plot_histories = require_research("curves").plot_histories
 
     if args.labels and len(args.labels) != len(args.inputs):
         raise InputError(f"--labels names {len(args.labels)} run(s) for {len(args.inputs)} input(s)")

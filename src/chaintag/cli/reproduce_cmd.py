@@ -85,6 +85,8 @@ def _command_line(args, out: str) -> str:
 
 def run(args) -> int:
     from ..errors import InputError
+    from .research import require_research
+    require_research()
     if args.epochs is not None and args.epochs < 1:
         raise InputError("--epochs must be at least 1")
     if args.neural_epochs is not None and args.neural_epochs < 1:
@@ -101,15 +103,15 @@ def run(args) -> int:
     command = _command_line(args, out)
     t0 = time.perf_counter()
     if args.paper == "collins2002":
-        from ..experiments import collins2002
+        collins2002 = require_research("collins2002")
         try:
             path = collins2002.reproduce(out, quick=args.quick, data_dir=args.data_dir, progress=not args.quiet,
                                          epochs=args.epochs, tasks=args.tasks, command=command)
         except ValueError as exc:
             raise InputError(str(exc)) from None
     else:
-        from ..experiments import sapo
-        from ..experiments.sapo_presets import parse_resources
+        sapo = require_research("sapo")
+        parse_resources = require_research("sapo_presets").parse_resources
         if args.preset_resources and not args.presets:
             raise InputError("--preset-resources needs --presets")
         try:

@@ -40,13 +40,15 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..errors import InputError
-    from ..experiments.tune import format_table, parse_grid, tune
-    from ..resources.spec import with_clusters
-
     import inspect
 
-    from ..experiments.config import learner_class
+    from ..errors import InputError
+    from ..features.spec import with_clusters
+    from .research import require_research
+
+    research_tune = require_research("tune")
+    format_table, parse_grid, tune = research_tune.format_table, research_tune.parse_grid, research_tune.tune
+    learner_class = require_research("config").learner_class
     has_epochs = "epochs" in inspect.signature(learner_class(args.algorithm).__init__).parameters
     if args.epochs is None:
         args.epochs = 10 if has_epochs else 1
@@ -59,7 +61,7 @@ def run(args) -> int:
     if any(len(v) != 1 for v in fixed.values()):
         raise InputError("--set takes one value per key")
     fixed = {k: v[0] for k, v in fixed.items()}
-    from ..resources.spec import uses_resources
+    from ..features.spec import uses_resources
     # only the feature sets that read clusters name the file (the others keep their cached trials)
     features = [with_clusters(f, args.clusters) if uses_resources(f) else f for f in args.features]
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),

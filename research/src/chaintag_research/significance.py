@@ -33,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..evaluation import extract_chunks
+from chaintag.evaluation import extract_chunks
 
 #: Columns of a per-sentence statistics array.
 STAT_COLUMNS = ("n_tokens", "n_correct_tokens", "n_gold_chunks", "n_pred_chunks", "n_correct_chunks")

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from chaintag.errors import InputError
 from .config import DataRef, Run, has_learner
 from .report import (fmt, focus_ylim, invocations_table, line_plots, machine_details, md_table, p_text,
                      record_invocation, write_csv)

@@ -17,7 +17,7 @@ CRF's L2 strength for SAPO too (2 for POS, 1 for chunking, 5 for Bio-NER),
 the same learning rate for SAPO and the CRF (:data:`LEARNING_RATE` decayed as
 ``gamma_0 / (1 + t / |S|)``, ``t`` = samples seen; tuned for the CRF on
 development data and reused for SAPO, as the paper did, see
-:mod:`chaintag.experiments.defaults`), every learner
+:mod:`chaintag_research.defaults`), every learner
 trained for a fixed number of passes, every learner visiting the sentences
 in the same regime (a seeded random order by default). Tasks without a
 development part hold out a seeded random 10 % of their training sentences
@@ -182,7 +182,7 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
     neural_tasks : sequence of str, optional
         Tasks that get the neural rows (default: every task run).
     presets : dict, optional
-        Add SAPO with each task's dev-chosen recipe (:mod:`chaintag.experiments.sapo_presets`): ``{task:
+        Add SAPO with each task's dev-chosen recipe (:mod:`chaintag_research.sapo_presets`): ``{task:
         [resource file, ...]}``, empty lists (or no entry) for recipes that read no clusters or vectors.
         None (default): no preset rows.
     data_dir : str, optional

@@ -1,7 +1,7 @@
 """Declarative experiment configuration: which data, which learner, how many epochs.
 
 A paper reproduction is a list of :class:`Run` objects (see
-:mod:`chaintag.experiments.collins2002` and :mod:`chaintag.experiments.sapo`).
+:mod:`chaintag_research.collins2002` and :mod:`chaintag_research.sapo`).
 A run names its data by :class:`DataRef` (a dataset reference such as
 ``conll2000_np:train`` plus an optional slice of its sentences), its learner
 by the name :func:`chaintag.make_learner` takes, and the learner's
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from chaintag import __version__
 
 #: Bumped when the runner's way of producing results changes, to invalidate cached runs.
 RUNNER_VERSION = 2
@@ -199,7 +199,8 @@ def code_digest() -> str:
     the code that trained them changed; the reporting code is not included.
     """
     if not _CODE_DIGEST:
-        root = Path(__file__).resolve().parent.parent
+        import chaintag
+        root = Path(chaintag.__file__).resolve().parent  # the installed library, not this package
         h = hashlib.sha256()
         for package in CODE_PACKAGES:
             for path in sorted((root / package).rglob("*.py")):
@@ -220,12 +221,12 @@ def learner_class(name: str) -> type:
     ValueError
         For an unknown name.
     """
-    from ..learners import LEARNERS
+    from chaintag.learners import LEARNERS
     if name in LEARNERS:
         return LEARNERS[name]
     if name == "maxent":
         try:
-            from ..learners.maxent import MaxEnt
+            from chaintag.learners.maxent import MaxEnt
         except ImportError:  # pragma: no cover - depends on the installed version
             pass
         else:

@@ -163,7 +163,7 @@ def line_plots(path, panels: Sequence[dict], suptitle: str | None = None, ncols:
         fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     try:
-        from ..io.atomic import atomic_open
+        from chaintag.io.atomic import atomic_open
         fmt_ = Path(path).suffix.lower().lstrip(".")
         with atomic_open(path, "wb", encoding=None) as fh:  # no half-written file on a crash
             fig.savefig(fh, format=fmt_ if fmt_ in ("svg", "pdf") else "png", dpi=110)
@@ -221,7 +221,7 @@ def invocations_table(entries: list[dict]) -> str:
 def machine_details() -> dict:
     """CPU count, load average, Python and library versions, for the report."""
     import numpy as np
-    from .. import __version__
+    from chaintag import __version__
     details = {"python": sys.version.split()[0], "numpy": np.__version__, "chaintag": __version__,
                "platform": platform.platform(), "cpus": os.cpu_count()}
     try:

@@ -2,7 +2,7 @@
 
 ``chaintag compare`` (and :func:`compare`) trains every learner on the same
 training data with the same attributes, scores the test data after every
-epoch through the cached :class:`~chaintag.experiments.runner.Runner`, and
+epoch through the cached :class:`~chaintag_research.runner.Runner`, and
 writes a report: the score of each learner at its chosen epoch (the best
 epoch on the development data when one is given, else the last epoch; the
 test data never chooses), and the significance of each difference from the
@@ -125,7 +125,7 @@ def compare_runs(learners, *, features: str, train: str, test: str, dev: str | N
 
 
 def _metric(runner: Runner, train: str) -> str:
-    from ..learners.base import looks_like_chunks
+    from chaintag.learners.base import looks_like_chunks
     _, labels = runner.load(DataRef(train))
     return "f1" if looks_like_chunks({lab for sent in labels for lab in sent}) else "accuracy"
 
@@ -197,7 +197,7 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
 
 def _check_data(runner: Runner, train: str, dev: str | None, test: str) -> None:
     """Every part has sentences and the training data's columns; warn when no test label was trained on."""
-    from ..errors import InputError
+    from chaintag.errors import InputError
     parts = [("training", train), ("test", test)] + ([("dev", dev)] if dev else [])
     loaded = {}
     for what, ref in parts:
@@ -307,7 +307,7 @@ def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric:
                  "marker": "o" if epochs <= 30 else None}
                 for key, series in panels.items() if series or hlines.get(key)],
                ncols=2, shared_legend=True, label_order=[run.label for run in runs])
-    from ..io.atomic import atomic_open
+    from chaintag.io.atomic import atomic_open
     with atomic_open(path, "w") as fh:
         fh.write("\n".join(md) + "\n")
     return path

@@ -24,9 +24,9 @@ Caching
 -------
 Each run gets a folder ``<out>/runs/<digest>/`` named by :meth:`Run.digest`
 (settings, data file checksums, and a checksum of the library code that
-trains and scores, :func:`~chaintag.experiments.config.code_digest`). Per epoch the runner appends
+trains and scores, :func:`~chaintag_research.config.code_digest`). Per epoch the runner appends
 one JSON line to ``epochs.jsonl`` and saves the test set's per-sentence
-counts (:func:`~chaintag.experiments.significance.sentence_stats`) as
+counts (:func:`~chaintag_research.significance.sentence_stats`) as
 ``test-<epoch>.npy`` (and the dev set's as ``dev-<epoch>.npy``); ``summary.json``
 is written last and marks the run as
 complete. A complete run is read back, not retrained; an interrupted one
@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from chaintag.errors import InputError
 from .config import DataRef, Run, learner_class
 from .significance import CORRECT_CHUNKS, GOLD_CHUNKS, PRED_CHUNKS, corpus_score, sentence_stats
 
@@ -174,14 +174,14 @@ def _sha256(path) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    from ..io.atomic import atomic_open
+    from chaintag.io.atomic import atomic_open
     with atomic_open(path, "w") as fh:
         fh.write(text)
 
 
 def _save_npy_atomic(path: Path, array: np.ndarray) -> str:
     """Save ``array`` as ``.npy`` atomically; returns the hex SHA-256 of the file's bytes."""
-    from ..io.atomic import atomic_open
+    from chaintag.io.atomic import atomic_open
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=False)
     with atomic_open(path, "wb", encoding=None) as fh:
@@ -252,7 +252,7 @@ class Runner:
 
     # ------------------------------------------------------------------ data
     def _file_digest(self, ref: str) -> str:
-        from ..data.datasets import resolve
+        from chaintag.data.datasets import resolve
         if ref not in self._file_digests:
             self._file_digests[ref] = _sha256(resolve(ref, self.data_dir).path)
         return self._file_digests[ref]
@@ -270,7 +270,7 @@ class Runner:
         chaintag.errors.InputError
             The file cannot be read, or ``data`` holds no sentence.
         """
-        from ..data.datasets import load_corpus
+        from chaintag.data.datasets import load_corpus
         key = (data.ref, "documents") if documents else data.ref
         if key not in self._corpora:
             corpus = load_corpus(data.ref, data_dir=self.data_dir, document_columns=documents,
@@ -299,18 +299,18 @@ class Runner:
         """:meth:`Run.digest` with the checksums of the run's data files (and of its template
         file, when ``features`` names one, and of the cluster, gazetteer list and unlabeled text
         files it names) and the read options."""
-        from ..features.templates import PRESETS
+        from chaintag.features.templates import PRESETS
         refs = [run.train.ref, run.test.ref] + ([run.dev.ref] if run.dev else [])
         extra = {ref: self._file_digest(ref) for ref in sorted(set(refs))}
         if isinstance(run.features, str) and run.features not in PRESETS and os.path.isfile(run.features):
             extra["features file"] = _sha256(run.features)
         if isinstance(run.features, str):
-            from ..resources.spec import resource_paths
+            from chaintag.features.spec import resource_paths
             for k, path in enumerate(resource_paths(run.features)):
                 if os.path.isfile(path):  # a missing one fails when the run trains
                     extra[f"cluster resource {k}"] = _sha256(path)
-            from ..features.autotags import text_files
-            from ..resources.spec import autotag_sources, gazetteer_sources
+            from chaintag.features.autotags import text_files
+            from chaintag.features.spec import autotag_sources, gazetteer_sources
             lists = [p for p in gazetteer_sources(run.features) if p != "train" and os.path.isfile(p)]
             for k, path in enumerate(lists):
                 extra[f"gazetteer list {k}"] = _sha256(path)
@@ -320,7 +320,7 @@ class Runner:
                 texts = []
             for k, path in enumerate(texts):
                 extra[f"unlabeled text {k}"] = _sha256(path)
-            from ..resources.spec import autotag_preset
+            from chaintag.features.spec import autotag_preset
             taggers = autotag_preset(run.features)
             if taggers is not None and taggers not in PRESETS and os.path.isfile(taggers):
                 extra["features file of the text's taggers"] = _sha256(taggers)
@@ -340,7 +340,7 @@ class Runner:
         keys = [r.key for r in runs]
         if len(set(keys)) != len(keys):
             raise ValueError("run keys must be unique")
-        from ..progress import progress_mode
+        from chaintag.progress import progress_mode
         mode = progress_mode(True if self.progress else False)
         bar = None
         if mode == "bar":
@@ -507,7 +507,7 @@ class Runner:
         """Whether the run's templates read document columns its training data lacks."""
         if not isinstance(run.features, str) and not isinstance(run.features, (list, tuple)):
             return False
-        from ..features.document import document_columns_read
+        from chaintag.features.document import document_columns_read
         self.load(run.train)
         return bool(document_columns_read(run.features, self.columns[run.train.ref]))
 
@@ -516,7 +516,7 @@ class Runner:
         """Train up to ``epoch`` and return its history record plus ``_model`` and ``fit_seconds``
         (``columns``: the feature columns of ``train``'s tokens, when not the learner's default)."""
         cls = learner_class(run.learner)
-        from ..resources.spec import with_autoepochs
+        from chaintag.features.spec import with_autoepochs
         # the labels of unlabeled text come from taggers of the run's length, not of each step's
         params = dict(run.params, features=with_autoepochs(run.features, run.epochs))
         if columns is not None:

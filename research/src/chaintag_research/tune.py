@@ -1,11 +1,11 @@
 """Choose a learner's settings and feature set on dev data: a grid search through the cached runner.
 
 Every combination of the grid's values and the candidate feature sets is
-one :class:`~chaintag.experiments.config.Run` (the dev data in the place of
+one :class:`~chaintag_research.config.Run` (the dev data in the place of
 its test set, so no test data is read at all), trained for ``epochs``
 passes by one ``fit(train, dev=dev)`` call, which extracts the attributes
 once and scores the dev data after every pass. Each trial is cached in the
-:class:`~chaintag.experiments.runner.Runner`'s folder for the run's digest
+:class:`~chaintag_research.runner.Runner`'s folder for the run's digest
 (settings, data checksums, cluster files, code), so a grid extended later
 retrains only its new points. The best
 combination and pass is the one with the highest dev score (the first on
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from chaintag.errors import InputError
 from .compare import _value
 from .config import DataRef, Run, learner_class
 from .runner import Runner
@@ -113,7 +113,7 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
     fixed : dict, optional
         Hyper-parameters set in every run.
     data_dir, read_options, progress
-        As for :class:`~chaintag.experiments.runner.Runner`.
+        As for :class:`~chaintag_research.runner.Runner`.
 
     Returns
     -------
@@ -213,7 +213,7 @@ def _trial(runner: Runner, run: Run) -> Trial:
     record = {"digest": digest, **json.loads(json.dumps(run.config(), default=str)), "dev_curve": curve,
               "seconds": seconds, "extraction_seconds": getattr(model, "extraction_seconds_", None)}
     folder.mkdir(parents=True, exist_ok=True)
-    from ..io.atomic import atomic_open
+    from chaintag.io.atomic import atomic_open
     with atomic_open(path, "w") as f:
         json.dump(record, f, indent=1)
     return _from_record(run, record, folder)
@@ -227,7 +227,7 @@ def _from_record(run: Run, record: dict, folder) -> Trial:
 
 
 def _report(out: Path, trials, best, learner, train, dev, epochs) -> None:
-    from ..io.atomic import atomic_open
+    from chaintag.io.atomic import atomic_open
     out.mkdir(parents=True, exist_ok=True)
     keys = sorted({k for t in trials for k in t.params})
     with atomic_open(out / "tune.csv", "w", newline="") as f:

@@ -2,7 +2,7 @@
 
 ``chaintag reproduce sapo --presets`` adds, per task, one run of SAPO with
 the recipe chosen on dev data for that task (:data:`RECIPE_OF_TASK`, the
-settings of :data:`chaintag.cli.recipes.RECIPES`: attributes, L2, feature
+settings of :mod:`chaintag.recipes`: attributes, L2, feature
 space and number of passes; the learner's own defaults otherwise, n = 5),
 on the same train / dev / test parts as the other rows. The report then
 gives a table per task: that run's test score after its recipe's passes
@@ -23,11 +23,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from chaintag import recipes
+
 from .config import Run
 from .report import fmt, fmt_p, md_table, write_csv
 
-#: Reproduction task -> the recipe chosen for it on dev data (``chaintag train --recipe NAME``).
-RECIPE_OF_TASK = {"chunking": "chunking", "np": "base-np", "pos": "pos-ptb", "ud": "pos-ud", "ner": "bio-ner"}
+#: Reproduction task -> the recipe chosen for it on dev data (``chaintag train --recipe NAME``): the
+#: ``chosen`` table of the library's recipe file.
+RECIPE_OF_TASK = recipes.chosen()
 
 #: Rows the preset is compared with: (key under the task, compared at the dev-chosen pass).
 BASELINES = (("sapo", False), ("perc-avg", False), ("crf", False))
@@ -72,17 +75,16 @@ def preset_settings(task: str, resources: dict[str, list[str]] | None = None,
         When the recipe reads clusters or vectors and ``resources`` has no files for ``task``, or its
         unlabeled text is not in the data directory.
     """
-    from ..cli.recipes import RECIPES
-    from ..resources.spec import uses_resources, with_autotags, with_clusters
+    from chaintag.features.spec import uses_resources, with_autotags, with_clusters
     name = RECIPE_OF_TASK[task]
-    recipe = RECIPES[name]
+    recipe = recipes.settings(name)
     paths = (resources or {}).get(task)
     if uses_resources(recipe["features"]) and not paths:
         raise ValueError(f"task {task!r}: recipe {name!r} ({recipe['features']}) reads word clusters or vectors; "
                          f"give their files with --preset-resources {task}=FILE[,FILE...]")
     features = with_clusters(recipe["features"], paths)
     if recipe.get("autotags"):
-        from ..data.datasets import resolve_data_dir
+        from chaintag.data.datasets import resolve_data_dir
         texts = [os.path.join(resolve_data_dir(data_dir), t) for t in recipe["autotags"]]
         for t in texts:
             if not os.path.exists(t):
@@ -90,21 +92,20 @@ def preset_settings(task: str, resources: dict[str, list[str]] | None = None,
                                  "which is missing (see --data-dir)")
         features = with_autotags(features, texts)
     params = {k: v for k, v in recipe.items()
-              if k not in ("algorithm", "order", "features", "epochs", "about", "autotags")}
+              if k not in ("algorithm", "order", "features", "epochs", "autotags")}
     params["random_state"] = 0
     return name, features, params, int(recipe["epochs"])
 
 
 def preset_learner(task: str) -> str:
     """The learner of ``task``'s recipe: ``sapo``, or ``sapo2`` for a second-order recipe (``order`` 2)."""
-    from ..cli.recipes import RECIPES
-    recipe = RECIPES[RECIPE_OF_TASK[task]]
+    recipe = recipes.settings(RECIPE_OF_TASK[task])
     return "sapo2" if recipe.get("order") == 2 else recipe["algorithm"]
 
 
 def preset_runs(tasks, resources, data, *, quick: bool = False, data_dir=None) -> list[Run]:
     """One :class:`Run` per task, keyed ``preset/TASK``; ``data(task)`` gives the task's parts (as
-    :func:`chaintag.experiments.sapo._data`). Quick mode trains 3 passes."""
+    :func:`chaintag_research.sapo._data`). Quick mode trains 3 passes."""
     out = []
     for task in tasks:
         spec = data(task)
