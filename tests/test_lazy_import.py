@@ -23,7 +23,7 @@ def _fresh(code: str) -> dict:
 
 
 def test_every_public_name_resolves_to_its_object():
-    from chaintag.data.datasets import load_corpus
+    from chaintag.api.corpus import load_corpus
     from chaintag.learners.sapo import SAPO
     for name in chaintag.__all__:
         assert getattr(chaintag, name) is not None, name

@@ -134,7 +134,7 @@ def test_presets_compose_with_directives(tmp_path):
     assert both == plain + ["brown4(word[0])"]
     names = [t.name for t in resolve_templates("chunking+clusters", cols)]
     assert names[:len(plain)] == plain and "brown20(word[2])" in names and "km1024(word[0])" in names
-    from chaintag.resources.spec import uses_resources
+    from chaintag.features.spec import uses_resources
     assert uses_resources("chunking+clusters") and uses_resources("w[0];km8(lower(w[0]))")
     assert not uses_resources("chunking") and not uses_resources("pos;shape(w[0])")
 

@@ -12,14 +12,14 @@ Examples
 [['DT', 'NN', 'VBZ']]
 """
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 from .errors import ChaintagError, InputError, ModelFormatError  # noqa: E402
 from .lazy import lazy_names  # noqa: E402
 
 #: public name -> module that defines it, imported on first use (PEP 562), so that
 #: ``import chaintag`` and a command that needs one learner stay cheap
-_LAZY = {"Corpus": "data.datasets", "load_corpus": "data.datasets", "EvalResult": "evaluation",
+_LAZY = {"Corpus": "data.datasets", "load_corpus": "api.corpus", "EvalResult": "evaluation",
          "conlleval_report": "evaluation", "evaluate": "evaluation",
          "sequence_scorer": "learners.sklearn_compat",
          **{name: "learners" for name in ("CRF", "CRFLBFGS", "MIRA", "SAPO", "NBestMIRA",

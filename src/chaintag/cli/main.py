@@ -6,7 +6,7 @@ import argparse
 import errno
 import sys
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ChaintagError
 
 

@@ -143,7 +143,7 @@ def add_parser(sub) -> None:
                         "the result equals an uninterrupted run)")
     p.add_argument("--json", action="store_true", help="print one JSON object of figures")
     add_scheme_option(p)
-    from ..distributed.options import add_train_options
+    from .distributed_opts import add_train_options
     add_train_options(p)
     from .train_stream import add_stream_options
     add_stream_options(p)
@@ -272,10 +272,10 @@ def _run(args) -> int:
         if args.features is None:
             args.features, why = default_preset(train.columns, train.labels)
         if args.clusters:
-            from ..resources.spec import with_clusters
+            from ..features.spec import with_clusters
             args.features = with_clusters(args.features, args.clusters)
         if args.autotags:
-            from ..resources.spec import with_autotags
+            from ..features.spec import with_autotags
             args.features = with_autotags(args.features, _text_paths(args.autotags, args.data_dir,
                                                                      getattr(args, "autotags_in_data_dir", False)))
         from ..features.document import document_columns_read, with_document_columns
@@ -367,10 +367,11 @@ def _run(args) -> int:
     if "progress" not in accepted:  # maxent: its solver step is reported the same way
         learner.progress = params["progress"]
     learner.eval_scheme = args.scheme  # dev scoring (best epoch) and --test
-    from ..distributed.options import fit_with_options, wants_distributed
+    from .distributed_opts import fit_with_options, wants_distributed
     try:
         if wants_distributed(args):
-            fit_with_options(learner, train, dev, args, streamed=streamed)
+            from .train_stream import fit_stream_distributed
+            fit_with_options(learner, train, dev, args, fit_streamed=fit_stream_distributed if streamed else None)
         elif streamed:
             from .train_stream import fit_stream
             fit_stream(learner, args, dev, train)

@@ -67,14 +67,14 @@ def _reads_char_grams(features) -> bool:
 
 def _why_not(args, name: str) -> str | None:
     """Why this run cannot be streamed, or None."""
-    from ..distributed.options import wants_distributed
+    from .distributed_opts import wants_distributed
     dist = wants_distributed(args)
     if args.train == "-":
         return "standard input is read once; streamed training reads its file three times"
     offered = DIST_STREAMED if dist else STREAMED
     if name not in offered:
         return f"it trains {', '.join(offered)} (order 1), not {name}"
-    from ..resources.spec import uses_vectors
+    from ..features.spec import uses_vectors
     if args.features and uses_vectors(args.features):
         return "it does not read vec(...) templates (real-valued word-vector attributes)"
     if args.features and _reads_char_grams(args.features):
@@ -110,7 +110,7 @@ def wants_stream(args, name: str) -> bool:
         if reason:
             raise InputError(f"--stream: {reason}")
         return True
-    from ..distributed.options import wants_distributed
+    from .distributed_opts import wants_distributed
     if wants_distributed(args):
         return reason is None  # the shards, hence the model, are the same either way
     if reason or name not in EXACT:

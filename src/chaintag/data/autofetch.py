@@ -55,7 +55,7 @@ def fetch_missing(name: str, path: Path, data_dir, ref: str) -> Path:
         reason is given), or when the file cannot be fetched (JNLPBA's
         training data); the message says how to supply the data.
     """
-    from .datasets import DATA_ENV, resolve_data_dir, user_data_dir
+    from .location import DATA_ENV, resolve_data_dir, user_data_dir
     from .fetch import FetchError, fetch
 
     folder = resolve_data_dir(data_dir)

@@ -14,13 +14,16 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from chaintag.errors import InputError
 from chaintag.io.columns import iter_sentences, peek_stream, sniff_conllu
 from chaintag.io.conllu_io import iter_conllu
+
+from .location import DATA_ENV, resolve_data_dir, user_data_dir
+from .registry import DATASETS, DatasetInfo
 
 __all__ = [
     "DatasetInfo",
@@ -35,63 +38,11 @@ __all__ = [
     "load_corpus",
 ]
 
-#: Environment variable naming the data directory.
-DATA_ENV = "CHAINTAG_DATA"
 #: Column role: the label column.
 LABEL = "label"
 #: Column role: a column to ignore.
 IGNORE = "_"
 
-
-@dataclass(frozen=True)
-class DatasetInfo:
-    """A named dataset: a folder ``<data dir>/<name>/`` holding one file per split.
-
-    Attributes
-    ----------
-    name : str
-        Dataset name, also the folder name.
-    splits : Mapping[str, str]
-        Split name -> file name inside the folder.
-    format : {"columns", "conllu"}
-        File format.
-    columns : tuple of str
-        Column spec of the files (see :func:`parse_columns`).
-    sep : str or None
-        Field separator for column files (None: detect).
-    description : str
-        One line for listings.
-    """
-
-    name: str
-    splits: Mapping[str, str]
-    format: str
-    columns: tuple[str, ...]
-    sep: str | None
-    description: str
-
-
-#: Every known dataset, by name.
-DATASETS: dict[str, DatasetInfo] = {d.name: d for d in (
-    DatasetInfo("conll2000", {"train": "train.txt", "test": "test.txt"}, "columns",
-                ("word", "pos", "label"), " ",
-                "CoNLL-2000 chunking (WSJ), IOB2 chunk labels"),
-    DatasetInfo("conll2000_np", {"train": "train.txt", "test": "test.txt"}, "columns",
-                ("word", "pos", "label"), " ",
-                "base-NP chunking derived from CoNLL-2000 (B-NP, I-NP, O)"),
-    DatasetInfo("ptb_sample", {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"},
-                "columns", ("word", "label"), " ",
-                "Penn Treebank WSJ sample (NLTK), gold POS labels"),
-    DatasetInfo("ud_en_ewt", {"train": "en_ewt-ud-train.conllu", "dev": "en_ewt-ud-dev.conllu",
-                              "test": "en_ewt-ud-test.conllu"},
-                "conllu", ("word", "label"), None,
-                "Universal Dependencies English EWT; XPOS labels (UPOS with --label-field upos)"),
-    DatasetInfo("jnlpba", {"train": "train.reconstructed.iob2",
-                           "train_gold": "train_gold_subset.iob2",
-                           "test": "Genia4EReval2.iob2"},
-                "columns", ("word", "label"), "\t",
-                "JNLPBA bio-entity recognition (train is an approximate reconstruction)"),
-)}
 
 _REF_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -176,47 +127,6 @@ class Corpus:
     def n_tokens(self) -> int:
         """Number of tokens over all sentences."""
         return sum(len(s) for s in self.tokens)
-
-
-def user_data_dir() -> Path:
-    """Per-user data directory, where ``chaintag data fetch`` puts datasets.
-
-    Returns
-    -------
-    pathlib.Path
-        ``$XDG_DATA_HOME/chaintag/data``, by default
-        ``~/.local/share/chaintag/data``. It need not exist.
-    """
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                           "share")
-    return Path(base) / "chaintag" / "data"
-
-
-def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """Find the directory that holds the named datasets.
-
-    Parameters
-    ----------
-    data_dir : str or os.PathLike, optional
-        Explicit directory; used as given when not None.
-
-    Returns
-    -------
-    pathlib.Path
-        In order of preference: ``data_dir``; the ``CHAINTAG_DATA`` environment
-        variable when set and non-empty; ``../shared/data`` relative to the
-        current directory when that is a directory; otherwise
-        :func:`user_data_dir`. The result need not exist.
-    """
-    if data_dir is not None:
-        return Path(data_dir)
-    env = os.environ.get(DATA_ENV)
-    if env:
-        return Path(env)
-    shared = Path.cwd().parent / "shared" / "data"
-    if shared.is_dir():
-        return shared
-    return user_data_dir()
 
 
 def is_dataset_ref(s) -> bool:
@@ -433,7 +343,7 @@ def _spec_has_label(spec) -> bool:
 def load_corpus(source, *, columns: str | Sequence[str] | None = None,
                 data_dir: str | os.PathLike | None = None, label_field: str = "xpos",
                 sep: str | None = None, encoding: str = "utf-8", labelled: bool = True,
-                format: str | None = None, document_columns: bool = False) -> Corpus:
+                format: str | None = None) -> Corpus:
     """Read a whole corpus into memory.
 
     Parameters
@@ -458,13 +368,6 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     format : {"columns", "conllu"}, optional
         Overrides the format implied by the reference, the extension or the
         content (standard input: detected from its first lines).
-    document_columns : bool, default False
-        Append the document columns ``abbr``, ``docnext``, ``doccap``
-        (:mod:`chaintag.features.document`) to every token, computed from the
-        words of its document (``Corpus.documents``). Models whose templates
-        read them need them; ``chaintag train``, ``tag`` and ``evaluate`` add
-        them by themselves.
-
     Returns
     -------
     Corpus
@@ -546,7 +449,4 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
             corpus.labels.append([row[label_index] for row in rows])
         corpus.lines.append(sentence.line)
     corpus.documents = documents
-    if document_columns:
-        from chaintag.features.document import with_document_columns
-        with_document_columns(corpus)
     return corpus

@@ -43,7 +43,8 @@ from pathlib import Path
 from chaintag.errors import ChaintagError
 
 from .convert import convert_treebank, derive_np, read_trees, tree_tokens
-from .datasets import DATASETS, resolve_data_dir
+from .location import resolve_data_dir
+from .registry import DATASETS
 
 __all__ = [
     "FetchError",
@@ -227,7 +228,7 @@ def _download_temp(url: str, dest: Path, key: str, quiet: bool) -> Path:
     Returns the temporary file; the caller renames or removes it. Nothing is
     left behind on failure.
     """
-    from chaintag import __version__
+    from chaintag._version import __version__
     _say(quiet, f"downloading {url}")
     tmp, fd = _temp_path(dest)
     h = hashlib.sha256()

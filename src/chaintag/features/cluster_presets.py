@@ -14,7 +14,7 @@ with ``chaintag clusters``); the model file then keeps the maps.
 
 from __future__ import annotations
 
-from .templates import CHUNKING, NER, NER_POS_COLUMN, POS
+from .base_presets import CHUNKING, NER, NER_POS_COLUMN, POS
 
 
 def _clusters(lengths, offsets, ks=(), km_offsets=()) -> list[str]:

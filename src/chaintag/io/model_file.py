@@ -35,7 +35,7 @@ import zlib
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ModelFormatError
 from .atomic import atomic_open
 

@@ -79,6 +79,10 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     with the model, and ``chaintag tag`` and ``eval`` use it by default.
     """
 
+    #: first-order decoding over the learner's emission and transition scores, so that
+    #: constrained (label scheme) and partially labelled decoding apply (chaintag.learners.constrained)
+    constrained_decoding = True
+
     algorithm = "base"
 
     # ------------------------------------------------------------ parameters
@@ -187,7 +191,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                                 f"{n_labels * n_labels * 8 / 2**30:.1f} GiB): is the label column right? "
                                 "(see --columns)")
         t_start = time.perf_counter()
-        from ..resources.spec import resolve_resources
+        from ..features.spec import resolve_resources
         resources = None if dict_input else resolve_resources(self.features)  # @clusters=FILE parts
         hash_bits = getattr(self, "hash_bits", None)
         if dict_input:
@@ -203,7 +207,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             except ValueError as exc:
                 raise InputError(str(exc)) from None
         else:
-            from ..resources.spec import vector_dim, vector_scale
+            from ..features.spec import vector_dim, vector_scale
             templates = resolve_templates(self.features, columns, virtual=True)
             if getattr(self, "_without_autotags", False):  # a fold model of the labels of unlabeled text
                 from ..features.autotags import AUTO_COLUMNS
@@ -257,7 +261,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     def _gazetteer(self, templates, columns, rows, labels):
         """The gazetteer of the templates' ``gaz`` / ``gazn`` columns, built on the training data (None: none read)."""
         from ..features.gazetteer import GAZ_COLUMNS, Gazetteer
-        from ..resources.spec import gazetteer_block, gazetteer_folds, gazetteer_sources
+        from ..features.spec import gazetteer_block, gazetteer_folds, gazetteer_sources
         read = {a.column for t in templates for a in t.atoms if a.column in GAZ_COLUMNS and a.column not in columns}
         if not read:
             return None
@@ -274,7 +278,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         column alone, since the text has nothing else, and learn the labels, or the ``@autotarget=`` column.
         """
         from ..features.autotags import AUTO_COLUMNS, AutoTags
-        from ..resources.spec import (autotag_epochs, autotag_features, autotag_folds, autotag_sources,
+        from ..features.spec import (autotag_epochs, autotag_features, autotag_folds, autotag_sources,
                                       autotag_target)
         read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
         if not read:
@@ -393,7 +397,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             try:
                 restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
             except InputError as exc:
-                from ..resources.spec import autotag_epochs
+                from ..features.spec import autotag_epochs
                 if getattr(self.extractor_, "autotags", None) is None or autotag_epochs(self.features) is not None:
                     raise
                 raise InputError(f"{exc.message} (the labels of unlabeled text come from taggers trained for "

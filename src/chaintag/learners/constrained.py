@@ -18,10 +18,7 @@ from ..errors import InputError
 
 
 def _check_model(model) -> None:
-    from .base import SequenceTagger
-    from .inference import InferenceMixin
-    if (type(model)._tag_ids is not SequenceTagger._tag_ids
-            or type(model).predict_marginals is not InferenceMixin.predict_marginals):
+    if not getattr(type(model), "constrained_decoding", False):
         raise NotImplementedError(f"{type(model).__name__} decodes with its own scores (not a first-order "
                                   "chain): constrained and partially labelled decoding are offered by the "
                                   "perceptron, SAPO, CRF and MIRA models")

@@ -93,7 +93,8 @@ def design_matrix(tok_ptr, attr_ids, prev, n_attributes: int, n_labels: int, val
         in column ``n_attributes + prev[i]`` (previous-label indicators, the
         last one for the sentence start).
     """
-    from scipy.sparse import csr_matrix
+    from ..lazy import require
+    csr_matrix = require("scipy.sparse", "maxent", "the maxent tagger").csr_matrix
 
     tok_ptr = np.asarray(tok_ptr, dtype=np.int64)
     n_tokens = len(tok_ptr) - 1
@@ -242,6 +243,8 @@ class MaxEnt(SequenceTagger):
     [['D', 'N']]
     """
 
+    constrained_decoding = False  # local probabilities, its own Viterbi
+
     algorithm = "maxent"
     _real_values = True  # feature-dict numbers: the design matrix and maxent_valued_kernels
 
@@ -268,7 +271,8 @@ class MaxEnt(SequenceTagger):
 
     def _classifier(self):
         """The (unfitted) scikit-learn token classifier of these hyper-parameters."""
-        from sklearn.linear_model import LogisticRegression
+        from ..lazy import require
+        LogisticRegression = require("sklearn.linear_model", "maxent", "the maxent tagger").LogisticRegression
 
         return LogisticRegression(C=float(self.C), solver=self.solver, max_iter=int(self.max_iter),
                                   tol=float(self.tol), random_state=self.random_state)
@@ -308,7 +312,8 @@ class MaxEnt(SequenceTagger):
         return super().fit(sentences, labels, dev=dev)
 
     def _train(self, data: TrainData, dev_pack) -> None:
-        from sklearn.exceptions import ConvergenceWarning
+        from ..lazy import require
+        ConvergenceWarning = require("sklearn.exceptions", "maxent", "the maxent tagger").ConvergenceWarning
 
         index = data.index
         n_labels = index.n_labels

@@ -27,54 +27,13 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..errors import InputError
+from .kmeans import KMEANS_PASSES, _kmeans, kmeans_ids  # noqa: F401 - part of this module's interface
 from .wordmaps import WordMaps, _NORMALIZERS
-
-
-#: Most passes of MiniBatchKMeans over the vocabulary.
-KMEANS_PASSES = 20
 
 
 def _stable_hash(s: str) -> int:
     """A hash that does not change between processes (gensim seeds each word's vector with it)."""
     return zlib.crc32(s.encode("utf-8"))
-
-
-def kmeans_ids(vectors: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
-    """Cluster id of each row among ``n_clusters`` k-means clusters of the unit-length rows.
-
-    Parameters
-    ----------
-    vectors : float array, shape (n_words, dim)
-        All-zero rows (words without a vector) get id -1.
-    n_clusters : int
-    seed : int
-
-    Returns
-    -------
-    int32 array, shape (n_words,)
-
-    Notes
-    -----
-    scikit-learn's MiniBatchKMeans (Sculley 2010): batch 4096, one k-means++ initialisation,
-    at most :data:`KMEANS_PASSES` passes over the words (fewer when the inertia stops improving).
-    """
-    ids, _ = _kmeans(vectors, n_clusters, seed)
-    return ids
-
-
-def _kmeans(vectors, n_clusters, seed=0):
-    from sklearn.cluster import MiniBatchKMeans
-    x = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=1)
-    live = norms > 0
-    if int(live.sum()) < n_clusters:
-        raise InputError(f"{int(live.sum())} word vectors cannot make {n_clusters} clusters")
-    unit = x[live] / norms[live, None]
-    km = MiniBatchKMeans(n_clusters=n_clusters, random_state=seed, batch_size=4096, n_init=1,
-                         max_iter=KMEANS_PASSES, max_no_improvement=10)
-    ids = np.full(len(x), -1, dtype=np.int32)
-    ids[live] = km.fit_predict(unit).astype(np.int32)
-    return ids, km.cluster_centers_
 
 
 def hierarchy_paths(centroids: np.ndarray) -> list[str]:
@@ -89,7 +48,9 @@ def hierarchy_paths(centroids: np.ndarray) -> list[str]:
     list of str
         ``paths[c]`` is the path from the root to leaf ``c`` (0 = left child).
     """
-    from scipy.cluster.hierarchy import linkage, to_tree
+    from ..lazy import require
+    hierarchy = require("scipy.cluster.hierarchy", "clusters", "the hierarchy of word clusters")
+    linkage, to_tree = hierarchy.linkage, hierarchy.to_tree
     root = to_tree(linkage(np.asarray(centroids, dtype=np.float64), method="ward"))
     paths = [""] * len(centroids)
     stack = [(root, "")]

@@ -169,7 +169,7 @@ class WordMaps:
             raise InputError(f"template function km{n} needs {n} k-means clusters, but the resources "
                              f"({self.source or 'given'}) offer: {', '.join(self.available()) or 'nothing'} "
                              "(give word vectors, or a cluster table with that many clusters)")
-        from .induce import kmeans_ids
+        from .kmeans import kmeans_ids
         self.clusters[n] = kmeans_ids(self.vectors, n)
         return self.clusters[n]
 

@@ -117,7 +117,7 @@ def prepare_streamed(learner, chunks, folder: str, dev=None, source=None):
     del first
     learner.columns_ = names
     t0 = time.perf_counter()
-    from ..resources.spec import resolve_resources
+    from ..features.spec import resolve_resources
     extractor = AttributeExtractor(resolve_templates(learner.features, names), names,
                                    resources=resolve_resources(learner.features))
     if extractor.has_vectors:

@@ -165,6 +165,8 @@ class NeuralTagger(SequenceTagger):
         a terminal; otherwise one log line per epoch).
     """
 
+    constrained_decoding = False  # scores from the network
+
     algorithm = "neural"
     #: The learner embeds the token columns itself: attribute templates (``features``) do not apply.
     learns_representation = True

@@ -30,20 +30,20 @@ def wants_distributed(args) -> bool:
     return on
 
 
-def fit_with_options(learner, train, dev, args, streamed: bool = False) -> None:
+def fit_with_options(learner, train, dev, args, fit_streamed=None) -> None:
     """Fit ``learner`` on the cluster the options name (see :func:`chaintag.distributed.fit_distributed`).
 
-    With ``streamed``, ``train`` is the first chunk only (for the checks) and the
-    driver reads ``args.train`` in chunks (:func:`chaintag.distributed.fit_distributed_file`).
+    With ``fit_streamed`` (a callable ``(learner, args, dev, train)``), ``train`` is the
+    first chunk only (for the checks) and that callable reads ``args.train`` in chunks
+    (:func:`chaintag.distributed.fit_distributed_file`).
     """
     from ..errors import InputError
-    from .trainer import fit_distributed
+    from ..distributed.trainer import fit_distributed
     if learner.algorithm in ("perceptron2", "sapo2", "maxent"):
         shown = "--order 2" if learner.algorithm in ("perceptron2", "sapo2") else learner.algorithm
         raise InputError(f"--workers and --scheduler are not offered for {shown}")
-    if streamed:
-        from ..cli.train_stream import fit_stream_distributed
-        fit_stream_distributed(learner, args, dev, train)
+    if fit_streamed is not None:
+        fit_streamed(learner, args, dev, train)
     else:
         fit_distributed(learner, train.tokens, train.labels, dev=dev, workers=args.workers,
                         scheduler=args.scheduler, shards=args.workers, mixing=args.mixing or "uniform",

@@ -44,7 +44,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .wordmaps import RESOURCE_FUNCTION, VECTOR_FUNCTION, WordMaps
+from ..resources.wordmaps import RESOURCE_FUNCTION, VECTOR_FUNCTION, WordMaps
 
 _RESOURCE_NAMES = {VECTOR_FUNCTION}
 
@@ -214,7 +214,7 @@ def gazetteer_folds(features: str | Sequence[str]) -> int:
     chaintag.errors.InputError
         On a value that is not an integer of at least 2.
     """
-    from ..features.gazetteer import DEFAULT_FOLDS
+    from .gazetteer import DEFAULT_FOLDS
     return _int_directive(features, GAZ_FOLDS_DIRECTIVE, DEFAULT_FOLDS, 2,
                           "the number of jackknife folds is an integer of at least 2")
 
@@ -227,7 +227,7 @@ def gazetteer_block(features: str | Sequence[str]) -> int:
     chaintag.errors.InputError
         On a value that is not a positive integer.
     """
-    from ..features.gazetteer import DEFAULT_BLOCK
+    from .gazetteer import DEFAULT_BLOCK
     return _int_directive(features, GAZ_BLOCK_DIRECTIVE, DEFAULT_BLOCK, 1,
                           "the jackknife block is a positive number of sentences")
 
@@ -255,7 +255,7 @@ def autotag_folds(features: str | Sequence[str]) -> int:
     chaintag.errors.InputError
         On a value that is not an integer of at least 2.
     """
-    from ..features.autotags import DEFAULT_FOLDS
+    from .autotags import DEFAULT_FOLDS
     return _int_directive(features, AUTO_FOLDS_DIRECTIVE, DEFAULT_FOLDS, 2,
                           "the number of jackknife blocks is an integer of at least 2")
 
@@ -293,7 +293,7 @@ def autotag_preset(features: str | Sequence[str]) -> str | None:
     chaintag.errors.InputError
         On an empty ``@autofeatures=`` part.
     """
-    from ..features.templates import PRESETS
+    from .templates import PRESETS
     values, base = _text_directives(features, AUTO_FEATURES_DIRECTIVE, "name a feature preset (for example pos)")
     if not values:
         return None
@@ -346,7 +346,7 @@ def resolve_resources(features: str | Sequence[str]) -> WordMaps | None:
     and modification time), so that training epoch by epoch, as the
     experiment runner does, reads a large file once.
     """
-    from .files import load_resources
+    from ..resources.files import load_resources
     paths = resource_paths(features)
     if not paths:
         return None
@@ -367,7 +367,7 @@ def inline(features: str) -> str:
     ``@autotags=`` and ``@autofeatures=`` lines are made absolute from the file's folder, so that parts
     can be added to it.
     """
-    from ..features.templates import PRESETS
+    from .templates import PRESETS
     if not isinstance(features, str) or features in PRESETS or not os.path.isfile(features):
         return features
     parts, base, _ = _parts(features)
@@ -408,7 +408,7 @@ def uses_vectors(features: str) -> bool:
 
 
 def _function_names(features: str) -> set[str]:
-    from ..features.templates import PRESETS
+    from .templates import PRESETS
     import re
     if not isinstance(features, str):
         features = ";".join(features)
