@@ -386,18 +386,19 @@ class AttributeExtractor:
         n_tokens = derived.shape[1]
         n_templates = len(self.templates)
         table = np.full((n_templates, n_tokens), -1, dtype=np.int32)
-        large = n_tokens >= PARALLEL_LOOKUP_MIN
-        lookup = lookup_keys if large else lookup_keys_serial
-        for t in range(n_templates):
-            lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
-            if hi == lo or t in self._vec_t or t in self._gram_t:
-                continue
-            keys = self._keys(sent_ptr, derived, t)
-            index = self._bucket_index(t) if large and hi - lo >= BUCKET_INDEX_MIN else None
-            if index is None:
-                lookup(keys, self.attr_keys[lo:hi], lo, table, t)
-            else:
-                lookup_keys_indexed(keys, self.attr_keys[lo:hi], index[0], index[1], lo, table, t)
+        from ..parallel import parallel_region  # serial after fork, or while another thread is in the layer
+        with parallel_region(n_tokens >= PARALLEL_LOOKUP_MIN) as large:
+            lookup = lookup_keys if large else lookup_keys_serial
+            for t in range(n_templates):
+                lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
+                if hi == lo or t in self._vec_t or t in self._gram_t:
+                    continue
+                keys = self._keys(sent_ptr, derived, t)
+                index = self._bucket_index(t) if large and hi - lo >= BUCKET_INDEX_MIN else None
+                if index is None:
+                    lookup(keys, self.attr_keys[lo:hi], lo, table, t)
+                else:
+                    lookup_keys_indexed(keys, self.attr_keys[lo:hi], index[0], index[1], lo, table, t)
         extra = []
         for t in self._gram_t:  # each token's n-grams: the template's attributes whose keys they are
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])

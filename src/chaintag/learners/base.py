@@ -480,15 +480,17 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             return out
         ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
         values = getattr(attrs, "attr_values", None)
-        if values is not None:
-            from ..decoding.valued import tag_corpus_valued, tag_corpus_valued_parallel
-            kernel = tag_corpus_valued_parallel if attrs.n_sentences > SENTENCES_PER_CHUNK else tag_corpus_valued
-            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
-                              w, len(self.labels_), out)
-            return out
-        kernel = tag_corpus if attrs.n_sentences > SENTENCES_PER_CHUNK else tag_corpus_serial
-        kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-               w, len(self.labels_), out)
+        from ..parallel import parallel_region  # serial after fork, or while another thread is in the layer
+        with parallel_region(attrs.n_sentences > SENTENCES_PER_CHUNK) as parallel:
+            if values is not None:
+                from ..decoding.valued import tag_corpus_valued, tag_corpus_valued_parallel
+                kernel = tag_corpus_valued_parallel if parallel else tag_corpus_valued
+                kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
+                       w, len(self.labels_), out)
+                return out
+            kernel = tag_corpus if parallel else tag_corpus_serial
+            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
+                   w, len(self.labels_), out)
         return out
 
     def _split(self, ids: np.ndarray, sent_ptr: np.ndarray) -> list[list[str]]:

@@ -7,7 +7,7 @@ import numpy as np
 from .base import SequenceTagger, TrainData, register
 from .hogwild_kernels import perceptron_epoch_hogwild
 from .perceptron_kernels import gold_feature_ids, perceptron_epoch
-from .threads import numba_threads, resolve_threads
+from .threads import numba_threads, parallel_epoch, resolve_threads
 
 
 @register
@@ -102,14 +102,15 @@ class StructuredPerceptron(SequenceTagger):
             state["step"] = step
             return {"updates": int(n_updates), "errors": int(n_errors)}
         threads = resolve_threads(getattr(self, "n_jobs", 1))
-        if threads > 1:
-            with numba_threads(threads):
-                n_updates, n_errors, step = perceptron_epoch_hogwild(
-                    order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
-                    data.index.feat_label, state["w"], state["u"], state["step"],
-                    data.index.n_labels, bool(self.averaged), threads)
-            state["step"] = step
-            return {"updates": int(n_updates), "errors": int(n_errors)}
+        with parallel_epoch(threads > 1) as parallel:  # the n_jobs=1 epoch after fork (threads.py)
+            if parallel:
+                with numba_threads(threads):
+                    n_updates, n_errors, step = perceptron_epoch_hogwild(
+                        order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
+                        data.index.feat_label, state["w"], state["u"], state["step"],
+                        data.index.n_labels, bool(self.averaged), threads)
+                state["step"] = step
+                return {"updates": int(n_updates), "errors": int(n_errors)}
         n_updates, n_errors, step = perceptron_epoch(
             order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
             data.index.feat_label, state["w"], state["u"], state["step"],

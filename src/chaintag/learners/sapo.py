@@ -10,7 +10,7 @@ from .base import SequenceTagger, TrainData, register
 from .hogwild_kernels import sapo_epoch_hogwild, sapo_scales
 from .sapo_kernels import sapo_epoch
 from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
-from .threads import numba_threads, resolve_threads
+from .threads import numba_threads, parallel_epoch, resolve_threads
 
 
 def check_sapo_settings(n_best, learning_rate, l2, lr_schedule, stop_ratio) -> None:
@@ -177,17 +177,18 @@ class SAPO(SequenceTagger):
                                          self.lr_schedule == "decay", float(self.l2), state["n_train"],
                                          not self.l2_per_pass)
             parallel = sigmas[-1] >= FOLD_BELOW  # no fold of the scale within the pass
-        if parallel:
-            hogwild = sapo_epoch_hogwild
-            if data.ent_val is not None:
-                from .hogwild_valued_kernels import sapo_epoch_valued_hogwild as hogwild
-            with numba_threads(threads):
-                n_updates, n_errors, loss = hogwild(
-                    order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
-                    state["v"], gammas, sigmas, data.index.n_labels, int(self.n_best), self.search == "beam",
-                    int(self.beam_width), stop_gap, threads)
-            sigma, step, sigma_sum = float(sigmas[-1]), state["step"] + len(order), state["sigma_sum"]
-        else:
+        with parallel_epoch(parallel) as parallel:  # the serial epoch after fork (threads.py)
+            if parallel:
+                hogwild = sapo_epoch_hogwild
+                if data.ent_val is not None:
+                    from .hogwild_valued_kernels import sapo_epoch_valued_hogwild as hogwild
+                with numba_threads(threads):
+                    n_updates, n_errors, loss = hogwild(
+                        order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
+                        state["v"], gammas, sigmas, data.index.n_labels, int(self.n_best),
+                        self.search == "beam", int(self.beam_width), stop_gap, threads)
+                sigma, step, sigma_sum = float(sigmas[-1]), state["step"] + len(order), state["sigma_sum"]
+        if not parallel:
             sigma, step, n_updates, n_errors, loss, sigma_sum = epoch(
                 order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
                 state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),

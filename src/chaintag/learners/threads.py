@@ -44,3 +44,29 @@ def numba_threads(n: int):
         yield
     finally:
         numba.set_num_threads(saved)
+
+
+@contextmanager
+def parallel_epoch(wanted: bool):
+    """Whether a Hogwild epoch may run its parallel kernel now (see :func:`chaintag.parallel.parallel_region`).
+
+    Waits while another thread is inside a parallel region of a layer that is
+    not thread-safe; yields False (run the ``n_jobs=1`` epoch kernel, with a
+    warning once per process) in a forked child of a process that had started
+    numba's threading layer, where starting its threads again can end the child.
+    """
+    from ..parallel import parallel_allowed, parallel_region
+    if wanted and not parallel_allowed():
+        global _warned_fork
+        if not _warned_fork:
+            import warnings
+            warnings.warn("n_jobs > 1 in a forked child of a process that ran parallel kernels: the threading "
+                          "layer cannot start again here, so these epochs run on one thread (start the workers "
+                          "with the 'spawn' or 'forkserver' method to train on several)", RuntimeWarning,
+                          stacklevel=3)
+            _warned_fork = True
+    with parallel_region(wanted, wait=True) as parallel:
+        yield parallel
+
+
+_warned_fork = False
