@@ -86,7 +86,7 @@ def child_dist(path: str, features: str, algorithm: str, cli: str, workers: int,
     from chaintag.cli.main import main
     from chaintag.distributed import open_client
     if sent:
-        import chaintag.distributed.shard_files as sf
+        import chaintag.training.shard_files as sf
         sf.workers_seeing = lambda client, folder, workers: dict.fromkeys(workers, False)
     tmp = tempfile.mkdtemp()
     small = os.path.join(tmp, "head.txt")

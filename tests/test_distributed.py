@@ -9,8 +9,8 @@ distributed = pytest.importorskip("distributed")
 
 from chaintag.cli.main import main  # noqa: E402
 from chaintag.distributed import fit_distributed, open_client  # noqa: E402
-from chaintag.distributed.shards import make_shard, shard_bounds, shard_digest, shard_orders  # noqa: E402
-from chaintag.distributed.worker import load_shard  # noqa: E402
+from chaintag.training.shards import make_shard, shard_bounds, shard_digest, shard_orders  # noqa: E402
+from chaintag.training.worker import load_shard  # noqa: E402
 from chaintag.errors import InputError, TrainingError  # noqa: E402
 from chaintag.learners import make_learner  # noqa: E402
 from chaintag.learners.base import TrainData  # noqa: E402

@@ -10,8 +10,8 @@ distributed = pytest.importorskip("distributed")
 import chaintag  # noqa: E402
 from chaintag.cli.main import main  # noqa: E402
 from chaintag.distributed import fit_distributed, fit_distributed_file, open_client  # noqa: E402
-from chaintag.distributed.shard_files import NAMES, write_shard_files  # noqa: E402
-from chaintag.distributed.shards import make_shard, shard_bounds, shard_digest  # noqa: E402
+from chaintag.training.shard_files import NAMES, write_shard_files  # noqa: E402
+from chaintag.training.shards import make_shard, shard_bounds, shard_digest  # noqa: E402
 from chaintag.errors import InputError, TrainingError  # noqa: E402
 from chaintag.learners import make_learner  # noqa: E402
 from chaintag.learners.base import TrainData  # noqa: E402
@@ -106,7 +106,7 @@ def test_one_streamed_shard_equals_serial_and_shards_can_be_sent_instead_of_mapp
     assert same_file(one, serial, tmp_path)
     assert one.streamed_ == {"n_sentences": 90, "n_tokens": sum(map(len, labs)), "chunks": 7}
     # workers that do not see the driver's folder are sent each shard's arrays
-    import chaintag.distributed.shard_files as sf
+    import chaintag.training.shard_files as sf
     monkeypatch.setattr(sf, "workers_seeing", lambda client, folder, workers: dict.fromkeys(workers, False))
     monkeypatch.setattr(sf, "BLOCK_BYTES", 1000)  # many blocks per array
     mem = fit_distributed(learner("perceptron", **kw), sents, labs, client=client, shards=2)

@@ -4,7 +4,7 @@
 (:func:`chaintag.streaming.train.prepare_streamed`: the file read three times
 in chunks of sentences, the attribute table and its count cut-off built from
 merged counts), writes each shard's compact arrays to ``.npy`` files
-(:func:`chaintag.distributed.shard_files.write_shard_files`) and trains on them
+(:func:`chaintag.training.shard_files.write_shard_files`) and trains on them
 exactly as :func:`chaintag.distributed.fit_distributed` does on the corpus in
 memory: same shards, same model, byte for byte.
 """
@@ -92,7 +92,7 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     R. McDonald, K. Hall, G. Mann. Distributed training strategies for the
     structured perceptron. NAACL 2010.
     """
-    from .mixing import family_of
+    from ..training.mixing import family_of
     if mixing not in ("uniform", "updates"):
         raise InputError(f"mixing must be 'uniform' or 'updates', not {mixing!r}")
     if learner.algorithm in ("perceptron2", "sapo2", "maxent"):
@@ -133,7 +133,7 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
 def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_retries, folder,
          checkpoint_dir, resume):
     from ..streaming.train import prepare_streamed, remove_stale_chunks
-    from .shard_files import write_shard_files
+    from ..training.shard_files import write_shard_files
     from .trainer import _Trainer
     remove_stale_chunks(folder)
     with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:

@@ -1,7 +1,7 @@
 """Shards placed on Dask workers, and tasks run on every shard with lost workers handled.
 
 Each shard is sent once to one worker as compact arrays and turned into a
-:class:`~chaintag.distributed.worker.ShardWorker` there; tasks over the shards
+:class:`~chaintag.training.worker.ShardWorker` there; tasks over the shards
 are pinned to the shard's worker. When a worker disappears (crash, kill, lost
 connection), the shards it held are sent again to the workers left (from the
 driver's copy of the corpus arrays, or from the shard files on disk) and the
@@ -16,7 +16,7 @@ import time
 import warnings
 
 from .cluster import live_workers
-from .worker import load_shard
+from ..training.worker import load_shard
 
 
 class WorkerLost(Exception):
@@ -36,11 +36,11 @@ class ShardPool:
     learner : SequenceTagger
         Its class and hyper-parameters are sent (not its fitted state).
     source : MemoryShards or ShardFiles
-        The shards (:class:`chaintag.distributed.shards.MemoryShards`: the
-        driver's corpus arrays; :class:`chaintag.distributed.shard_files.ShardFiles`:
+        The shards (:class:`chaintag.training.shards.MemoryShards`: the
+        driver's corpus arrays; :class:`chaintag.training.shard_files.ShardFiles`:
         files on disk): kept, to resend lost shards.
     keys : tuple of str
-        Epoch state keys (:attr:`~chaintag.distributed.mixing.Family.keys`), or () for crf-lbfgs.
+        Epoch state keys (:attr:`~chaintag.training.mixing.Family.keys`), or () for crf-lbfgs.
     max_retries : int
         Reruns allowed per task round after lost workers.
     wait_workers : float

@@ -6,7 +6,7 @@ checkpoints), except that each epoch runs on shards of the training
 sentences held by Dask workers:
 
 - perceptron, MIRA, N-best MIRA, SAPO and CRF (SGD): iterative parameter
-  mixing (McDonald, Hall and Mann, NAACL 2010), see :mod:`chaintag.distributed.mixing`;
+  mixing (McDonald, Hall and Mann, NAACL 2010), see :mod:`chaintag.training.mixing`;
 - crf-lbfgs: the objective and its gradient are sums over sentences, so each
   worker computes its shard's part and the driver adds them up for L-BFGS.
 
@@ -22,10 +22,10 @@ import time
 import numpy as np
 
 from ..errors import InputError, TrainingError
-from .mixing import family_of, mix, mixing_coefficients
+from ..training.mixing import family_of, mix, mixing_coefficients
 from .pool import ShardPool
-from .shards import MemoryShards, shard_bounds, shard_orders
-from .worker import initial_state, run_epoch, run_objective
+from ..training.shards import MemoryShards, shard_bounds, shard_orders
+from ..training.worker import initial_state, run_epoch, run_objective
 
 
 def fit_distributed(learner, sentences, labels, dev=None, *, client=None, workers=None, scheduler=None,

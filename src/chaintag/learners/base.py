@@ -79,6 +79,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     with the model, and ``chaintag tag`` and ``eval`` use it by default.
     """
 
+    #: how the epoch state is mixed between shards (chaintag.training.mixing.FAMILIES), None: not by mixing
+    mixing_family = None
+
     #: first-order decoding over the learner's emission and transition scores, so that
     #: constrained (label scheme) and partially labelled decoding apply (chaintag.learners.constrained)
     constrained_decoding = True

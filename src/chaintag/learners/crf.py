@@ -45,8 +45,10 @@ class CRF(SequenceTagger):
     log-linear models with cumulative penalty. ACL 2009.
     """
 
+    mixing_family = "scaled"  # scaled weights, averaged sums, the scale
+
     algorithm = "crf"
-    _real_values = True  # feature-dict numbers: crf_valued_kernels
+    _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="bottou", l2=1.0,
                  averaged=True, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0,

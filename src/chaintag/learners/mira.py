@@ -43,8 +43,10 @@ class MIRA(SequenceTagger):
     large-margin training of dependency parsers. ACL 2005.
     """
 
+    mixing_family = "lazy"  # weights and lazily averaged sums
+
     algorithm = "mira"
-    _real_values = True  # feature-dict numbers: mira_valued_kernels (N-best MIRA too)
+    _real_values = True  # feature-dict numbers: the kernels read the values (ent_val; N-best MIRA too)
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
     def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",

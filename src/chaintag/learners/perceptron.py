@@ -66,9 +66,11 @@ class StructuredPerceptron(SequenceTagger):
     [['D', 'N']]
     """
 
+    mixing_family = "lazy"  # weights and lazily averaged sums
+
     algorithm = "perceptron"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
-    _real_values = True  # feature-dict numbers: perceptron_valued_kernels
+    _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
                  feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None,

@@ -110,8 +110,10 @@ class SAPO(SequenceTagger):
     framework (SAPO), Algorithm 1.
     """
 
+    mixing_family = "scaled"  # scaled weights, averaged sums, the scale
+
     algorithm = "sapo"
-    _real_values = True  # feature-dict numbers: sapo_valued_kernels
+    _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
                  learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,

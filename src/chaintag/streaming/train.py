@@ -49,7 +49,7 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
         For bad input (named by file and line), standard input, hashed
         attributes, or a learner without a compiled epoch.
     """
-    from ..distributed.mixing import family_of
+    from ..training.mixing import family_of
     from .reader import iter_chunks
     fam = family_of(learner)
     if chunk_sentences < 1:
@@ -193,8 +193,8 @@ def remove_stale_chunks(folder=None) -> list[str]:
 
 def _train_chunks(learner, fam, corpus, dev_pack) -> None:
     """The epoch driver: every epoch visits the chunks in order, the learner's state carried through."""
-    from ..distributed.shards import shard_orders
-    from ..distributed.worker import ShardWorker
+    from ..training.shards import shard_orders
+    from ..training.worker import ShardWorker
     index = learner.feature_index_
     cls, params = type(learner), learner.get_params()
     rng = np.random.default_rng(learner.random_state)

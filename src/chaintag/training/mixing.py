@@ -76,6 +76,8 @@ class Family:
 
 LAZY = Family("lazy", "w", ("u", "step"))
 SCALED = Family("scaled", "v", ("acc", "step", "sigma", "sigma_sum"))
+#: A learner class names its family in its ``mixing_family`` attribute.
+FAMILIES = {"lazy": LAZY, "scaled": SCALED}
 
 
 def family_of(learner) -> Family:
@@ -89,16 +91,12 @@ def family_of(learner) -> Family:
         its gradient instead).
     """
     from ..errors import InputError
-    from ..learners.crf import CRF
-    from ..learners.mira import MIRA
-    from ..learners.perceptron import StructuredPerceptron
-    from ..learners.sapo import SAPO
-    if isinstance(learner, (StructuredPerceptron, MIRA)):
-        return LAZY
-    if isinstance(learner, (SAPO, CRF)):
-        return SCALED
-    raise InputError(f"distributed training is offered for perceptron, mira, nbest-mira, sapo, crf and "
-                     f"crf-lbfgs, not {learner.algorithm}")
+    family = FAMILIES.get(getattr(type(learner), "mixing_family", None))
+    if family is None:
+        raise InputError(f"{learner.algorithm} cannot be trained by parameter mixing: distributed and streamed "
+                         "training are offered for the learners that declare a mixing_family (perceptron, mira, "
+                         "nbest-mira, sapo, crf; crf-lbfgs sums its gradient over the workers instead)")
+    return family
 
 
 def mixing_coefficients(updates: list[int], mixing: str) -> list[float]:

@@ -26,12 +26,12 @@ class ShardWorker:
     params : dict
         Its hyper-parameters (``get_params()``).
     shard : dict of arrays
-        From :func:`chaintag.distributed.shards.make_shard` (or memory-mapped shard files).
+        From :func:`chaintag.training.shards.make_shard` (or memory-mapped shard files).
     feat_label : int32 array, shape (n_features,)
     n_labels : int
     keys : tuple of str
         State keys sent by the driver with every epoch
-        (:attr:`chaintag.distributed.mixing.Family.keys`); empty for the batch
+        (:attr:`chaintag.training.mixing.Family.keys`); empty for the batch
         objective of ``crf-lbfgs``.
     """
 
@@ -88,11 +88,10 @@ class ShardWorker:
     def objective(self, w: np.ndarray, l2: float) -> tuple[float, np.ndarray]:
         """The CRF's negative log-likelihood on the shard plus ``l2 ||w||^2 / 2``, and its gradient."""
         from ..learners.crf_kernels import crf_objective
+        from ..learners.path_kernels import training_arrays
         d = self.data
-        a = d.attrs
         grad = np.zeros(d.index.n_weights)
-        value = crf_objective(w, a.sent_ptr, a.tok_ptr, d.ent_lo, d.ent_n, d.gold, d.index.feat_label,
-                              d.index.n_labels, float(l2), grad)
+        value = crf_objective(w, training_arrays(d), d.index.n_labels, float(l2), grad)
         return float(value), grad
 
 
@@ -100,7 +99,7 @@ def load_shard(learner_cls, params, shard, feat_label, n_labels, keys, digest=No
     """Task: build a :class:`ShardWorker` in the worker's memory.
 
     ``shard`` is a dict of arrays, or a
-    :class:`~chaintag.distributed.shard_files.ShardPaths` whose files are mapped here.
+    :class:`~chaintag.training.shard_files.ShardPaths` whose files are mapped here.
 
     Raises
     ------

@@ -2,8 +2,8 @@
 
 :func:`write_shard_files` turns the chunk files of
 :func:`chaintag.streaming.extract.extract_to_disk` into one ``.npy`` file per
-shard and array (the arrays of :func:`chaintag.distributed.shards.make_shard`,
-with the same bounds :func:`~chaintag.distributed.shards.shard_bounds` gives
+shard and array (the arrays of :func:`chaintag.training.shards.make_shard`,
+with the same bounds :func:`~chaintag.training.shards.shard_bounds` gives
 the corpus in memory), one chunk's piece at a time. The driver then holds the
 per-sentence offsets (16 bytes per sentence) and the model, not the corpus.
 
@@ -24,7 +24,7 @@ from .shards import bounds_from_entries
 
 #: Bytes per block when a shard's arrays are sent to a worker that does not see the files.
 BLOCK_BYTES = 32 * 2**20
-#: The arrays of a shard, in the (sorted) order :func:`~chaintag.distributed.shards.shard_digest` reads them.
+#: The arrays of a shard, in the (sorted) order :func:`~chaintag.training.shards.shard_digest` reads them.
 NAMES = ("ent_lo", "ent_n", "gold", "sent_ptr", "tok_ptr")
 
 
@@ -45,7 +45,7 @@ class ShardFiles:
     bounds : int64 array, shape (n_shards + 1,)
         Shard ``i`` holds sentences ``bounds[i]:bounds[i+1]``.
     digests : list of str
-        :func:`~chaintag.distributed.shards.shard_digest` of every shard.
+        :func:`~chaintag.training.shards.shard_digest` of every shard.
     n_sentences, n_tokens : int
     feat_label : int32 array, shape (n_features,)
     n_labels : int
@@ -73,7 +73,7 @@ class ShardFiles:
     def send(self, client, i: int, worker: str):
         """Send shard ``i`` to ``worker``: its file names (when it sees them) or its arrays, read from the
         files and scattered block by block (at most :data:`BLOCK_BYTES` in this process at a time); returns
-        what the worker's task takes (:func:`~chaintag.distributed.worker.load_shard`) and the digest."""
+        what the worker's task takes (:func:`~chaintag.training.worker.load_shard`) and the digest."""
         paths = self.paths(i)
         if worker not in self.sees:
             self.sees.update(workers_seeing(client, self.folder, [worker]))
@@ -124,7 +124,7 @@ def write_shard_files(corpus, n_shards: int, feat_label, n_labels: int, remove_c
     -------
     ShardFiles
         In ``corpus.folder``; arrays and digests equal those of
-        :func:`~chaintag.distributed.shards.make_shard` over the corpus in memory.
+        :func:`~chaintag.training.shards.make_shard` over the corpus in memory.
     """
     n_sent = corpus.n_sentences
     tok_cum = np.zeros(n_sent + 1, dtype=np.int64)   # tokens before each sentence

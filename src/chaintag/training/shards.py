@@ -148,7 +148,7 @@ def shard_orders(order: np.ndarray, bounds: np.ndarray) -> list[np.ndarray]:
 
 class MemoryShards:
     """The shards of a corpus held in memory by the driver (what a :class:`~chaintag.distributed.pool.ShardPool`
-    sends; :class:`~chaintag.distributed.shard_files.ShardFiles` is the same for shards on disk).
+    sends; :class:`~chaintag.training.shard_files.ShardFiles` is the same for shards on disk).
 
     Parameters
     ----------
