@@ -1,8 +1,53 @@
-"""Names of a package imported on first use (PEP 562), shared by ``chaintag`` and
-``chaintag.learners`` so that a command needing one learner does not import the others."""
+"""Imports on first use: names of a package (PEP 562), shared by ``chaintag`` and
+``chaintag.learners`` so that a command needing one learner does not import the others, and
+the optional dependencies (scikit-learn, SciPy, matplotlib), which name their extra when missing."""
 
 import importlib
 import importlib.util
+
+from .errors import ChaintagError
+
+#: Optional dependency (the top-level module) -> the name it is installed under.
+DISTRIBUTIONS = {"sklearn": "scikit-learn", "scipy": "SciPy", "matplotlib": "matplotlib", "gensim": "gensim"}
+
+
+class MissingExtraError(ChaintagError, ImportError):
+    """An optional dependency is not installed, and a part of chaintag that needs it was asked for."""
+
+
+def require(module, extra, needed_by):
+    """Import and return ``module``, an optional dependency of ``needed_by``.
+
+    Parameters
+    ----------
+    module : str
+        Dotted module name (``"sklearn.linear_model"``, ``"scipy.optimize"``).
+    extra : str
+        The extra of chaintag that installs it (``"maxent"``, ``"lbfgs"``, ``"clusters"``, ``"plot"``).
+    needed_by : str
+        What needs it, for the message (``"the maxent tagger"``).
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    MissingExtraError
+        When ``module`` (or the package holding it) cannot be imported: one line naming the missing
+        package and the extra, ``pip install 'chaintag[EXTRA]'``. An ImportError raised inside an
+        installed module (a broken install) passes through unchanged.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.partition(".")[0]
+        missing = exc.name is None or exc.name == top or exc.name.startswith(top + ".")
+        if not missing:
+            raise
+        name = DISTRIBUTIONS.get(top, top)
+        raise MissingExtraError(f"{needed_by} needs {name}, which is not installed: "
+                                f"pip install 'chaintag[{extra}]'") from None
 
 
 def lazy_names(package, table, namespace):

@@ -193,7 +193,9 @@ class CRFLBFGS(SequenceTagger):
         return fun
 
     def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
-        from scipy.optimize import Bounds, minimize
+        from ..lazy import require
+        optimize = require("scipy.optimize", "lbfgs", "crf-lbfgs (L-BFGS)")
+        Bounds, minimize = optimize.Bounds, optimize.minimize
 
         if checkpoint_dir:
             from ..errors import InputError

@@ -15,7 +15,10 @@ class SklearnTagsMixin:
     """Declares the estimator's tags to scikit-learn (>= 1.6 asks for them)."""
 
     def __sklearn_tags__(self):
-        from sklearn.utils import InputTags, Tags, TargetTags
+        # asked by scikit-learn only, so it is installed then; the message covers a broken install
+        from ..lazy import require
+        utils = require("sklearn.utils", "maxent", "scikit-learn's estimator tags")
+        InputTags, Tags, TargetTags = utils.InputTags, utils.Tags, utils.TargetTags
         # no estimator type: not a token classifier (whose default scorer flattens labels)
         return Tags(estimator_type=None, target_tags=TargetTags(required=True), no_validation=True,
                     input_tags=InputTags(two_d_array=False, string=True))

@@ -36,7 +36,8 @@ def kmeans_ids(vectors: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarra
 
 
 def _kmeans(vectors, n_clusters, seed=0):
-    from sklearn.cluster import MiniBatchKMeans
+    from ..lazy import require
+    MiniBatchKMeans = require("sklearn.cluster", "clusters", "k-means clusters of word vectors").MiniBatchKMeans
     x = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(x, axis=1)
     live = norms > 0
