@@ -270,7 +270,7 @@ class Runner:
         chaintag.errors.InputError
             The file cannot be read, or ``data`` holds no sentence.
         """
-        from chaintag.data.datasets import load_corpus
+        from chaintag.api.corpus import load_corpus  # with the document columns
         key = (data.ref, "documents") if documents else data.ref
         if key not in self._corpora:
             corpus = load_corpus(data.ref, data_dir=self.data_dir, document_columns=documents,
