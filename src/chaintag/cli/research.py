@@ -17,7 +17,7 @@ from ..errors import ChaintagError
 PACKAGE = "chaintag_research"
 
 #: How to install it: from the repository root, or from the package index.
-INSTALL_HINT = "pip install -e ./research from the chaintag repository (or pip install chaintag-research)"
+INSTALL_HINT = "pip install -e ./research (from the chaintag repository)"
 
 
 class MissingResearchError(ChaintagError, ImportError):
