@@ -48,8 +48,8 @@ def _template_specs(features) -> list[str]:
     from ..features.templates import PRESETS
     parts = [p.strip() for p in features.split(";")] if isinstance(features, str) else list(features)
     if isinstance(features, str) and os.path.isfile(features):
-        with open(features, encoding="utf-8-sig") as f:
-            parts = [ln.split("#", 1)[0].strip() for ln in f]
+        from ..io.text_lines import numbered_lines
+        parts = [ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")]
     return [t for p in parts for t in PRESETS.get(p, [p])]
 
 

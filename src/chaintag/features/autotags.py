@@ -113,12 +113,13 @@ class Text:
     def __init__(self, paths: Sequence[str]):
         self.files = text_files(paths)
         self.sentences: list[list[str]] = []
+        from ..io.text_lines import clean_line
         for path in self.files:
             try:
                 with open(path, "rb") as fh:
                     for lineno, raw in enumerate(fh, 1):
                         try:
-                            toks = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").split()
+                            toks = clean_line(raw.decode("utf-8")).split()
                         except UnicodeDecodeError as exc:
                             raise InputError(f"not UTF-8 text ({exc.reason})", path, lineno) from None
                         if toks:

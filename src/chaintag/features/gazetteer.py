@@ -391,7 +391,8 @@ def read_list(path: str) -> Counter:
     """Read a gazetteer list file: one entry a line, ``type<TAB>string``.
 
     Blank lines and lines starting with ``#`` are skipped. The string is
-    split on whitespace into tokens.
+    split on whitespace into tokens. A byte-order mark (at the start of the
+    file or of any line) and CRLF endings are dropped.
 
     Parameters
     ----------
@@ -410,21 +411,15 @@ def read_list(path: str) -> Counter:
         an empty string (the message names the file and line).
     """
     out: Counter = Counter()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                text = line.rstrip("\r\n")
-                if not text.strip() or text.lstrip().startswith("#"):
-                    continue
-                typ, tab, string = text.partition("\t")
-                toks = tuple(string.split())
-                if not tab or not typ.strip() or not toks:
-                    raise InputError(f"expected 'type<TAB>string' (an entity type, a tab, then the entity "
-                                     f"string), got {text[:60]!r}", path, lineno)
-                if len(toks) <= MAX_ENTRY_TOKENS:
-                    out[(toks, typ.strip())] += 1
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the gazetteer list: {exc.strerror or exc}", path) from None
+    from ..io.text_lines import numbered_lines
+    for lineno, text in numbered_lines(path, what="gazetteer list"):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        typ, tab, string = text.partition("\t")
+        toks = tuple(string.split())
+        if not tab or not typ.strip() or not toks:
+            raise InputError(f"expected 'type<TAB>string' (an entity type, a tab, then the entity "
+                             f"string), got {text[:60]!r}", path, lineno)
+        if len(toks) <= MAX_ENTRY_TOKENS:
+            out[(toks, typ.strip())] += 1
     return out

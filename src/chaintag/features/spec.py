@@ -44,6 +44,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..io.text_lines import numbered_lines
 from ..resources.wordmaps import RESOURCE_FUNCTION, VECTOR_FUNCTION, WordMaps
 
 _RESOURCE_NAMES = {VECTOR_FUNCTION}
@@ -71,8 +72,8 @@ def _parts(features):
     if not isinstance(features, str):
         return list(features), "", None
     if os.path.isfile(features):
-        with open(features, encoding="utf-8-sig") as f:
-            return [ln.split("#", 1)[0].strip() for ln in f], os.path.dirname(features), features
+        return ([ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")],
+                os.path.dirname(features), features)
     return [p.strip() for p in features.split(";")], "", None
 
 
@@ -172,8 +173,7 @@ def resource_paths(features: str | Sequence[str]) -> list[str]:
     if not isinstance(features, str):
         parts, base, where = list(features), "", None
     elif os.path.isfile(features):
-        with open(features, encoding="utf-8-sig") as f:
-            parts = [ln.split("#", 1)[0].strip() for ln in f]
+        parts = [ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")]
         base, where = os.path.dirname(features), features
     else:
         parts, base, where = [p.strip() for p in features.split(";")], "", None
@@ -413,8 +413,7 @@ def _function_names(features: str) -> set[str]:
     if not isinstance(features, str):
         features = ";".join(features)
     if os.path.isfile(features):
-        with open(features, encoding="utf-8-sig") as f:
-            parts = [ln.split("#", 1)[0].strip() for ln in f]
+        parts = [ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")]
     else:
         parts = [p.strip() for p in features.split(";")]
     specs = []

@@ -272,11 +272,11 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str], vir
                     specs.append((opt, None, None))
         elif os.path.isfile(features):
             specs = []
-            with open(features, encoding="utf-8-sig") as f:
-                for lineno, ln in enumerate(f, 1):
-                    text = ln.split("#", 1)[0].strip()
-                    if text and not text.startswith("@"):  # @clusters=FILE: a resource, not a template
-                        specs.append((text, features, lineno))
+            from ..io.text_lines import numbered_lines
+            for lineno, ln in numbered_lines(features, what="template file"):  # BOM, CRLF dropped
+                text = ln.split("#", 1)[0].strip()
+                if text and not text.startswith("@"):  # @clusters=FILE: a resource, not a template
+                    specs.append((text, features, lineno))
         else:
             specs = []
             for part in (t.strip() for t in features.split(";")):

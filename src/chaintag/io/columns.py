@@ -6,7 +6,8 @@ can be processed; writing is atomic when the destination is a path.
 Accepted input:
 
 - LF, CRLF and lone CR line endings (mixed freely); a UTF-8 byte-order mark at the
-  start of the file is dropped;
+  start of the file, or at the start of any line (files joined with ``cat``), is
+  dropped (:func:`chaintag.io.text_lines.clean_line`);
 - blank lines, and lines holding nothing but ASCII whitespace (space, tab, form
   feed, vertical tab), separate sentences; runs of them never produce empty
   sentences; the last sentence needs no final newline;
@@ -32,6 +33,7 @@ from typing import NamedTuple
 
 from chaintag.errors import InputError
 from chaintag.io.atomic import atomic_open
+from chaintag.io.text_lines import refuse_zip, strip_bom
 
 __all__ = [
     "Sentence",
@@ -50,7 +52,6 @@ __all__ = [
 DOCUMENT_MARKERS = ("-DOCSTART-", "###MEDLINE:")
 
 _CHUNK = 1 << 16
-_BOM = "\ufeff"
 _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _NEWLINE_TEXT = re.compile(r"\r\n|\r|\n")
 #: Whitespace that separates columns (runs of it, in space-separated files).
@@ -186,12 +187,11 @@ def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str) -> Iterator
     """Decode each line separately so that a bad byte can be reported with its line."""
     if codec == "utf-8-sig":
         codec = "utf-8"
-    bom_bytes = b"\xef\xbb\xbf" if codec == "utf-8" else None
     lineno = 0
     for raw in raw_lines:
         lineno += 1
-        if lineno == 1 and bom_bytes is not None and raw.startswith(bom_bytes):
-            raw = raw[len(bom_bytes):]
+        if lineno == 1:
+            refuse_zip(raw, name)
         try:
             text = raw.decode(codec)
         except UnicodeDecodeError as e:
@@ -200,18 +200,14 @@ def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str) -> Iterator
                 f"not valid {_display_encoding(codec)} (byte 0x{bad.hex()} at byte {e.start + 1} "
                 "of the line); use --encoding to give the file's encoding",
                 name, lineno) from None
-        if lineno == 1 and text.startswith(_BOM):
-            text = text[1:]
-        yield text
+        yield strip_bom(text, lineno == 1)
 
 
 def _text_lines(read) -> Iterator[str]:
     first = True
     for line in _split_chunks(read, "", _NEWLINE_TEXT, "\r"):
-        if first and line.startswith(_BOM):
-            line = line[1:]
+        yield strip_bom(line, first)
         first = False
-        yield line
 
 
 def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> Iterator[str]:
@@ -232,7 +228,8 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
     ------
     str
         Line ``i`` (1-based) is the ``i``-th item. LF, CRLF and lone CR all end a
-        line; a UTF-8 byte-order mark at the start is dropped. A final line
+        line; a UTF-8 byte-order mark at the start of the file or of any line
+        is dropped. A final line
         without a line ending is yielded; an empty file yields nothing.
 
     Raises
@@ -578,7 +575,7 @@ def write_sentences(sentences: Iterable, dest, *, sep: str = " ", encoding: str 
     Lines end in ``"\\n"``. Reading the output back with :func:`iter_sentences`
     gives the same tokens, except for values the reader treats specially: a first
     column starting with ``-DOCSTART-`` or ``###MEDLINE:``, or a byte-order mark
-    opening the very first value.
+    opening the first value of a line.
     """
     if isinstance(dest, (str, os.PathLike)):
         with atomic_open(dest, "w", encoding=encoding, newline="\n") as f:

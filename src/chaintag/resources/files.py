@@ -6,7 +6,8 @@ Brown ``paths`` file (Liang's ``brown-cluster`` output)
     ``BITS<TAB>WORD[<TAB>COUNT]`` per line, ``BITS`` a string of 0 and 1.
 Word vectors, text format (word2vec ``-binary 0``, GloVe, fastText ``.vec``)
     ``WORD V1 ... VD`` per line, space separated; an optional first line
-    ``N D`` (word2vec, fastText).
+    ``N D`` (word2vec, fastText). A word may hold spaces (GloVe 840B): it is
+    then every field before the last ``D`` (:mod:`chaintag.io.vector_lines`).
 chaintag cluster table (written by ``chaintag clusters``)
     A first line ``# chaintag word clusters 1``, further ``# key: value``
     comment lines (``normalize``, ``settings``), a header line
@@ -14,7 +15,9 @@ chaintag cluster table (written by ``chaintag clusters``)
     per line: its path (bits, or empty) and its cluster ids.
 
 Each reader stops at the first malformed line with an
-:class:`~chaintag.errors.InputError` naming the file and the line.
+:class:`~chaintag.errors.InputError` naming the file and the line. A UTF-8
+byte-order mark (at the start of the file or of any line) and the CR of
+CRLF endings are dropped (:mod:`chaintag.io.text_lines`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import re
 import numpy as np
 
 from ..errors import InputError
+from ..io.text_lines import numbered_lines
+from ..io.vector_lines import log_spaced_words, split_vector_line
 from .wordmaps import WordMaps
 
 TABLE_MAGIC = "# chaintag word clusters 1"
@@ -33,14 +38,8 @@ _BITS = re.compile(r"^[01]+$")
 
 
 def _lines(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                yield lineno, line.rstrip("\r\n")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read resource file: {exc.strerror}", path) from None
+    """``(line number, line)`` of a resource file: BOM and CRLF removed (file and line named on errors)."""
+    return numbered_lines(path, what="resource file")
 
 
 def sniff_kind(path) -> str:
@@ -114,7 +113,11 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
     Parameters
     ----------
     path : str or os.PathLike
-        ``WORD V1 ... VD`` per line; an optional first line ``N D``.
+        ``WORD V1 ... VD`` per line; an optional first line ``N D``. ``D`` is
+        the header's, else the number of values of the first vector line; a
+        line with more fields takes the leading ones as its word (GloVe
+        840B's ``at name@domain.com``), unless they are all numbers; the
+        number of such words is logged (logger ``chaintag.io.vector_lines``).
     source : str, optional
 
     Returns
@@ -132,6 +135,7 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
     words, rows, seen = [], [], {}
     dim = None
     expect = None
+    spaced, spaced_example = 0, None
     for lineno, line in _lines(path):
         if not line.strip():
             continue
@@ -141,7 +145,10 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
             if dim < 1:
                 raise InputError("the header gives a vector dimension of 0", path, lineno)
             continue
-        word, values = fields[0], fields[1:]
+        word, values, has_space = split_vector_line(line, dim)
+        if has_space:
+            spaced += 1
+            spaced_example = spaced_example or word
         if dim is None:
             dim = len(values)
             if dim < 1:
@@ -159,6 +166,7 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
         words.append(word)
     if not words:
         raise InputError("no vectors in the file", path)
+    log_spaced_words(path, spaced, spaced_example)
     if expect is not None and expect != len(words):
         raise InputError(f"the header announces {expect} vectors, the file has {len(words)}", path, 1)
     vectors = np.vstack(rows).astype(np.float32)

@@ -79,14 +79,11 @@ def read_sentences(sources: Iterable[str], data_dir=None) -> Iterator[list[str]]
     from ..data.datasets import is_dataset_ref, load_corpus
     for src in sources:
         if os.path.isfile(src):
-            try:
-                with open(src, encoding="utf-8") as f:
-                    for line in f:
-                        toks = line.split()
-                        if toks:
-                            yield toks
-            except UnicodeDecodeError as exc:
-                raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", src) from None
+            from ..io.text_lines import numbered_lines  # byte-order marks and CRLF dropped
+            for _, line in numbered_lines(src, what="text"):
+                toks = line.split()
+                if toks:
+                    yield toks
         elif is_dataset_ref(src):
             corpus = load_corpus(src, data_dir=data_dir, labelled=False)
             for sent in corpus.tokens:

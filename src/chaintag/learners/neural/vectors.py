@@ -7,14 +7,20 @@ import os
 import numpy as np
 
 from ...errors import InputError
+from ...io.text_lines import numbered_lines
+from ...io.vector_lines import log_spaced_words, split_vector_line
 
 
 def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
     """Read a text file of word vectors: one word and its values per line, separated by spaces.
 
     The word2vec and fastText ``.vec`` files start with a header line
-    ``n_words dim``, GloVe files have none; both are read. The first word
-    line fixes the dimension. A word given twice keeps its first vector.
+    ``n_words dim``, GloVe files have none; both are read. The header, else
+    the first word line, fixes the dimension; a line with more fields takes
+    the leading ones as its word (GloVe 840B's ``at name@domain.com``; see
+    :mod:`chaintag.io.vector_lines`). A word given twice keeps its first
+    vector. A byte-order mark (at the start of the file or of any line) and
+    CRLF endings are dropped.
 
     Parameters
     ----------
@@ -43,43 +49,41 @@ def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
     seen: set[str] = set()
     dim = None
     header = None
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            try:
-                line = raw.decode(encoding).rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"cannot decode the line as {encoding}: {exc.reason}", path, lineno) from None
-            if lineno == 1:
-                line = line.lstrip("\ufeff")
-            parts = line.rstrip().split(" ")
-            if not line.strip():
-                continue
-            if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                header = (int(parts[0]), int(parts[1]))
-                dim = header[1]
-                continue
-            if len(parts) < 2:
-                raise InputError("expected a word followed by its vector values", path, lineno)
-            word, values = parts[0], parts[1:]
-            if dim is None:
-                dim = len(values)
-            if len(values) != dim:
-                raise InputError(f"{len(values)} values on this line, but the vectors have dimension {dim}",
-                                 path, lineno)
-            try:
-                vec = np.array(values, dtype=np.float32)
-            except ValueError:
-                bad = next(v for v in values if not _is_number(v))
-                raise InputError(f"the value {bad!r} of word {word!r} is not a number", path, lineno) from None
-            if not np.all(np.isfinite(vec)):
-                raise InputError(f"word {word!r} has a value that is not finite", path, lineno)
-            if word in seen:
-                continue
-            seen.add(word)
-            words.append(word)
-            rows.append(vec)
+    spaced, spaced_example = 0, None
+    for lineno, line in numbered_lines(path, encoding=encoding, what="vectors file"):
+        parts = line.rstrip().split(" ")
+        if not line.strip():
+            continue
+        if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+            header = (int(parts[0]), int(parts[1]))
+            dim = header[1]
+            continue
+        if len(parts) < 2:
+            raise InputError("expected a word followed by its vector values", path, lineno)
+        word, values, has_space = split_vector_line(line, dim)
+        if has_space:
+            spaced += 1
+            spaced_example = spaced_example or word
+        if dim is None:
+            dim = len(values)
+        if len(values) != dim:
+            raise InputError(f"{len(values)} values on this line, but the vectors have dimension {dim}",
+                             path, lineno)
+        try:
+            vec = np.array(values, dtype=np.float32)
+        except ValueError:
+            bad = next(v for v in values if not _is_number(v))
+            raise InputError(f"the value {bad!r} of word {word!r} is not a number", path, lineno) from None
+        if not np.all(np.isfinite(vec)):
+            raise InputError(f"word {word!r} has a value that is not finite", path, lineno)
+        if word in seen:
+            continue
+        seen.add(word)
+        words.append(word)
+        rows.append(vec)
     if not words:
         raise InputError("no word vectors in the file", path)
+    log_spaced_words(path, spaced, spaced_example)
     if header is not None and header[0] != len(words) and header[0] < len(words):
         raise InputError(f"the header announces {header[0]} words but the file has {len(words)}", path, 1)
     return words, np.vstack(rows)
