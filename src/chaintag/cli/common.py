@@ -110,6 +110,24 @@ def add_scheme_option(p: argparse.ArgumentParser) -> None:
     """The --scheme option of the commands that score chunks."""
     from ..evaluation.schemes import scheme_names
     p.add_argument("--scheme", default="auto", type=str.lower, choices=["auto"] + scheme_names(),
+                   action=_SchemeAction,
                    help="chunk label scheme used for scoring: iob1, iob2, ioe1, ioe2, iobes (bioes), "
                         "bilou (U- single, L- last), bmes (M- middle), none (token accuracy only); "
                         "default auto: detected from the labels, and the report says which")
+    p.add_argument("--label-format", default="auto", type=str.lower, action=_SchemeAction,
+                   choices=["auto", "prefix", "suffix", "b-x", "b_x", "x-b", "x_b"],
+                   help="how the labels write the chunk prefix: prefix (B-PER, B_PER), suffix (PER-B, "
+                        "PER_B, as seqeval's suffix=True), or one of B-X, B_X, X-B, X_B; default auto: "
+                        "detected from the labels, and the report names the notation when it is not B-PER")
+
+
+class _SchemeAction(argparse.Action):
+    """--scheme and --label-format, in any order, make ``args.scheme`` a spec ``NAME[:FORMAT]``
+    (:func:`chaintag.evaluation.schemes.split_scheme_spec`) that every scorer reads."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        setattr(namespace, "_" + self.dest, value)
+        name = getattr(namespace, "_scheme", "auto")
+        fmt = getattr(namespace, "_label_format", "auto")
+        namespace.scheme = name if fmt == "auto" else f"{name}:{fmt}"
+        namespace.label_format = fmt

@@ -61,7 +61,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["EvalResult", "evaluate", "extract_chunks", "split_label"]
+__all__ = ["EvalResult", "evaluate", "extract_chunks", "label_spans", "split_label"]
 
 # Prefixes outside any chunk.
 _OUTSIDE = frozenset({"O", "."})
@@ -216,6 +216,10 @@ class EvalResult:
         When the scheme was given and left strays: the scheme detected from
         the labels if it reads every label (e.g. ``bilou`` for ``U-``/``L-``
         labels read with ``iobes``), else None.
+    label_format : str
+        How the labels write prefix and type: ``"B-X"`` (``B-PER``),
+        ``"B_X"`` (``B_PER``), ``"X-B"`` (``PER-B``) or ``"X_B"``
+        (:data:`chaintag.evaluation.schemes.NOTATIONS`).
     """
 
     accuracy: float
@@ -236,6 +240,7 @@ class EvalResult:
     stray_gold: dict[str, int] = field(default_factory=dict)
     stray_pred: dict[str, int] = field(default_factory=dict)
     scheme_suggested: str | None = None
+    label_format: str = "B-X"
 
     def describe_scheme(self) -> str:
         """One line naming the scheme used and the stray labels, for reports.
@@ -248,8 +253,8 @@ class EvalResult:
             some label fits no prefix of the scheme.
         """
         from .schemes import Scheme
-        text = "scheme: " + Scheme(self.scheme, typed=self.scheme_typed,
-                                   detected=self.scheme_detected).describe()
+        text = "scheme: " + Scheme(self.scheme, typed=self.scheme_typed, detected=self.scheme_detected,
+                                   notation=self.label_format).describe()
         parts = []
         for side, stray in (("gold", self.stray_gold), ("predicted", self.stray_pred)):
             if stray:
@@ -272,7 +277,8 @@ class EvalResult:
             n_correct}``), ``n_sentences``, ``n_tokens``, ``n_gold_chunks``,
             ``n_pred_chunks``, ``n_correct_chunks`` and ``n_correct_tokens``.
             Also ``scheme`` (the chunk scheme used, ``"none"`` for labels
-            that are not chunk labels), ``scheme_detected``, ``is_chunking``,
+            that are not chunk labels), ``label_format`` (``"B-X"``,
+            ``"B_X"``, ``"X-B"`` or ``"X_B"``), ``scheme_detected``, ``is_chunking``,
             and ``stray_gold`` / ``stray_pred`` (label -> count of the labels
             that fit no prefix of the scheme). Percentages are floats, counts
             are ints; the dictionary shares no mutable state with the result.
@@ -300,11 +306,52 @@ class EvalResult:
             "n_correct_chunks": int(self.n_correct_chunks),
             "n_correct_tokens": int(self.n_correct_tokens),
             "scheme": str(self.scheme),
+            "label_format": str(self.label_format),
             "scheme_detected": bool(self.scheme_detected),
             "is_chunking": bool(self.is_chunking),
             "stray_gold": {str(k): int(v) for k, v in self.stray_gold.items()},
             "stray_pred": {str(k): int(v) for k, v in self.stray_pred.items()},
         }
+
+
+def label_spans(sequences: Sequence[Sequence[str]], scheme: str | None = "auto",
+                label_format: str | None = None) -> list[list[tuple[str, int, int]]]:
+    """The chunks of each label sequence, read as :func:`evaluate` reads them.
+
+    Parameters
+    ----------
+    sequences : sequence of sequences of str
+        Labels, one sequence per sentence.
+    scheme, label_format : str, optional
+        As for :func:`evaluate`: the scheme and the label notation are
+        detected from all the sequences together by default (``B-PER``,
+        ``B_PER``, ``PER-B``, ``PER_B``; IOB2, BILOU, BMES, ...).
+
+    Returns
+    -------
+    list of list of (str, int, int)
+        For each sequence, ``(type, start, end)`` of its chunks (``end``
+        exclusive), in order; empty lists when the labels are not chunk
+        labels (scheme ``none``). Stray labels are read as outside.
+
+    Examples
+    --------
+    >>> label_spans([["PER-B", "PER-I", "O", "LOC-B"]])
+    [[('PER', 0, 2), ('LOC', 3, 4)]]
+    >>> label_spans([["B_PER", "I_PER", "O"], ["O", "B_LOC"]])[1]
+    [('LOC', 1, 2)]
+    """
+    from .schemes import detect_scheme
+    seqs = [list(seq) for seq in sequences]
+    for seq in seqs:
+        for lab in seq:
+            if not isinstance(lab, str):
+                split_label(lab)  # raises the TypeError
+    chosen = detect_scheme(seqs, (), scheme, label_format)
+    if not chosen.is_chunking:
+        return [[] for _ in seqs]
+    cache: dict = dict(chosen.read)
+    return [_scan(seq, cache) for seq in seqs]
 
 
 def _prf(n_correct: int, n_gold: int, n_pred: int) -> tuple[float, float, float]:
@@ -359,7 +406,7 @@ def _count_agreeing(gold_sentence: Sequence[str], pred_sentence: Sequence[str], 
 
 
 def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
-             scheme: str | None = "auto") -> EvalResult:
+             scheme: str | None = "auto", label_format: str | None = None) -> EvalResult:
     """Score predicted labels against gold labels as ``conlleval`` does.
 
     Parameters
@@ -373,6 +420,11 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
         ``"iob1"``, ``"iob2"``, ``"ioe1"``, ``"ioe2"``, ``"iobes"``
         (``"bioes"``), ``"bilou"``, ``"bmes"``, or ``"none"`` (token
         accuracy only); see :mod:`chaintag.evaluation.schemes`.
+    label_format : str, optional
+        How the labels write prefix and type: ``"auto"`` (default: detected
+        from the labels: ``B-PER``, ``B_PER``, ``PER-B`` or ``PER_B``),
+        ``"prefix"``, ``"suffix"``, or one of ``"B-X"``, ``"B_X"``,
+        ``"X-B"``, ``"X_B"``; ``scheme`` may carry it too (``"iob2:suffix"``).
 
     Returns
     -------
@@ -428,7 +480,7 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
             if not isinstance(lab, str):
                 split_label(lab)  # raises the TypeError
     from .schemes import detect_scheme
-    chosen = detect_scheme(gold, pred, scheme)
+    chosen = detect_scheme(gold, pred, scheme, label_format)
     cache: dict = dict(chosen.read)
     token_cache: dict = {}
     stray_gold: dict[str, int] = {}
@@ -495,6 +547,7 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
         stray_gold=stray_gold,
         stray_pred=stray_pred,
         scheme_suggested=_suggest(gold, pred, chosen, stray_gold, stray_pred),
+        label_format=chosen.notation,
     )
 
 

@@ -29,6 +29,25 @@ type inside a chunk) are read by the same rules: a chunk opens at ``B``,
 ``S``, a change of type, or ``I``/``E`` after outside or after a closed
 chunk, and closes before outside, before the next chunk, or after ``E``/``S``.
 
+Label notations
+---------------
+The prefix and the type are written in one of four notations, detected from
+the labels (:func:`detect_notation`) or given (``"iob2:suffix"``, ``--label-format``):
+
+===========  =======  ============================================
+notation     example  where it is found
+===========  =======  ============================================
+``B-X``      B-PER    CoNLL, conlleval (the default)
+``B_X``      B_PER    MSRA-style Chinese NER files
+``X-B``      PER-B    prefix after the type (seqeval's ``suffix=True``)
+``X_B``      PER_B    the same with an underscore
+===========  =======  ============================================
+
+Detection reads every label in each notation and keeps the one that gives
+the most chunk-label tokens (``B-X`` on a tie), so that the usual files are
+read as before. Every other step (the scheme's prefixes, strays, chunks)
+is the same in all notations.
+
 A *stray* label is one that fits no prefix of the scheme in use (a POS tag
 among chunk labels, ``U-PER`` in IOB2 data, a bare ``B`` among typed labels).
 It is read as outside any chunk, counted, and reported; it still counts in
@@ -52,7 +71,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-__all__ = ["SCHEMES", "SCHEME_ALIASES", "Scheme", "detect_scheme", "resolve_scheme", "scheme_names"]
+__all__ = ["SCHEMES", "SCHEME_ALIASES", "NOTATIONS", "Scheme", "detect_scheme", "detect_notation",
+           "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec"]
 
 #: Prefixes of each scheme (``O`` is always allowed, alone).
 SCHEMES: dict[str, frozenset] = {
@@ -73,6 +93,14 @@ _DISPLAY = {"iob1": "IOB1", "iob2": "IOB2", "ioe1": "IOE1", "ioe2": "IOE2", "iob
 #: Each scheme's prefix read as conlleval's prefix.
 _CANONICAL = {"L": "E", "U": "S", "M": "I"}
 _ALL_PREFIXES = frozenset("BIESLUM")
+#: Label notations: name -> (where the prefix is, separator), in order of preference on a tie.
+NOTATIONS: dict[str, tuple[str, str]] = {"B-X": ("prefix", "-"), "B_X": ("prefix", "_"),
+                                         "X-B": ("suffix", "-"), "X_B": ("suffix", "_")}
+#: Spellings accepted for a notation (``--label-format``); ``prefix``/``suffix`` leave the separator
+#: to detection.
+_NOTATION_CHOICES = {"auto": tuple(NOTATIONS), "prefix": ("B-X", "B_X"), "suffix": ("X-B", "X_B"),
+                     **{n.lower(): (n,) for n in NOTATIONS}}
+_NOTATION_WORDS = {"B-X": "prefix-type", "B_X": "prefix_type", "X-B": "type-prefix", "X_B": "type_prefix"}
 
 
 def scheme_names() -> list[str]:
@@ -99,6 +127,9 @@ class Scheme:
         ``("O", "")``).
     stray : set of str
         Labels that fit no prefix of the scheme.
+    notation : str
+        How prefix and type are written: ``"B-X"`` (default), ``"B_X"``,
+        ``"X-B"`` or ``"X_B"`` (see :data:`NOTATIONS`).
     """
 
     name: str
@@ -106,6 +137,7 @@ class Scheme:
     detected: bool = True
     read: dict = field(default_factory=dict)
     stray: set = field(default_factory=set)
+    notation: str = "B-X"
 
     @property
     def is_chunking(self) -> bool:
@@ -118,21 +150,106 @@ class Scheme:
             text = "none: the labels are not chunk labels, token accuracy only"
         else:
             text = _DISPLAY[self.name] + ("" if self.typed else " without types (bare prefixes)")
+            if self.typed and self.notation != "B-X":
+                text += f", labels written {_NOTATION_WORDS[self.notation]} ({_example(self.notation)})"
         return text + (" (detected from the labels)" if self.detected else " (given)")
 
 
-def _parse(label: str) -> tuple[str, str, str]:
-    """``(kind, prefix, type)`` with kind ``"O"``, ``"typed"``, ``"bare"`` or ``"other"``."""
+def _example(notation: str) -> str:
+    where, sep = NOTATIONS[notation]
+    return f"B{sep}PER" if where == "prefix" else f"PER{sep}B"
+
+
+def _parse(label: str, notation: str = "B-X") -> tuple[str, str, str]:
+    """``(kind, prefix, type)`` with kind ``"O"``, ``"typed"``, ``"bare"`` or ``"other"``.
+
+    Parameters
+    ----------
+    label : str
+    notation : str, default "B-X"
+        One of :data:`NOTATIONS`: where the one-letter prefix is written, and the separator.
+    """
     if label == "O":
         return "O", "O", ""
-    prefix, hyphen, kind = label.partition("-")
-    if hyphen:
+    where, sep = NOTATIONS[notation]
+    if where == "prefix":
+        prefix, found, kind = label.partition(sep)
+    else:
+        kind, found, prefix = label.rpartition(sep)
+    if found:
         if len(prefix) == 1 and prefix in _ALL_PREFIXES and kind:
             return "typed", prefix, kind
         return "other", "", ""
     if len(label) == 1 and label in _ALL_PREFIXES:
         return "bare", label, ""
     return "other", "", ""
+
+
+def resolve_notation(name: str | None) -> tuple[str, ...]:
+    """The notations a ``--label-format`` value allows (``None``/``"auto"``: all four).
+
+    Parameters
+    ----------
+    name : str or None
+        ``auto``, ``prefix`` (``B-X`` or ``B_X``), ``suffix`` (``X-B`` or ``X_B``), or one of
+        :data:`NOTATIONS` (case-insensitive).
+
+    Returns
+    -------
+    tuple of str
+        Candidate notations, in order of preference.
+
+    Raises
+    ------
+    ValueError
+        For another value; the message lists the accepted ones.
+    """
+    key = "auto" if name is None else str(name).strip().lower()
+    if key not in _NOTATION_CHOICES:
+        raise ValueError(f"unknown label format {name!r}; choose one of auto, prefix (B-PER, B_PER), "
+                         "suffix (PER-B, PER_B), B-X, B_X, X-B, X_B")
+    return _NOTATION_CHOICES[key]
+
+
+def split_scheme_spec(spec: str | None) -> tuple[str | None, str]:
+    """``"iob2:suffix"`` -> ``("iob2", "suffix")``: a scheme name and a label format.
+
+    A scheme given without ``:`` has the label format ``"auto"``.
+    """
+    if spec is None:
+        return None, "auto"
+    name, colon, fmt = str(spec).partition(":")
+    return (name or "auto"), (fmt if colon else "auto")
+
+
+def detect_notation(counts, candidates: Sequence[str] = tuple(NOTATIONS)) -> str:
+    """The notation in which the most label tokens read as chunk labels with a type.
+
+    Parameters
+    ----------
+    counts : mapping of str to int
+        Label -> number of tokens.
+    candidates : sequence of str
+        Notations to choose from, in order of preference on a tie.
+
+    Returns
+    -------
+    str
+        One of ``candidates``.
+
+    Examples
+    --------
+    >>> detect_notation({"PER-B": 1, "PER-I": 2, "O": 3})
+    'X-B'
+    >>> detect_notation({"B-PER": 1, "O": 3})
+    'B-X'
+    """
+    best, best_n = candidates[0], -1
+    for notation in candidates:
+        n = sum(c for lab, c in counts.items() if _parse(lab, notation)[0] == "typed")
+        if n > best_n:
+            best, best_n = notation, n
+    return best
 
 
 def resolve_scheme(name: str | None) -> str:
@@ -145,7 +262,7 @@ def resolve_scheme(name: str | None) -> str:
     """
     if name is None:
         return "auto"
-    key = str(name).strip().lower()
+    key = str(name).strip().lower().partition(":")[0] or "auto"
     if key in ("auto", "none"):
         return key
     if key in SCHEMES:
@@ -186,7 +303,7 @@ def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
 
 
 def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] = (),
-                  scheme: str | None = "auto") -> Scheme:
+                  scheme: str | None = "auto", notation: str | None = None) -> Scheme:
     """Choose the chunk scheme of a labelling and map every label to how it is read.
 
     Parameters
@@ -196,7 +313,14 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     pred : sequence of sequences of str, optional
         Predicted labels; their labels are mapped (and checked for strays) too.
     scheme : str, optional
-        ``"auto"`` (default) or a scheme name (see :func:`resolve_scheme`).
+        ``"auto"`` (default) or a scheme name (see :func:`resolve_scheme`),
+        optionally followed by ``:`` and a label format (``"iob2:suffix"``,
+        ``"auto:B_X"``; see :func:`resolve_notation`), which ``notation``
+        then defaults to.
+    notation : str, optional
+        Label format: ``"auto"`` (default: detected, see
+        :func:`detect_notation`), ``"prefix"``, ``"suffix"`` or one of
+        :data:`NOTATIONS`.
 
     Returns
     -------
@@ -205,7 +329,7 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     Raises
     ------
     ValueError
-        Unknown ``scheme``.
+        Unknown ``scheme`` or ``notation``.
 
     Notes
     -----
@@ -226,16 +350,22 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     --------
     >>> detect_scheme([["U-LOC", "O", "B-PER", "L-PER"]]).name
     'bilou'
-    >>> s = detect_scheme([["B-NP", "NN", "I-NP"]])
+    >>> s = detect_scheme([["B-NP", "I-NP", "NN"]])
     >>> s.name, sorted(s.stray)
     ('iob2', ['NN'])
+    >>> s = detect_scheme([["PER-B", "PER-I", "O"]])
+    >>> s.name, s.notation, s.read["PER-I"]
+    ('iob2', 'X-B', ('I', 'PER'))
     """
+    scheme, spec_notation = split_scheme_spec(scheme)
     wanted = resolve_scheme(scheme)
+    candidates = resolve_notation(notation if notation is not None else spec_notation)
     counts: Counter = Counter()
     for seqs in (gold, pred):
         for seq in seqs:
             counts.update(seq)
-    info = {lab: _parse(lab) for lab in counts}
+    written = detect_notation(counts, candidates)
+    info = {lab: _parse(lab, written) for lab in counts}
     n_by_kind = Counter()
     for lab, n in counts.items():
         n_by_kind[info[lab][0]] += n
@@ -248,7 +378,7 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
         elif all_bare:
             typed = False
         else:
-            return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=True)
+            return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=True, notation=written)
         prefixes = {info[lab][1] for lab in counts if info[lab][0] == ("typed" if typed else "bare")}
         name = _pick(prefixes, gold, info)
         detected = True
@@ -267,4 +397,4 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
         else:
             read[lab] = ("O", "")
             stray.add(lab)
-    return Scheme(name, typed=typed, detected=detected, read=read, stray=stray)
+    return Scheme(name, typed=typed, detected=detected, read=read, stray=stray, notation=written)

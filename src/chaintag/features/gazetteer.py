@@ -215,10 +215,10 @@ class Gazetteer:
         spans: list[list[tuple[tuple[str, ...], str]]] = []
         train_counts: Counter = Counter()
         if use_train:
-            from ..evaluation.chunks import extract_chunks
-            for sent, labs in zip(rows, labels):
+            from ..evaluation.chunks import label_spans  # the chunks as evaluation reads them
+            for sent, found in zip(rows, label_spans(labels)):
                 here = []
-                for typ, a, b in extract_chunks(list(labs)):
+                for typ, a, b in found:
                     if b - a <= MAX_ENTRY_TOKENS:
                         here.append((tuple(tok[0] for tok in sent[a:b]), typ))
                 spans.append(here)
