@@ -70,3 +70,8 @@ class OutputError(ChaintagError, OSError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class NumericalError(TrainingError):
+    """Training produced weights that are not finite (NaN or infinity): the message names the epoch, and the
+    attribute value that most likely caused it (the largest real value in the corpus)."""

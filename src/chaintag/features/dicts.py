@@ -1,7 +1,7 @@
-"""Tokens given as feature dicts (the ``X`` of sklearn-crfsuite and python-crfsuite).
+"""Tokens given as feature dicts or lists of attribute names (the items of python-crfsuite and sklearn-crfsuite).
 
 A token ``{"word.lower()": "the", "postag": "DT", "bias": 1.0, "BOS": True}``
-becomes attributes by these rules:
+becomes attributes by the rules of python-crfsuite's ``ItemSequence``:
 
 - a string value ``v`` of key ``k`` gives the attribute ``k=v``;
 - ``True`` gives the attribute ``k``; ``False`` gives nothing;
@@ -14,7 +14,20 @@ becomes attributes by these rules:
   :mod:`chaintag.learners.mira_valued_kernels`; SAPO:
   :mod:`chaintag.learners.sapo_valued_kernels`; max-ent:
   its design matrix and :mod:`chaintag.learners.maxent_valued_kernels`); the
-  extractor of any other learner refuses them (``real_values=False``).
+  extractor of any other learner refuses them (``real_values=False``);
+- a nested dict ``{"p": {...}}`` gives the attributes of the inner dict
+  with ``p:`` before each name (``{"nb": {"w[-1]": "He"}}`` gives
+  ``nb:w[-1]=He``), at any depth;
+- a list, tuple or set of strings ``{"p": ["a", "b"]}`` gives ``p:a`` and
+  ``p:b``, each with the value 1;
+- a token that is a list of strings ``["w=He", "bias"]`` gives each string
+  as an attribute with the value 1.
+
+A list token is read so only in training data given without the ``columns``
+hyper-parameter (:func:`is_dict_corpus`); tuples are always rows of columns.
+Real values must be finite and at most :data:`MAX_VALUE` in magnitude (a
+weight update of ``value * step`` must stay finite); an int too large for a
+float is refused the same way.
 
 Attribute names are interned into a vocabulary built on the training data
 (one dict lookup per (token, key): the only per-attribute Python work);
@@ -30,32 +43,39 @@ import numbers
 import numpy as np
 
 from ..errors import InputError
+from ..io.writable import unwritable_text
 from .extract import Attributes
 
 #: The ``columns_`` of a model trained on feature dicts.
 DICT_COLUMNS = ("<feature dict>",)
 
 
-def is_dict_corpus(sentences) -> bool:
-    """True when the first token of the first non-empty sentence is a dict (a mapping)."""
+#: Largest magnitude of a real attribute value: products of two such values, and sums of many, stay finite.
+MAX_VALUE = 1e150
+
+
+def is_dict_corpus(sentences, lists: bool = False) -> bool:
+    """True when the first token of the first non-empty sentence is a dict (a mapping), or, with
+    ``lists``, a list (python-crfsuite's list of attribute names; a tuple is a row of columns)."""
     try:
         for sent in sentences:
             if isinstance(sent, (str, bytes)):
                 return False
             for tok in sent:
-                return isinstance(tok, dict)
+                return isinstance(tok, dict) or (lists and type(tok) is list)
     except TypeError:
         return False
     return False
 
 
-def dict_rows(sentences) -> list[list[dict]]:
-    """Sentences of feature dicts, checked.
+def dict_rows(sentences) -> list[list]:
+    """Sentences of feature dicts (or lists of attribute names), checked.
 
     Raises
     ------
     InputError
-        When a sentence is a string or a token is not a dict.
+        When a sentence is a string or a token is neither a dict nor a list,
+        naming the sentence and the token.
     """
     if isinstance(sentences, str):
         raise InputError("expected a list of sentences, got a string")
@@ -65,11 +85,37 @@ def dict_rows(sentences) -> list[list[dict]]:
             raise InputError(f"sentence {s} is a {type(sent).__name__}; a sentence is a list of tokens")
         sent = list(sent)
         for i, tok in enumerate(sent):
-            if not isinstance(tok, dict):
-                raise InputError(f"sentence {s}, token {i}: expected a feature dict like the other tokens, "
-                                 f"got {type(tok).__name__}")
+            if not isinstance(tok, (dict, list)):
+                raise InputError(f"sentence {s}, token {i}: expected a feature dict (or a list of attribute "
+                                 f"names) like the other tokens, got {type(tok).__name__} {tok!r:.60}")
         out.append(sent)
     return out
+
+
+def _items(tok, where):
+    """``(name, value, key)`` of every attribute of one token (dict or list of names), nested ones flattened."""
+    if isinstance(tok, list):
+        for j, name in enumerate(tok):
+            if not isinstance(name, str):
+                raise InputError(f"{where}: item {j} of the list of attribute names is a {type(name).__name__} "
+                                 f"({name!r:.40}); a token given as a list holds attribute names (strings)")
+            yield name, 1.0, name
+        return
+    for key, value in tok.items():
+        if isinstance(value, dict):
+            for name, v, _ in _items(value, where):
+                yield f"{key}:{name}", v, key
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for item in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value):
+                if not isinstance(item, str):
+                    raise InputError(f"{where}: feature {key!r} has a value of type {type(value).__name__} holding "
+                                     f"{item!r:.40} ({type(item).__name__}); a list value holds attribute names "
+                                     "(strings), each giving key:name")
+                yield f"{key}:{item}", 1.0, key
+        else:
+            item = _attribute(key, value, where)
+            if item is not None:
+                yield item[0], item[1], key
 
 
 def _attribute(key, value, where):
@@ -79,12 +125,17 @@ def _attribute(key, value, where):
     if isinstance(value, (bool, np.bool_)):
         return (str(key), 1.0) if value else None
     if isinstance(value, numbers.Real):
-        v = float(value)
-        if not np.isfinite(v):
-            raise InputError(f"{where}: feature {key!r} has the value {value!r}; values must be finite")
+        try:
+            v = float(value)
+        except OverflowError:
+            v = np.inf
+        if not np.isfinite(v) or abs(v) > MAX_VALUE:
+            shown = f"{value!r}" if len(repr(value)) <= 40 else f"an int of {len(str(abs(int(value))))} digits"
+            raise InputError(f"{where}: feature {key!r} has the value {shown}; values must be finite and at most "
+                             f"{MAX_VALUE:g} in magnitude (scale it, or take its logarithm)")
         return (str(key), v) if v != 0.0 else None
     raise InputError(f"{where}: feature {key!r} has a value of type {type(value).__name__}; "
-                     "values must be strings, booleans or numbers")
+                     "values must be strings, booleans, numbers, dicts of them or lists of strings")
 
 
 class DictAttributeExtractor:
@@ -129,11 +180,8 @@ class DictAttributeExtractor:
         for s, sent in enumerate(sentences):
             for i, tok in enumerate(sent):
                 seen = set()
-                for key, value in tok.items():
-                    item = _attribute(key, value, f"sentence {s}, token {i}")
-                    if item is None:
-                        continue
-                    name, v = item
+                for name, v, key in _items(tok, f"sentence {s}, token {i}"):
+                    value = v
                     if v != 1.0 and not self.real_values:
                         raise InputError(
                             f"sentence {s}, token {i}: feature {key!r} has the real value {value!r}, but "
@@ -143,6 +191,9 @@ class DictAttributeExtractor:
                     if a is None:
                         if not grow:
                             continue
+                        reason = unwritable_text(name)
+                        if reason:
+                            raise InputError(f"sentence {s}, token {i}: the attribute {name!r:.60} {reason}")
                         a = len(names)
                         index[name] = a
                         names.append(name)

@@ -64,7 +64,10 @@ def save_model(path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
         Destination (conventionally ``*.npz``).
     meta : dict
         JSON-serializable description; ``format``, ``format_version``,
-        ``chaintag_version`` and the array digests are added.
+        ``chaintag_version`` and the array digests are added. Any Python
+        string is carried: metadata that UTF-8 cannot hold (a lone
+        surrogate) is written with JSON's ASCII escapes, which
+        :func:`load_model` reads back to the same strings.
     arrays : dict of str to ndarray
         Numeric arrays (no object dtype).
 
@@ -86,7 +89,10 @@ def save_model(path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
     meta = {k: v for k, v in meta.items() if k != _INTEGRITY}
     meta.update(format=FORMAT_NAME, format_version=FORMAT_VERSION, chaintag_version=__version__)
     meta[_INTEGRITY] = {"arrays": digests}
-    blob = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    try:
+        blob = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: JSON's \u escapes carry any Python string, in ASCII
+        blob = json.dumps(meta, ensure_ascii=True, sort_keys=True).encode("ascii")
     items.insert(0, ("__meta__", np.frombuffer(blob, dtype=np.uint8)))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:

@@ -23,10 +23,12 @@ from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
 from ..features.templates import resolve_templates
 from ..io.model_file import load_model, save_model
+from .finite import check_weights
 from .inference import InferenceMixin
 from .introspect import IntrospectionMixin, training_summary
 from .sklearn_compat import SklearnTagsMixin
-from .tokens import MAX_LABELS, as_rows, default_columns, looks_like_chunks  # noqa: F401 (re-exported)
+from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, default_columns,  # noqa: F401
+                     looks_like_chunks, materialise)
 
 @dataclass
 class TrainData:
@@ -168,14 +170,16 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if getattr(self, "cc", 0) < 0:
             raise InputError(f"cc must be 0 or more, not {self.cc!r}")
         from ..features.dicts import DICT_COLUMNS, dict_rows, is_dict_corpus
-        dict_input = is_dict_corpus(sentences)
+        sentences = materialise(sentences)  # read once: type detection reads the first sentence
+        # a list token is python-crfsuite's list of attribute names, unless columns are named
+        dict_input = is_dict_corpus(sentences, lists=getattr(self, "columns", None) is None)
         rows = dict_rows(sentences) if dict_input else as_rows(sentences)
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
         if dict_input:
             columns = n_cols = DICT_COLUMNS
         else:
-            n_cols = len(next(r for r in rows if len(r))[0])
+            n_cols = check_column_rows(rows)  # even tuples of strings that a model file can hold
             columns = tuple(self.columns) if self.columns else default_columns(n_cols)
             if len(columns) != n_cols:
                 raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
@@ -185,6 +189,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if not all(isinstance(lab, str) for lab in label_set):
             flat = list(map(str, flat))
             label_set = set(flat)
+        check_labels(label_set, labels)  # no whitespace, line breaks or lone surrogates: a column file holds them
         self.labels_ = sorted(label_set)
         label_id = {lab: k for k, lab in enumerate(self.labels_)}
         n_labels = len(self.labels_)
@@ -438,6 +443,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             stats = self._run_epoch(state, data, order)
             seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
             weights = self._current_weights(state)
+            check_weights(self, weights, data, epoch)  # NumericalError on NaN or inf (finite.py)
             record = self._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
             if dev_pack is not None and record["dev_score"] > best_score:
                 best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
@@ -638,6 +644,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if self.feature_index_.n_features == 0:
             raise TrainingError("refusing to save a model with no features (did the count cut-off "
                                 "remove every attribute-label pair?)")
+        check_weights(self, self.weights_)  # never a model file with NaN or inf weights
         ex_meta, ex_arrays = self.extractor_.state()
         # settings that do not change the model (progress display) stay out of its file
         params = {k: v for k, v in self.get_params().items() if k != "progress"}
@@ -694,6 +701,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         if len(model.weights_) != model.feature_index_.n_weights:
             from ..errors import ModelFormatError
             raise ModelFormatError("model arrays are inconsistent (weights and features differ in size)")
+        from .finite import all_finite
+        if not all_finite(model.weights_):  # never used: written by a chaintag that did not check them
+            raise ValueError("its weights are not finite (NaN or infinity): train the model again")
         return model
 
 

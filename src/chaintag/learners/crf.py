@@ -8,6 +8,7 @@ import numpy as np
 
 from .base import SequenceTagger, TrainData, register
 from .crf_kernels import crf_objective, crf_sgd_epoch
+from .finite import check_weights
 from .scale_kernels import fold_average, fold_scale
 
 
@@ -226,6 +227,7 @@ class CRFLBFGS(SequenceTagger):
 
         def callback(intermediate_result):
             w = unsplit(intermediate_result.x)
+            check_weights(self, w, data, len(history) + 1)  # NumericalError on NaN or inf (finite.py)
             now = [time.perf_counter(), time.process_time()]
             rec = {"epoch": len(history) + 1, "seconds": now[0] - t_last[0],
                    "cpu_seconds": now[1] - t_last[1], "loss": float(intermediate_result.fun),
@@ -245,6 +247,7 @@ class CRFLBFGS(SequenceTagger):
                        options={"maxiter": int(self.epochs), "ftol": float(self.tol), "gtol": 1e-8,
                                 "maxcor": int(self.memory)})
         w = unsplit(res.x) if best["w"] is None else best["w"]
+        check_weights(self, w, data)
         self.weights_ = np.ascontiguousarray(w, dtype=np.float64)
         self.best_epoch_ = best["epoch"] if best["w"] is not None else len(history)
         self.history_ = history

@@ -40,6 +40,7 @@ from ..decoding.scoring import feature_entries
 from ..features.extract import Attributes
 from ..features.space import FeatureIndex
 from .base import SequenceTagger, TrainData, register
+from .finite import check_weights
 from .maxent_kernels import (local_log_proba, local_marginals_kernel, local_viterbi_kernel,  # noqa: F401
                              marginals_corpus_local, tag_corpus_local)
 
@@ -358,6 +359,7 @@ class MaxEnt(SequenceTagger):
         seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
         self.feature_index_ = full_feature_index(n_attributes, n_labels)
         self.weights_ = np.ascontiguousarray(weights, dtype=np.float64)
+        check_weights(self, self.weights_, data, 1)  # NumericalError on NaN or inf (finite.py)
         self.best_epoch_ = 1
         record = {"epoch": 1, "seconds": seconds, "cpu_seconds": cpu_seconds, "n_iter": n_iter,
                   "converged": converged, "train_log_loss": train_log_loss,

@@ -1,10 +1,20 @@
-"""Input shapes and label kinds shared by the learners."""
+"""Input shapes and label kinds shared by the learners, and the checks of what ``fit`` accepts.
+
+Whatever ``fit`` accepts, a model file, ``load`` and every output format must
+carry: a token value holding a lone surrogate (text decoded with
+``errors="surrogateescape"``) cannot be written as UTF-8, and a label holding
+whitespace or a line break cannot be written in a column file, so ``fit``
+refuses both up front, naming the sentence and the token
+(:func:`check_column_rows`, :func:`check_labels`). At prediction such a token
+is read as it is (an unseen word: its attributes are unknown to the model).
+"""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 from ..errors import InputError
+from ..io.writable import unwritable_label, unwritable_text
 
 CHUNK_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-", "M-")
 #: More labels than this is refused: first-order models keep L*L transition weights.
@@ -60,6 +70,114 @@ def _columns(tok, s: int) -> tuple:
                          "a model reads either feature dicts (in fit and predict alike) or column tokens "
                          "(a string or a tuple of column strings)")
     return tuple(tok)
+
+
+def materialise(data, what: str = "training"):
+    """``data`` as a sequence read once: a generator or other iterator becomes a list.
+
+    Type detection reads the first sentence before the data are used; on an
+    iterator that would consume it. Lists and tuples are returned as they are.
+
+    Raises
+    ------
+    InputError
+        For a string, or an object that is not iterable.
+    """
+    if isinstance(data, (list, tuple)):
+        return data
+    if isinstance(data, (str, bytes)):
+        raise InputError(f"{what} data: expected a list of sentences, got a string")
+    try:
+        return list(data)
+    except TypeError:
+        raise InputError(f"{what} data: expected a list of sentences, got {type(data).__name__}") from None
+
+
+def check_column_rows(rows, what: str = "training") -> int:
+    """Check that every token of column rows is a tuple of the same number of strings, all writable as UTF-8.
+
+    Parameters
+    ----------
+    rows : list of list of tuple
+        As :func:`as_rows` gives them (it inspects only the first token of a
+        sentence of tuples: this reads every token, one ``join`` and one
+        ``encode`` per sentence).
+    what : str
+        ``"training"`` or ``"dev"``, for the messages.
+
+    Returns
+    -------
+    int
+        The number of columns (0 when every sentence is empty).
+
+    Raises
+    ------
+    InputError
+        Naming the sentence and token: uneven tuples, a token of another kind
+        (a feature dict or a list among tuples), a value that is not a string,
+        or a value holding a lone surrogate (it cannot be saved in a model
+        file, which is UTF-8 text).
+    """
+    n = 0
+    for s, sent in enumerate(rows):
+        if not len(sent):
+            continue
+        if not n:
+            first = sent[0]
+            n = len(first) if type(first) is tuple else 0
+            if not n:
+                _bad_token(sent, s, 0, what)
+        if all(type(t) is tuple and len(t) == n for t in sent):
+            try:
+                "".join([v for t in sent for v in t]).encode("utf-8")
+                continue
+            except (TypeError, UnicodeEncodeError):
+                pass
+        _bad_token(sent, s, n, what)
+    return n
+
+
+def _bad_token(sent, s: int, n: int, what: str):
+    """Raise the InputError of the first token of sentence ``s`` that :func:`check_column_rows` refuses."""
+    for i, tok in enumerate(sent):
+        where = f"{what} data: sentence {s}, token {i}"
+        if type(tok) is not tuple:
+            raise InputError(f"{where} is a {type(tok).__name__} ({tok!r:.60}), but the first token is a tuple of "
+                             f"{n} column(s): give every token in one form (all tuples of columns, or all "
+                             "feature dicts, or all lists of attribute names)")
+        if len(tok) != n:
+            raise InputError(f"{where} has {len(tok)} column(s) {tok!r:.80}, but the first token has {n}: "
+                             "every token needs the same columns")
+        for j, v in enumerate(tok):
+            if not isinstance(v, str):
+                raise InputError(f"{where}, column {j}: {v!r:.40} is a {type(v).__name__}; column values "
+                                 "are strings")
+            reason = unwritable_text(v)
+            if reason:
+                raise InputError(f"{where}, column {j}: {v!r:.60} {reason}")
+    raise InputError(f"{what} data: sentence {s}: a token is not a tuple of column strings")
+
+
+def check_labels(label_set, labels, what: str = "training") -> None:
+    """Refuse labels that a column file or a model file cannot hold, naming the label and where it first occurs.
+
+    Parameters
+    ----------
+    label_set : set of str
+        The distinct labels (only these are checked: one test per label).
+    labels : sequence of sequence of str
+        The label sequences, searched only when a label is refused.
+
+    Raises
+    ------
+    InputError
+    """
+    for label in sorted(label_set, key=repr):
+        reason = unwritable_label(label)
+        if reason:
+            where = next((f"sentence {s}, token {i}" for s, ls in enumerate(labels)
+                          for i, lab in enumerate(ls) if str(lab) == label), "")
+            raise InputError(f"{what} data: {where}: the label {label!r} {reason}")
 
 
 def default_columns(n: int) -> tuple[str, ...]:
