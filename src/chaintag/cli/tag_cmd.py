@@ -216,21 +216,6 @@ def _confidence_k(args, input_given: bool) -> None:
                      f"or dataset reference {value!r})")
 
 
-def _check_writable_labels(model, args) -> None:
-    """Refuse, before reading the input, a model whose labels a column file cannot hold (whitespace, line
-    breaks: models trained before ``fit`` refused them); ``--nbest`` writes JSON lines, which hold any label."""
-    from ..errors import InputError
-    from ..io.writable import unwritable_label
-    if args.nbest:
-        return
-    for label in getattr(model, "labels_", []):
-        reason = unwritable_label(label)
-        if reason:
-            raise InputError(f"the model's label {label!r} {reason.split(':')[0]}, so its output cannot be "
-                             "written; retrain on labels without whitespace (e.g. '_' for spaces), or write "
-                             "JSON lines with --nbest 1", args.model)
-
-
 def run(args) -> int:
     from ..learners import load
     from .tag_dask import make_writer
@@ -256,7 +241,8 @@ def run(args) -> int:
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     model = load(args.model)
-    _check_writable_labels(model, args)
+    from ..io.writable import check_output_labels
+    check_output_labels(getattr(model, "labels_", []), args.nbest, args.model)  # whitespace, line breaks
     trained_on = getattr(model, "label_field_", None)
     if args.label_field is None:
         args.label_field = trained_on or "xpos"

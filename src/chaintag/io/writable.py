@@ -42,3 +42,25 @@ def unwritable_label(label: str) -> str | None:
         return (f"holds {kind}, which a column file cannot hold (its columns are separated by spaces or tabs, "
                 "its tokens by line breaks): write it without, e.g. with '_' for spaces")
     return unwritable_text(label)
+
+
+def check_output_labels(labels, nbest=None, model_path=None) -> None:
+    """Refuse, before any input is read, to tag with a model whose labels a column file cannot hold.
+
+    Models trained before ``fit`` refused such labels may hold them; JSON
+    lines (``nbest``) hold any label, so nothing is refused then.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        Naming the model file and the label.
+    """
+    if nbest:
+        return
+    from ..errors import InputError
+    for label in labels:
+        reason = unwritable_label(label)
+        if reason:
+            raise InputError(f"the model's label {label!r} {reason.split(':')[0]}, so its output cannot be "
+                             "written; retrain on labels without whitespace (e.g. '_' for spaces), or write "
+                             "JSON lines with --nbest 1", model_path)
