@@ -164,3 +164,31 @@ def test_fork_flag_set_only_after_the_layer_started():
     """)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["0", "5"]
+
+
+def test_serve_handler_threads_under_workqueue():
+    """``chaintag serve``'s handler threads, many requests of more than one chunk at once, on the workqueue
+    layer: every answer is the model's labels and the process stays up."""
+    r = run_script("""
+        import http.client, json, threading
+        from concurrent.futures import ThreadPoolExecutor
+        from chaintag.service import make_server
+        srv = make_server(m, "127.0.0.1", 0, name="t", max_bytes=10 ** 7, max_sentences=10 ** 4)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        body = json.dumps({"sentences": [[list(t) for t in s] for s in X]}).encode()
+        ref = m.predict(X)
+        def post(i):
+            conn = http.client.HTTPConnection(*srv.server_address[:2], timeout=120)
+            conn.request("POST", "/tag", body=body, headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            out = json.loads(resp.read().decode())
+            conn.close()
+            return resp.status == 200 and out["labels"] == ref
+        with ThreadPoolExecutor(8) as ex:
+            answers = list(ex.map(post, range(32)))
+        srv.shutdown()
+        import numba
+        print(numba.threading_layer(), sum(answers))
+    """, env={"NUMBA_THREADING_LAYER": "workqueue"})
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    assert r.stdout.split() == ["workqueue", "32"]

@@ -11,6 +11,7 @@ is read as it is (an unseen word: its attributes are unknown to the model).
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Sequence
 
 from ..errors import InputError
@@ -127,14 +128,17 @@ def check_column_rows(rows, what: str = "training") -> int:
             n = len(first) if type(first) is tuple else 0
             if not n:
                 _bad_token(sent, s, 0, what)
-        if all(type(t) is tuple and len(t) == n for t in sent):
+        if _TUPLE.issuperset(map(type, sent)) and {n}.issuperset(map(len, sent)):
             try:
-                "".join([v for t in sent for v in t]).encode("utf-8")
+                "".join(chain.from_iterable(sent)).encode("utf-8")
                 continue
             except (TypeError, UnicodeEncodeError):
                 pass
         _bad_token(sent, s, n, what)
     return n
+
+
+_TUPLE = frozenset([tuple])
 
 
 def _bad_token(sent, s: int, n: int, what: str):
