@@ -112,3 +112,17 @@ def test_mixed_token_kinds_are_refused_with_sentence_and_token():
 def test_non_string_column_values_are_refused():
     with pytest.raises(InputError, match=r"sentence 0, token 1, column 1: 3 is a int"):
         chaintag.StructuredPerceptron(epochs=2).fit([[("He", "PRP"), ("runs", 3)]], [["B-NP", "B-VP"]])
+
+
+def test_predict_names_the_sentence_and_token():
+    m = chaintag.StructuredPerceptron(features="chunking", columns=("word", "pos"), epochs=2).fit(
+        [[("He", "PRP"), ("runs", "VBZ")]], [["B-NP", "B-VP"]])
+    with pytest.raises(InputError, match=r"sentence 1, token 1: a token is a feature dict"):
+        m.predict([[("He", "PRP")], [("She", "PRP"), {"w": "x"}]])
+    with pytest.raises(InputError, match=r"sentence 0, token 1: token \('runs',\) has 1 columns, expected 2"):
+        m.predict([[("He", "PRP"), ("runs",)]])
+    assert m.predict(s for s in [[("He", "PRP"), ("runs", "VBZ")]]) == [["B-NP", "B-VP"]]  # a generator
+    d = chaintag.StructuredPerceptron(epochs=2).fit([[["w=He"], ["w=runs"]]], [["B-NP", "B-VP"]])
+    assert d.predict([[["w=He"], {"w": "runs"}]]) == [["B-NP", "B-VP"]]  # both forms read the same names
+    with pytest.raises(InputError, match=r"sentence 0, token 1: expected a feature dict .* got tuple"):
+        d.predict([[["w=He"], ("runs",)]])

@@ -54,22 +54,23 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
         if len(sent) and type(sent[0]) is tuple and n_columns is None:
             out.append(sent)
             continue
-        rows = [(tok,) if isinstance(tok, str) else _columns(tok, s) for tok in sent]
+        rows = [(tok,) if isinstance(tok, str) else _columns(tok, s, i) for i, tok in enumerate(sent)]
         if n_columns is not None:
-            for row in rows:
+            for i, row in enumerate(rows):
                 if len(row) < n_columns:
-                    raise InputError(f"sentence {s}: token {row!r} has {len(row)} columns, expected {n_columns}")
+                    raise InputError(f"sentence {s}, token {i}: token {row!r} has {len(row)} columns, "
+                                     f"expected {n_columns}")
         out.append(rows)
     return out
 
 
-def _columns(tok, s: int) -> tuple:
+def _columns(tok, s: int, i: int) -> tuple:
     """A non-string token as a tuple of column values; a feature dict is refused (it is not
     a row of columns, and ``tuple`` would silently keep only its keys)."""
     if isinstance(tok, dict):
-        raise InputError(f"sentence {s}: a token is a feature dict, but these tokens are read as columns; "
-                         "a model reads either feature dicts (in fit and predict alike) or column tokens "
-                         "(a string or a tuple of column strings)")
+        raise InputError(f"sentence {s}, token {i}: a token is a feature dict, but these tokens are read as "
+                         "columns; a model reads either feature dicts (in fit and predict alike) or column "
+                         "tokens (a string or a tuple of column strings)")
     return tuple(tok)
 
 
