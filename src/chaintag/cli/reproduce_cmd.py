@@ -38,10 +38,12 @@ def add_parser(sub) -> None:
                    help="sapo only: passes of the BiLSTM and BiLSTM-CRF runs (default 10)")
     p.add_argument("--neural-tasks", nargs="+", metavar="TASK",
                    help="sapo only: tasks that get the neural rows (default: every task run)")
+    from ..recipes import chosen
     p.add_argument("--presets", action="store_true",
-                   help="sapo only: add SAPO with each task's recipe chosen on dev data (chunking: chunking, np: "
-                        "base-np, pos: pos-ptb, ud: pos-ud, ner: bio-ner) and a table of it against the "
-                        "paper's SAPO, the averaged perceptron, the CRF and the neural rows, with p-values")
+                   help="sapo only: add SAPO with each task's recipe chosen on dev data ("
+                        + ", ".join(f"{task}: {name}" for task, name in chosen().items())
+                        + ") and a table of it against the paper's SAPO, the averaged perceptron, the CRF and "
+                          "the neural rows, with p-values")
     p.add_argument("--preset-resources", nargs="+", metavar="TASK=FILES",
                    help="sapo --presets: the cluster / vector files of the recipes that read them, per task, "
                         "comma-separated (e.g. chunking=vt.tsv,w2v.txt np=vt.tsv,w2v.txt pos=clusters.tsv)")
