@@ -37,8 +37,9 @@ from numba import njit
 
 from chaintag import SAPO, StructuredPerceptron, load_corpus
 from chaintag.decoding.nbest import astar_nbest_retry, astar_workspace, backward_heuristic
-from chaintag.decoding.scoring import emission_scores, max_sentence_length, weight_views
+from chaintag.decoding.scoring import NO_VALUES, emission_scores, max_sentence_length, weight_views
 from chaintag.decoding.viterbi import viterbi_kernel
+from chaintag.learners.path_kernels import training_arrays
 from chaintag.learners.perceptron_kernels import perceptron_epoch
 from chaintag.learners.sapo_kernels import sapo_epoch
 
@@ -49,7 +50,7 @@ def emission_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labe
     E = np.zeros((max(max_sentence_length(sent_ptr), 1), n_labels))
     total = 0.0
     for s in order:
-        emission_scores(tok_ptr, ent_lo, ent_n, sent_ptr[s], sent_ptr[s + 1], feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, NO_VALUES, sent_ptr[s], sent_ptr[s + 1], feat_label, w, E)
         total += E[0, 0]
     return total
 
@@ -66,7 +67,7 @@ def viterbi_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_label
     total = 0.0
     for s in order:
         t0, t1 = sent_ptr[s], sent_ptr[s + 1]
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, NO_VALUES, t0, t1, feat_label, w, E)
         total += viterbi_kernel(E[:t1 - t0], trans, start, end, pred, delta, back)
     return total
 
@@ -84,7 +85,7 @@ def backward_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labe
     total = 0.0
     for s in order:
         t0, t1 = sent_ptr[s], sent_ptr[s + 1]
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, NO_VALUES, t0, t1, feat_label, w, E)
         for a in range(n_labels):
             for c in range(n_labels):
                 trans_t[c, a] = trans[a, c]
@@ -105,7 +106,7 @@ def astar_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels,
     total = 0.0
     for s in order:
         t0, t1 = sent_ptr[s], sent_ptr[s + 1]
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, NO_VALUES, t0, t1, feat_label, w, E)
         k, ws = astar_nbest_retry(E[:t1 - t0], trans, start, end, n_best, np.inf, paths, scores, ws)
         total += scores[k - 1]
     return total
@@ -165,7 +166,7 @@ def main(argv=None):
 
     def full_sapo():
         s = copy.deepcopy(state)
-        return sapo_epoch(order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, fl, s["v"],
+        return sapo_epoch(order, training_arrays(data), s["v"],
                           s["sigma"], s["step"], L, 5, False, 50, np.inf, float(sapo.learning_rate),
                           sapo.lr_schedule == "decay", float(sapo.l2), s["n_train"], not sapo.l2_per_pass,
                           False, s["u"], s["acc"], 0.0, 0.0, 0)
@@ -174,8 +175,7 @@ def main(argv=None):
 
     def full_perceptron():
         s = copy.deepcopy(pstate)
-        return perceptron_epoch(porder, a.sent_ptr, a.tok_ptr, pdata.ent_lo, pdata.ent_n, pdata.gold,
-                                s["gold_feat"], fl, s["w"], s["u"], s["step"], L, True)
+        return perceptron_epoch(porder, training_arrays(pdata, s["gold_feat"]), s["w"], s["u"], s["step"], L, True)
 
     rows = [("emission scores", lambda: emission_pass(*corpus)),
             ("emission + Viterbi", lambda: viterbi_pass(*corpus)),

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from chaintag import CRF, CRFLBFGS
-from chaintag.decoding.scoring import feature_entries
+from chaintag.decoding.scoring import corpus_arrays, feature_entries
 from chaintag.features.extract import AttributeExtractor
 from chaintag.features.space import build_feature_index, remap_attributes
 from chaintag.features.templates import resolve_templates
@@ -34,7 +34,8 @@ def test_gradient_equals_central_finite_differences(space, l2):
     rng = np.random.default_rng(0)
     w = rng.normal(size=index.n_weights) * 0.5
     grad = np.zeros_like(w)
-    args = (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label, index.n_labels, l2)
+    args = (corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, None, index.feat_label, gold),
+            index.n_labels, l2)
     f0 = crf_objective(w, *args, grad)
     assert f0 > 0
     eps = 1e-6
@@ -52,7 +53,8 @@ def sentence_grad(w, attrs, s, gold, index, ent_lo, ent_n):
     # a corpus of one sentence: pointers into the same token arrays
     sent_ptr = np.array([attrs.sent_ptr[s], attrs.sent_ptr[s + 1]], dtype=np.int64)
     g = np.zeros_like(w)
-    crf_objective(w, sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label, index.n_labels, 0.0, g)
+    crf_objective(w, corpus_arrays(sent_ptr, attrs.tok_ptr, ent_lo, ent_n, None, index.feat_label, gold),
+                  index.n_labels, 0.0, g)
     return g
 
 
@@ -80,8 +82,8 @@ def test_sgd_and_lbfgs_fit_the_training_data():
     # L-BFGS reaches (near) the optimum: the gradient of the objective is small there
     attrs, gold, index, ent_lo, ent_n = corpus()
     g = np.zeros(index.n_weights)
-    crf_objective(lb.weights_, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label,
-                  index.n_labels, 0.01, g)
+    crf_objective(lb.weights_, corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, None, index.feat_label,
+                                             gold), index.n_labels, 0.01, g)
     assert np.abs(g).max() < 1e-3
 
 
@@ -119,7 +121,7 @@ def test_lbfgs_with_l1_meets_the_optimality_conditions(l1):
     attrs, gold, index, ent_lo, ent_n = corpus()
     w = model.weights_
     g = np.zeros(index.n_weights)
-    crf_objective(w, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, index.feat_label,
+    crf_objective(w, corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, None, index.feat_label, gold),
                   index.n_labels, l2, g)
     nz = w != 0
     assert nz.any() and (~nz).any()  # some weights are exactly 0, others not

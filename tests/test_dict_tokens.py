@@ -292,7 +292,8 @@ def _crf_arrays(model, X, labels):
 def test_real_valued_crf_objective_and_gradient_equal_a_dense_reference():
     from chaintag.decoding.forward_backward import log_partition_reference
     from chaintag.decoding.viterbi import path_score
-    from chaintag.learners.crf_valued_kernels import crf_objective_valued
+    from chaintag.decoding.scoring import corpus_arrays
+    from chaintag.learners.crf_kernels import crf_objective
 
     X = _valued(SENTS)
     model = chaintag.CRFLBFGS(epochs=3).fit(X, LABELS)
@@ -304,8 +305,8 @@ def test_real_valued_crf_objective_and_gradient_equal_a_dense_reference():
 
     def objective(w):
         grad = np.zeros_like(w)
-        v = crf_objective_valued(w, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values, gold, fl, L,
-                                 l2, grad)
+        v = crf_objective(w, corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values, fl, gold),
+                          L, l2, grad)
         return v, grad
 
     model.weights_ = w
@@ -325,15 +326,16 @@ def test_real_valued_crf_objective_and_gradient_equal_a_dense_reference():
 
 def test_real_valued_crf_sgd_step_follows_the_gradient():
     """One SGD step from zero weights, fixed rate, no penalty: w = rate * (Phi(x, y*) - E[Phi(x, y)])."""
-    from chaintag.learners.crf_valued_kernels import crf_objective_valued
+    from chaintag.decoding.scoring import corpus_arrays
+    from chaintag.learners.crf_kernels import crf_objective
 
     X, Y = _valued(SENTS[:1]), LABELS[:1]
     sgd = chaintag.CRF(epochs=1, averaged=False, l2=0.0, lr_schedule="fixed", learning_rate=0.5,
                        shuffle=False).fit(X, Y)
     attrs, ent_lo, ent_n, gold = _crf_arrays(sgd, X, Y)
     grad = np.zeros(sgd.feature_index_.n_weights)
-    crf_objective_valued(np.zeros_like(grad), attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
-                         gold, sgd.feature_index_.feat_label, len(sgd.labels_), 0.0, grad)
+    crf_objective(np.zeros_like(grad), corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
+                                                     sgd.feature_index_.feat_label, gold), len(sgd.labels_), 0.0, grad)
     np.testing.assert_allclose(sgd.weights_, -0.5 * grad, atol=1e-12)
     assert "len" in sgd.extractor_.names
 

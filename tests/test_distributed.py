@@ -15,6 +15,7 @@ from chaintag.errors import InputError, TrainingError  # noqa: E402
 from chaintag.learners import make_learner  # noqa: E402
 from chaintag.learners.base import TrainData  # noqa: E402
 from chaintag.learners.perceptron import StructuredPerceptron  # noqa: E402
+from chaintag.learners.path_kernels import training_arrays  # noqa: E402
 from chaintag.learners.perceptron_kernels import gold_feature_ids, perceptron_epoch  # noqa: E402
 from chaintag.learners.tokens import as_rows  # noqa: E402
 
@@ -91,9 +92,8 @@ def _oracle(model, sentences, labels, n_shards, epochs, mixing):
             wi = w.copy()
             n_upd = 0
             for s in range(bounds[i], bounds[i + 1]):
-                n_upd += perceptron_epoch(np.array([s], dtype=np.int64), a.sent_ptr, a.tok_ptr, data.ent_lo,
-                                          data.ent_n, data.gold, gf, data.index.feat_label, wi, np.zeros(1), 0,
-                                          L, False)[0]
+                n_upd += perceptron_epoch(np.array([s], dtype=np.int64), training_arrays(data, gf), wi,
+                                          np.zeros(1), 0, L, False)[0]
                 total += wi
                 steps += 1
             own.append(wi)

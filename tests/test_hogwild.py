@@ -7,6 +7,7 @@ import pytest
 from chaintag import SAPO, StructuredPerceptron
 from chaintag.learners.hogwild_kernels import (clock, perceptron_epoch_hogwild, sapo_epoch_hogwild,
                                                sapo_scales)
+from chaintag.learners.path_kernels import training_arrays
 from chaintag.learners.perceptron_kernels import perceptron_epoch
 from chaintag.learners.sapo_kernels import sapo_epoch
 from chaintag.learners.threads import resolve_threads
@@ -60,8 +61,7 @@ def test_perceptron_kernel_with_one_part_is_the_serial_pass(averaged):
     for hog in (False, True):
         w, u, step = np.zeros(data.index.n_weights), np.zeros(data.index.n_weights), 0
         for _ in range(3):
-            args = (order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
-                    data.index.feat_label, w, u, step, data.index.n_labels, averaged)
+            args = (order, training_arrays(data, state["gold_feat"]), w, u, step, data.index.n_labels, averaged)
             r = perceptron_epoch_hogwild(*args, 1) if hog else perceptron_epoch(*args)
             step = r[2]
         out.append((w, u, r))
@@ -82,14 +82,12 @@ def test_sapo_kernel_with_one_part_is_the_serial_pass(l2_per_sample):
     # serial
     v = np.zeros(data.index.n_weights)
     sigma, step, n_upd, n_err, loss, _ = sapo_epoch(
-        order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label, v, 1.0, 5,
-        L, 3, False, 50, np.inf, lr0, True, l2, n_train, l2_per_sample, False, np.zeros(1), np.zeros(1), 0.0,
+        order, training_arrays(data), v, 1.0, 5, L, 3, False, 50, np.inf, lr0, True, l2, n_train, l2_per_sample, False, np.zeros(1), np.zeros(1), 0.0,
         0.0, 0)
     # one part
     v1 = np.zeros(data.index.n_weights)
     gammas, sigmas = sapo_scales(len(order), 1.0, 5, lr0, True, l2, n_train, l2_per_sample)
-    n_upd1, n_err1, loss1 = sapo_epoch_hogwild(order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold,
-                                               data.index.feat_label, v1, gammas, sigmas, L, 3, False, 50,
+    n_upd1, n_err1, loss1 = sapo_epoch_hogwild(order, training_arrays(data), v1, gammas, sigmas, L, 3, False, 50,
                                                np.inf, 1)
     assert v.tobytes() == v1.tobytes()
     assert sigmas[-1] == sigma and step == 5 + len(order)

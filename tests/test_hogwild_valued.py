@@ -5,11 +5,14 @@ import numpy as np
 import pytest
 
 from chaintag import SAPO
-from chaintag.decoding.scoring import emission_scores
-from chaintag.decoding.valued import emission_scores_valued, tag_corpus_valued, tag_corpus_valued_parallel
+from chaintag.decoding.scoring import NO_VALUES, emission_scores
+from chaintag.decoding.scoring import emission_scores as emission_scores_valued
+from chaintag.decoding.scoring import tag_corpus as tag_corpus_valued_parallel
+from chaintag.decoding.scoring import tag_corpus_serial as tag_corpus_valued
+from chaintag.learners.hogwild_kernels import sapo_epoch_hogwild as sapo_epoch_valued_hogwild
 from chaintag.learners.hogwild_kernels import sapo_scales
-from chaintag.learners.hogwild_valued_kernels import sapo_epoch_valued_hogwild
-from chaintag.learners.sapo_valued_kernels import sapo_epoch_valued
+from chaintag.learners.path_kernels import training_arrays
+from chaintag.learners.sapo_kernels import sapo_epoch as sapo_epoch_valued
 
 from test_hogwild import captured, synthetic
 
@@ -56,7 +59,7 @@ def test_emission_sums_are_the_sequential_sums_bit_for_bit(values):
     if values:
         emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, 0, n_tok, feat_label, w, E)
     else:
-        emission_scores(tok_ptr, ent_lo, ent_n, 0, n_tok, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, NO_VALUES, 0, n_tok, feat_label, w, E)
     ref = _sequential_emissions(tok_ptr, ent_lo, ent_n, ent_val, 0, n_tok, feat_label, w, L)
     assert E.tobytes() == ref.tobytes()
     assert (ent_n[:12] == L).all() and np.abs(E).max() > 0
@@ -73,14 +76,12 @@ def test_valued_hogwild_with_one_part_is_the_serial_pass(space):
     lr0, l2 = 0.3, 2.0
     v = np.zeros(data.index.n_weights)
     sigma, step, n_upd, n_err, loss, _ = sapo_epoch_valued(
-        order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold, data.index.feat_label,
-        v, 1.0, 5, L, 3, False, 50, np.inf, lr0, True, l2, n_train, True, False, np.zeros(1), np.zeros(1), 0.0,
-        0.0, 0)
+        order, training_arrays(data), v, 1.0, 5, L, 3, False, 50, np.inf, lr0, True, l2, n_train, True, False,
+        np.zeros(1), np.zeros(1), 0.0, 0.0, 0)
     v1 = np.zeros(data.index.n_weights)
     gammas, sigmas = sapo_scales(len(order), 1.0, 5, lr0, True, l2, n_train, True)
     n_upd1, n_err1, loss1 = sapo_epoch_valued_hogwild(
-        order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold, data.index.feat_label, v1,
-        gammas, sigmas, L, 3, False, 50, np.inf, 1)
+        order, training_arrays(data), v1, gammas, sigmas, L, 3, False, 50, np.inf, 1)
     assert v.tobytes() == v1.tobytes()
     assert sigmas[-1] == sigma and step == 5 + len(order)
     assert (n_upd, n_err, loss) == (n_upd1, n_err1, loss1)

@@ -78,7 +78,7 @@ def test_corpus_kernel_equals_enumeration(seed):
     trans = w[F:F + n_labels * n_labels].reshape(n_labels, n_labels)
     start = w[F + n_labels * n_labels:F + n_labels * n_labels + n_labels]
     out = np.full(n_tokens, -1, dtype=np.int32)
-    total = tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)
+    total = tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, np.zeros(0), feat_label, w, n_labels, out)
     want_total = 0.0
     for s in range(len(lengths)):
         t0, t1 = sent_ptr[s], sent_ptr[s + 1]

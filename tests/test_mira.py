@@ -49,10 +49,10 @@ def test_margin_constraint_holds_after_a_step_unless_clipped(C):
         data = TrainData(attrs, flat, model.feature_index_)
         gf = gold_feature_ids(data.attrs.tok_ptr, data.ent_lo, data.ent_n, flat, model.feature_index_.feat_label)
         w = before.copy()
-        _, _, _, clipped = mira_epoch(np.array([s], dtype=np.int64), data.attrs.sent_ptr, data.attrs.tok_ptr,
-                                      data.ent_lo, data.ent_n, flat, gf, model.feature_index_.feat_label, w,
+        from chaintag.learners.path_kernels import training_arrays
+        _, _, _, clipped = mira_epoch(np.array([s], dtype=np.int64), training_arrays(data, gf), w,
                                       np.zeros(1), 0, len(model.labels_), False, 1,
-                                      np.inf if C is None else C, False, False, 200)
+                                      np.inf if C is None else C, False, False)
         model.weights_ = w
         E2, U2, st2, en2 = scores_of(model, SENTS[s])
         margin = path_score(E2, U2, st2, en2, gold) - path_score(E2, U2, st2, en2, z)

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from chaintag.decoding.scoring import SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
+from chaintag.decoding.scoring import NO_VALUES, SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
 from chaintag.decoding.viterbi import viterbi_reference
 from chaintag.features.keys import lookup_keys, lookup_keys_serial
 
@@ -62,12 +62,13 @@ def test_tag_corpus_matches_reference_on_every_thread_count(n_sent):
         for k in thread_counts():
             numba.set_num_threads(k)
             out = np.full(int(sent_ptr[-1]), -1, dtype=np.int32)
-            total = tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)
+            total = tag_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, NO_VALUES, feat_label, w, n_labels, out)
             results.append((out, total))
     finally:
         numba.set_num_threads(saved)
     out = np.full(int(sent_ptr[-1]), -1, dtype=np.int32)
-    results.append((out, tag_corpus_serial(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)))
+    results.append((out, tag_corpus_serial(sent_ptr, tok_ptr, ent_lo, ent_n, NO_VALUES, feat_label, w, n_labels,
+                                           out)))
     for out, total in results:
         # continuous random weights: no ties, so the paths are the reference's
         np.testing.assert_array_equal(out, ref)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from chaintag import StructuredPerceptron
-from chaintag.decoding.scoring import feature_entries
+from chaintag.decoding.scoring import corpus_arrays, feature_entries
 from chaintag.decoding.viterbi import viterbi_reference
 from chaintag.features.extract import AttributeExtractor
 from chaintag.features.space import build_feature_index, remap_attributes
@@ -31,9 +31,9 @@ def prepare(space="gold"):
 
 
 def run_kernel(attrs, gold, index, gold_feat, order, w, u, step, averaged):
-    return perceptron_epoch(np.asarray(order, dtype=np.int64), attrs.sent_ptr, attrs.tok_ptr,
-                            attrs.ent[0], attrs.ent[1], gold, gold_feat, index.feat_label,
-                            w, u, step, index.n_labels, averaged)
+    c = corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, attrs.ent[0], attrs.ent[1], None, index.feat_label, gold,
+                      gold_feat)
+    return perceptron_epoch(np.asarray(order, dtype=np.int64), c, w, u, step, index.n_labels, averaged)
 
 
 def phi(attrs, index, s, path):

@@ -75,7 +75,7 @@ def test_vector_scores_equal_a_dense_reference(tmp_path, name):
             [("zebra", "NN"), ("dog", "NN"), ("barks", "VBZ"), ("here", "RB")]]  # zebra: no vector
     dense = _dense_emissions(model, test, [("vec(word[0])", 0), ("vec(word[-1])", -1)],
                              model.extractor_.vec_factor)
-    from chaintag.decoding.valued import emission_scores_valued
+    from chaintag.decoding.scoring import emission_scores as emission_scores_valued
     from chaintag.decoding.scoring import feature_entries, weight_views
     attrs = model.extractor_.transform(test)
     ent_lo, ent_n = feature_entries(attrs.attr_ids, model.feature_index_.feat_ptr, len(model.labels_))

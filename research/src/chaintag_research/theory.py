@@ -24,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from chaintag.decoding.scoring import feature_entries
+from chaintag.decoding.scoring import corpus_arrays, feature_entries
 from chaintag.features.extract import AttributeExtractor
 from chaintag.features.space import build_feature_index, remap_attributes
 from chaintag.features.templates import resolve_templates
@@ -69,8 +69,8 @@ def _mistakes(attrs, index, gold, n_passes, until_clean):
     order = np.arange(attrs.n_sentences, dtype=np.int64)
     total, per_pass, step = 0, [], 0
     for _ in range(n_passes):
-        updates, _, step = perceptron_epoch(order, attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold, gf,
-                                            index.feat_label, w, np.zeros(1), step, index.n_labels, False)
+        c = corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, None, index.feat_label, gold, gf)
+        updates, _, step = perceptron_epoch(order, c, w, np.zeros(1), step, index.n_labels, False)
         per_pass.append(int(updates))
         total += int(updates)
         if until_clean and updates == 0:
@@ -224,6 +224,7 @@ def sapo_crf_distance(train="conll2000:train", features="chunking", n_values=(1,
     from chaintag.learners import make_learner
     from chaintag.learners.crf_kernels import crf_objective
     from chaintag.learners.mira_kernels import feature_difference
+    from chaintag.learners.path_kernels import difference_capacity
 
     corpus = load_corpus(train, data_dir=data_dir)
     tokens, labels = corpus.tokens[:n_train], corpus.labels[:n_train]
@@ -237,7 +238,8 @@ def sapo_crf_distance(train="conll2000:train", features="chunking", n_values=(1,
     w = model.weights_
     scratch = np.zeros(fi.n_weights)
     listed = np.zeros(fi.n_weights, dtype=np.bool_)
-    cap = 2 * len(ent_lo) + 64
+    c = corpus_arrays(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, None, fi.feat_label, gold, gf)
+    cap = difference_capacity(c)
     touched = np.zeros(cap, dtype=np.int64)
     idx = np.zeros(cap, dtype=np.int64)
     val = np.zeros(cap)
@@ -246,16 +248,14 @@ def sapo_crf_distance(train="conll2000:train", features="chunking", n_values=(1,
     g = np.zeros(fi.n_weights)
     for s in range(n_eval):
         t0, t1 = attrs.sent_ptr[s], attrs.sent_ptr[s + 1]
-        crf_objective(w, np.array([t0, t1], dtype=np.int64), attrs.tok_ptr, ent_lo, ent_n, gold,
-                      fi.feat_label, L, 0.0, g)
+        crf_objective(w, c._replace(sent_ptr=np.array([t0, t1], dtype=np.int64)), L, 0.0, g)
         g_crf = -g
         norm = np.linalg.norm(g_crf)
         for n in n_values:
             diff = g_crf.copy()
             for labs, _, p in nbests[n][s]:
                 path = np.array([model.labels_.index(lab) for lab in labs], dtype=np.int32)
-                k = feature_difference(t0, t1, gold, path, attrs.tok_ptr, ent_lo, ent_n, gf, fi.feat_label, L,
-                                       scratch, listed, touched, idx, val)
+                k = feature_difference(c, t0, t1, path, L, scratch, listed, touched, idx, val)
                 diff[idx[:k]] -= p * val[:k]
             out[n].append(np.linalg.norm(diff) / norm if norm > 0 else 0.0)
     return {"n": list(n_values), "relative_distance": [float(np.mean(out[n])) for n in n_values],

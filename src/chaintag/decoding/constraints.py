@@ -247,7 +247,7 @@ def tag_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, 
         best[s] = 0.0
         if t1 == t0:
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, np.zeros(0), t0, t1, feat_label, w, E)  # 0/1 attributes
         _fix_emissions(E, fixed, t0, t1 - t0)
         best[s] = viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
 
@@ -274,7 +274,7 @@ def nbest_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels
         if t1 == t0:
             out_found[s] = 0
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, np.zeros(0), t0, t1, feat_label, w, E)  # 0/1 attributes
         _fix_emissions(E, fixed, t0, t1 - t0)
         ws = nbest_into(E[:t1 - t0], trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found)
 
@@ -303,7 +303,7 @@ def marginals_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_la
         t1 = sent_ptr[s + 1]
         if t1 == t0:
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, np.zeros(0), t0, t1, feat_label, w, E)  # 0/1 attributes
         _fix_emissions(E, fixed, t0, t1 - t0)
         forward_backward_kernel(E[:t1 - t0], trans, start, end, pe, pt, alpha, beta, scale, marg, pair)
         for i in range(t1 - t0):

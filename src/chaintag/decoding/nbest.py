@@ -509,13 +509,15 @@ def nbest(emissions, transitions, start=None, end=None, n=5, method="astar", bea
 
 
 @njit(cache=True)
-def nbest_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, k, out_paths, out_scores,
+def nbest_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, k, out_paths, out_scores,
                  out_found):
     """Top-k label sequences of every sentence of a corpus, by exact A*.
 
     Parameters
     ----------
     sent_ptr, tok_ptr, ent_lo, ent_n : corpus arrays (see :mod:`chaintag.decoding.scoring`)
+    ent_val : float64 array, shape (n_entries,) or (0,)
+        Value of every entry; empty for 0/1 attributes (:func:`chaintag.decoding.scoring.emission_scores`).
     feat_label : int32 array, shape (n_features,)
     w : float64 array, shape (n_weights,)
         Flat weights (features, transitions, start, end).
@@ -538,7 +540,7 @@ def nbest_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, k, o
         if t1 == t0:
             out_found[s] = 0
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
         ws = nbest_into(E[:t1 - t0], trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found)
 
 

@@ -9,12 +9,11 @@ becomes attributes by the rules of python-crfsuite's ``ItemSequence``:
   nothing). The attribute's contribution to a score is ``value * weight``,
   so a value of 1 is the same as a present indicator attribute. Values
   other than 1 are read by learners whose kernels take them (the
-  perceptron: :mod:`chaintag.learners.perceptron_valued_kernels`; the CRFs:
-  :mod:`chaintag.learners.crf_valued_kernels`; (N-best) MIRA:
-  :mod:`chaintag.learners.mira_valued_kernels`; SAPO:
-  :mod:`chaintag.learners.sapo_valued_kernels`; max-ent:
-  its design matrix and :mod:`chaintag.learners.maxent_valued_kernels`); the
-  extractor of any other learner refuses them (``real_values=False``);
+  perceptron, the CRFs, (N-best) MIRA, SAPO: their one compiled step reads
+  every entry's value, ``ent_val`` of
+  :class:`chaintag.decoding.scoring.CorpusArrays`; max-ent: its design
+  matrix and :mod:`chaintag.learners.maxent_kernels`); the extractor of any
+  other learner refuses them (``real_values=False``);
 - a nested dict ``{"p": {...}}`` gives the attributes of the inner dict
   with ``p:`` before each name (``{"nb": {"w[-1]": "He"}}`` gives
   ``nb:w[-1]=He``), at any depth;

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..decoding.scoring import SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
+from ..decoding.scoring import NO_VALUES, SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
 from ..errors import InputError
 from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
@@ -491,15 +491,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         values = getattr(attrs, "attr_values", None)
         from ..parallel import parallel_region  # serial after fork, or while another thread is in the layer
         with parallel_region(attrs.n_sentences > SENTENCES_PER_CHUNK) as parallel:
-            if values is not None:
-                from ..decoding.valued import tag_corpus_valued, tag_corpus_valued_parallel
-                kernel = tag_corpus_valued_parallel if parallel else tag_corpus_valued
-                kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
-                       w, len(self.labels_), out)
-                return out
             kernel = tag_corpus if parallel else tag_corpus_serial
-            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                   w, len(self.labels_), out)
+            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, NO_VALUES if values is None else values,
+                   self.feature_index_.feat_label, w, len(self.labels_), out)
         return out
 
     def _split(self, ids: np.ndarray, sent_ptr: np.ndarray) -> list[list[str]]:

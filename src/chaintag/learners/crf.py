@@ -8,6 +8,7 @@ import numpy as np
 
 from .base import SequenceTagger, TrainData, register
 from .crf_kernels import crf_objective, crf_sgd_epoch
+from .path_kernels import training_arrays
 from .finite import check_weights
 from .scale_kernels import fold_average, fold_scale
 
@@ -82,21 +83,11 @@ class CRF(SequenceTagger):
                 "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
-        a = data.attrs
         avg = bool(self.averaged)
-        if data.ent_val is not None:  # real-valued attributes
-            from .crf_valued_kernels import crf_sgd_epoch_valued
-            sigma, step, loss, sigma_sum = crf_sgd_epoch_valued(
-                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold,
-                data.index.feat_label, state["v"], state["sigma"], state["step"], data.index.n_labels,
-                float(self.learning_rate), self._decay(), float(self.l2), state["n_train"], avg, state["u"],
-                state["acc"], state["sigma_sum"])
-        else:
-            sigma, step, loss, sigma_sum = crf_sgd_epoch(
-                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label,
-                state["v"], state["sigma"], state["step"], data.index.n_labels, float(self.learning_rate),
-                self._decay(), float(self.l2), state["n_train"], avg, state["u"], state["acc"],
-                state["sigma_sum"])
+        sigma, step, loss, sigma_sum = crf_sgd_epoch(  # 0/1 attributes or attributes with values alike
+            order, training_arrays(data), state["v"], state["sigma"], state["step"], data.index.n_labels,
+            float(self.learning_rate), self._decay(), float(self.l2), state["n_train"], avg, state["u"],
+            state["acc"], state["sigma_sum"])
         if avg:
             fold_average(state["v"], state["u"], state["acc"], sigma_sum)
             sigma_sum = 0.0
@@ -153,7 +144,7 @@ class CRFLBFGS(SequenceTagger):
     """
 
     algorithm = "crf-lbfgs"
-    _real_values = True  # feature-dict numbers: crf_valued_kernels
+    _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     def __init__(self, *, features="pos", columns=None, l2=1.0, l1=0.0, epochs=100, tol=1e-5, memory=6, cc=0,
                  feature_space="gold", random_state=0, hash_bits=None, progress=None):
@@ -177,18 +168,11 @@ class CRFLBFGS(SequenceTagger):
 
         (:func:`chaintag.distributed.fit_distributed` swaps in a sum over Dask workers.)
         """
-        a = data.attrs
+        c = training_arrays(data)  # 0/1 attributes or attributes with values alike
         grad = np.zeros(data.index.n_weights)
 
         def fun(w):
-            if data.ent_val is not None:  # real-valued attributes
-                from .crf_valued_kernels import crf_objective_valued
-                value = crf_objective_valued(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val,
-                                             data.gold, data.index.feat_label, data.index.n_labels,
-                                             float(self.l2), grad)
-                return value, grad.copy()
-            value = crf_objective(w, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold,
-                                  data.index.feat_label, data.index.n_labels, float(self.l2), grad)
+            value = crf_objective(w, c, data.index.n_labels, float(self.l2), grad)
             return value, grad.copy()
 
         return fun

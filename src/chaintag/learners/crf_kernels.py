@@ -8,6 +8,13 @@ trainers share one gradient code.
 
 SGD (Bottou; Tsuruoka et al. 2009) uses the same lazy L2 as SAPO: ``w = sigma
 v``, the step ``w *= 1 - gamma lambda / |S|`` multiplies ``sigma`` only.
+
+The corpus comes as one :class:`chaintag.decoding.scoring.CorpusArrays`.
+Attributes with values take the same code: ``Phi(x, y)`` adds ``v`` for an
+attribute of value ``v`` at a token labelled ``y``, so emissions are ``sum v
+W[a, l]`` and the gradient has ``v (1[l = y*_i] - P(y_i = l | x))`` for
+every feature ``(a, l)`` of an entry (an empty ``ent_val``: every entry
+counts 1).
 """
 
 from __future__ import annotations
@@ -16,12 +23,12 @@ import numpy as np
 from numba import njit
 
 from ..decoding.forward_backward import forward_backward_kernel
-from ..decoding.scoring import emission_scores, max_sentence_length
+from ..decoding.scoring import entry_value, max_sentence_length, sentence_emissions, tagging_arrays
 from .scale_kernels import end_of_step
 
 @njit(cache=True)
-def sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, sigma, n_labels, ws):
-    """Scores of ``sigma * w`` for the sentence ``t0:t1`` and their marginals.
+def sentence_marginals(c, t0, t1, w, sigma, n_labels, ws):
+    """Scores of ``sigma * w`` for the sentence ``t0:t1`` of the corpus ``c`` and their marginals.
 
     Returns
     -------
@@ -36,12 +43,12 @@ def sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, sigma, n_l
     positions).
     """
     E, pe, pt, alpha, beta, scale, marg, pair, trans, start, end = ws
-    n_features = feat_label.shape[0]
+    n_features = c.feat_label.shape[0]
     t_off = n_features
     s_off = t_off + n_labels * n_labels
     e_off = s_off + n_labels
     T = t1 - t0
-    emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+    sentence_emissions(c, t0, t1, w, E)
     if sigma != 1.0:
         for i in range(T):
             for j in range(n_labels):
@@ -82,15 +89,15 @@ def _put(target, u, f, delta, averaged, sigma_sum):
         u[f] += delta * sigma_sum
 
 
-@njit(cache=True)
-def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, target, scale,
-                 u, averaged, sigma_sum):
-    """``target += scale * (Phi(x, y*) - E[Phi(x, y)])`` for the sentence ``t0:t1``.
-
-    With ``averaged``, also ``u += sigma_sum * (the same change)`` (lazy
-    averaging under the scale trick, see :mod:`chaintag.learners.sapo_kernels`).
-    """
+@njit(cache=True, inline="always")
+def _gradient_body(c, t0, t1, n_labels, ws, target, scale, u, averaged, sigma_sum, valued):
     E, pe, pt, alpha, beta, sc, marg, pair, trans, start, end = ws
+    feat_label = c.feat_label
+    tok_ptr = c.tok_ptr
+    ent_lo = c.ent_lo
+    ent_n = c.ent_n
+    ent_val = c.ent_val
+    gold = c.gold
     n_features = feat_label.shape[0]
     t_off = n_features
     s_off = t_off + n_labels * n_labels
@@ -101,12 +108,13 @@ def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws,
         y = gold[tok]
         for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
             lo = ent_lo[e]
+            v = entry_value(ent_val, valued, e)
             for f in range(lo, lo + ent_n[e]):
                 lab = feat_label[f]
                 g = -marg[i, lab]
                 if lab == y:
                     g += 1.0
-                _put(target, u, f, scale * g, averaged, sigma_sum)
+                _put(target, u, f, scale * v * g, averaged, sigma_sum)
     for a in range(n_labels):
         _put(target, u, s_off + a, -scale * marg[0, a], averaged, sigma_sum)
         _put(target, u, e_off + a, -scale * marg[T - 1, a], averaged, sigma_sum)
@@ -119,12 +127,27 @@ def add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws,
 
 
 @njit(cache=True)
-def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sigma, step,
-                  n_labels, lr0, lr_decay, l2, n_train, averaged, u, acc, sigma_sum):
+def add_gradient(c, t0, t1, n_labels, ws, target, scale, u, averaged, sigma_sum):
+    """``target += scale * (Phi(x, y*) - E[Phi(x, y)])`` for the sentence ``t0:t1`` of the corpus ``c``.
+
+    With ``averaged``, also ``u += sigma_sum * (the same change)`` (lazy
+    averaging under the scale trick, see :mod:`chaintag.learners.sapo_kernels`).
+    An entry of value ``v`` contributes ``scale * v * (1[l = y*] - P(l))`` to its feature of label ``l``.
+    """
+    if c.ent_val.shape[0] == 0:
+        _gradient_body(c, t0, t1, n_labels, ws, target, scale, u, averaged, sigma_sum, False)
+    else:
+        _gradient_body(c, t0, t1, n_labels, ws, target, scale, u, averaged, sigma_sum, True)
+
+
+@njit(cache=True)
+def crf_sgd_epoch(order, c, v, sigma, step, n_labels, lr0, lr_decay, l2, n_train, averaged, u, acc, sigma_sum):
     """One SGD pass of the L2-regularized CRF over the sentences in ``order``.
 
     Parameters
     ----------
+    c : CorpusArrays
+        The corpus (:class:`chaintag.decoding.scoring.CorpusArrays`) with its gold labels.
     v : float64 array, shape (n_weights,)
         Unscaled weights (``w = sigma * v``), updated in place.
     sigma : float
@@ -148,6 +171,7 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
     sigma, step, loss, sigma_sum
         ``loss`` is the sum of ``-log P(y* | x)`` over the pass (before each update).
     """
+    sent_ptr = c.sent_ptr
     m = max(max_sentence_length(sent_ptr), 1)
     ws = crf_workspace(m, n_labels)
     loss = 0.0
@@ -156,10 +180,9 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
         t1 = sent_ptr[s + 1]
         gamma = lr0 / (1.0 + lr_decay * step / n_train)
         if t1 > t0:
-            log_z = sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, v, sigma, n_labels, ws)
-            loss += log_z - gold_score(t0, t1, gold, ws)
-            add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, v, gamma / sigma,
-                         u, averaged, sigma_sum)
+            log_z = sentence_marginals(c, t0, t1, v, sigma, n_labels, ws)
+            loss += log_z - gold_score(t0, t1, c.gold, ws)
+            add_gradient(c, t0, t1, n_labels, ws, v, gamma / sigma, u, averaged, sigma_sum)
         shrink = 1.0 - gamma * l2 / n_train if l2 > 0.0 else 1.0
         sigma, sigma_sum = end_of_step(v, u, acc, sigma, sigma_sum, shrink, averaged)
         step += 1
@@ -167,11 +190,13 @@ def crf_sgd_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, 
 
 
 @njit(cache=True)
-def crf_objective(w, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, l2, grad):
-    """Negative penalized log-likelihood of the corpus and its gradient (into ``grad``).
+def crf_objective(w, c, n_labels, l2, grad):
+    """Negative penalized log-likelihood of the corpus ``c`` and its gradient (into ``grad``).
 
-    ``f(w) = sum_x [log Z(x) - s(x, y*)] + l2 ||w||^2 / 2``.
+    ``f(w) = sum_x [log Z(x) - s(x, y*)] + l2 ||w||^2 / 2``; ``c`` is a
+    :class:`chaintag.decoding.scoring.CorpusArrays` with its gold labels.
     """
+    sent_ptr = c.sent_ptr
     m = max(max_sentence_length(sent_ptr), 1)
     ws = crf_workspace(m, n_labels)
     for f in range(grad.shape[0]):
@@ -183,16 +208,20 @@ def crf_objective(w, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, n_label
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
         if t1 > t0:
-            log_z = sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, 1.0, n_labels, ws)
-            value += log_z - gold_score(t0, t1, gold, ws)
-            add_gradient(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, n_labels, ws, grad, -1.0,
-                         grad, False, 0.0)
+            log_z = sentence_marginals(c, t0, t1, w, 1.0, n_labels, ws)
+            value += log_z - gold_score(t0, t1, c.gold, ws)
+            add_gradient(c, t0, t1, n_labels, ws, grad, -1.0, grad, False, 0.0)
     return value
 
 
 @njit(cache=True)
-def marginals_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
-    """Token marginals of every sentence into ``out`` (shape (n_tokens, n_labels))."""
+def marginals_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, out):
+    """Token marginals of every sentence into ``out`` (shape (n_tokens, n_labels)).
+
+    The arrays are those of :class:`chaintag.decoding.scoring.CorpusArrays` (``ent_val`` empty for
+    0/1 attributes).
+    """
+    c = tagging_arrays(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label)
     m = max(max_sentence_length(sent_ptr), 1)
     ws = crf_workspace(m, n_labels)
     marg = ws[6]
@@ -200,7 +229,7 @@ def marginals_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, 
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
         if t1 > t0:
-            sentence_marginals(t0, t1, tok_ptr, ent_lo, ent_n, feat_label, w, 1.0, n_labels, ws)
+            sentence_marginals(c, t0, t1, w, 1.0, n_labels, ws)
             for i in range(t1 - t0):
                 for j in range(n_labels):
                     out[t0 + i, j] = marg[i, j]

@@ -21,8 +21,13 @@ other threads' had all come first, and degrades the average: 91.7 against
 ``sigma`` are functions of the step known in advance,
 ``sigma_c = sigma_0 prod_{j<c} (1 - gamma_j lambda / |S|)`` (:func:`sapo_scales`).
 
-With ``n_parts = 1`` the clock is the sample's position and these kernels do
-exactly what the serial kernels do, bit for bit. On several threads the
+Every thread runs the serial learners' step code
+(:func:`chaintag.learners.perceptron_kernels.perceptron_update`,
+:func:`chaintag.learners.sapo_kernels.sapo_piece`) on the corpus's
+:class:`chaintag.decoding.scoring.CorpusArrays`, with 0/1 attributes (empty
+``ent_val``) or attributes with values alike. With ``n_parts = 1`` the clock
+is the sample's position and these kernels do exactly what the serial
+kernels do, bit for bit. On several threads the
 result depends on the interleaving and is not reproducible bit for bit; the
 learners run the serial kernels when one thread is asked for.
 """
@@ -33,10 +38,11 @@ import numpy as np
 from numba import njit, prange
 
 from ..decoding.nbest import astar_workspace
-from ..decoding.scoring import emission_scores, max_sentence_length, weight_views
+from ..decoding.scoring import max_sentence_length, sentence_emissions, weight_views
 from ..decoding.viterbi import viterbi_kernel
+from .path_kernels import difference_work
 from .perceptron_kernels import hamming, perceptron_update
-from .sapo_kernels import _sapo_piece
+from .sapo_kernels import label_work, sapo_piece
 
 
 @njit(cache=True)
@@ -74,14 +80,15 @@ def clock(done):
 
 
 @njit(cache=True, parallel=True)
-def perceptron_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_label,
-                             w, u, step, n_labels, averaged, n_parts):
+def perceptron_epoch_hogwild(order, c, w, u, step, n_labels, averaged, n_parts):
     """One perceptron pass on ``n_parts`` threads sharing ``w`` and ``u`` without locks.
 
     Parameters and returns as :func:`chaintag.learners.perceptron_kernels.perceptron_epoch`,
     plus ``n_parts`` (int >= 1): the blocks of the order run in parallel.
     """
-    trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
+    trans, start, end = weight_views(w, c.feat_label.shape[0], n_labels)
+    sent_ptr = c.sent_ptr
+    gold = c.gold
     n = order.shape[0]
     parts = max(min(n_parts, n), 1)
     updates = np.zeros(parts, dtype=np.int64)
@@ -90,19 +97,20 @@ def perceptron_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold
     done = np.zeros(parts, dtype=np.int64)
     for p in prange(parts):
         E, delta, back, pred = viterbi_work(m, n_labels)
+        idx, val = difference_work(c)
         for k in range(p, n, parts):
             s = order[k]
             t0 = sent_ptr[s]
             t1 = sent_ptr[s + 1]
             if t1 > t0:
-                emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+                sentence_emissions(c, t0, t1, w, E)
                 viterbi_kernel(E[:t1 - t0], trans, start, end, pred, delta, back)
                 wrong = hamming(t0, t1, gold, pred)
                 if wrong > 0:
                     updates[p] += 1
                     errors[p] += wrong
-                    perceptron_update(t0, t1, gold, pred, tok_ptr, ent_lo, ent_n, gold_feat,
-                                      feat_label, w, u, step + clock(done), n_labels, averaged, 1.0)
+                    perceptron_update(c, t0, t1, pred, w, u, step + clock(done), n_labels, averaged, 1.0, idx,
+                                      val)
             done[p] += 1
     return updates.sum(), errors.sum(), step + n
 
@@ -154,15 +162,14 @@ def ordered_sum(values, n):
 
 
 @njit(cache=True, parallel=True)
-def sapo_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, gammas, sigmas,
-                       n_labels, n_best, use_beam, beam_width, stop_gap, n_parts):
+def sapo_epoch_hogwild(order, c, v, gammas, sigmas, n_labels, n_best, use_beam, beam_width, stop_gap, n_parts):
     """One SAPO pass (not averaged, whole sentences) on ``n_parts`` threads sharing ``v``.
 
     Parameters
     ----------
-    order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, n_labels, n_best, use_beam,
-    beam_width, stop_gap :
-        As in :func:`chaintag.learners.sapo_kernels.sapo_epoch`.
+    order, c, v, n_labels, n_best, use_beam, beam_width, stop_gap :
+        As in :func:`chaintag.learners.sapo_kernels.sapo_epoch` (``c``: 0/1 attributes or
+        attributes with values).
     gammas, sigmas : float64 arrays
         From :func:`sapo_scales` (the scale must not need a fold within the pass).
     n_parts : int
@@ -173,21 +180,22 @@ def sapo_epoch_hogwild(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label
     loss : float
         Summed in sample order.
     """
+    sent_ptr = c.sent_ptr
     n, parts, updates, errors, losses, m, done = sapo_pass_state(order, sent_ptr, n_parts)
     u = np.zeros(1)
     for p in prange(parts):
         E, C, CT, CS, CE, paths, scores, probs = sapo_work(m, n_labels, n_best)
+        labs, coefs = label_work(n_labels)
         ws = astar_workspace(m, n_labels, n_best, 0)
         for k in range(p, n, parts):
             s = order[k]
             if sent_ptr[s + 1] == sent_ptr[s]:
                 done[p] += 1
                 continue
-            c = min(clock(done), n - 1)
-            touched, err, loss, ws = _sapo_piece(
-                sent_ptr[s], sent_ptr[s + 1], tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigmas[c],
-                gammas[c], n_labels, n_best, use_beam, beam_width, stop_gap, False, 0.0, E, C, CT, CS, CE,
-                paths, scores, probs, ws)
+            q = min(clock(done), n - 1)
+            touched, err, loss, ws = sapo_piece(
+                sent_ptr[s], sent_ptr[s + 1], c, v, u, sigmas[q], gammas[q], n_labels, n_best, use_beam,
+                beam_width, stop_gap, False, 0.0, E, C, CT, CS, CE, paths, scores, probs, ws, labs, coefs)
             if touched:
                 updates[p] += 1
             errors[p] += err

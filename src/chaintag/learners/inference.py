@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decoding.scoring import feature_entries
+from ..decoding.scoring import entry_values, feature_entries
 
 
 def viterbi_first(paths, scores, found, best, sent_ptr) -> None:
@@ -75,17 +75,10 @@ class InferenceMixin:
             from . import constrained
             paths, scores, found = constrained.nbest(self, attrs, k, constrain, fixed)
             best = constrained.tag_ids(self, attrs, constrain, fixed) if attrs.n_tokens else None
-        elif attrs.n_tokens and getattr(attrs, "attr_values", None) is not None:  # real-valued attributes
-            from ..decoding.valued import nbest_corpus_valued
+        elif attrs.n_tokens:  # 0/1 attributes (no values: an empty array) or real-valued attributes alike
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
-            nbest_corpus_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, attrs.attr_values,
-                                self.feature_index_.feat_label, self.weights_, len(self.labels_), k, paths, scores,
-                                found)
-            best = self._tag_ids(attrs)
-        elif attrs.n_tokens:
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
-            nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                         self.weights_, len(self.labels_), k, paths, scores, found)
+            nbest_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, entry_values(attrs),
+                         self.feature_index_.feat_label, self.weights_, len(self.labels_), k, paths, scores, found)
             best = self._tag_ids(attrs)
         if attrs.n_tokens:
             viterbi_first(paths, scores, found, best, attrs.sent_ptr)
@@ -170,29 +163,17 @@ class InferenceMixin:
 
     def _marginals_with(self, kernel, sentences) -> list[np.ndarray]:
         """Per-sentence token marginals filled by the compiled corpus ``kernel``
-        (``kernel(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out)``)."""
+        (``kernel(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, out)``, ``ent_val``
+        empty for 0/1 attributes)."""
         self._check_fitted()
         rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         L = len(self.labels_)
         out = np.zeros((attrs.n_tokens, L))
-        values = getattr(attrs, "attr_values", None)
-        if attrs.n_tokens and values is not None:  # real-valued attributes (first-order chains only)
-            from ..decoding.valued import marginals_corpus_valued
-            from .crf_kernels import marginals_corpus
-            from .maxent_kernels import marginals_corpus_local
-            from .maxent_valued_kernels import marginals_corpus_local_valued
-            valued = {marginals_corpus: marginals_corpus_valued,
-                      marginals_corpus_local: marginals_corpus_local_valued}.get(kernel)
-            if valued is None:
-                raise NotImplementedError(f"{type(self).__name__}: marginals with real-valued attributes")
+        if attrs.n_tokens:  # 0/1 attributes or real-valued attributes (first-order chains only) alike
             ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
-            valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values, self.feature_index_.feat_label,
+            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, entry_values(attrs), self.feature_index_.feat_label,
                    self.weights_, L, out)
-        elif attrs.n_tokens:
-            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
-            kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label, self.weights_, L,
-                   out)
         bounds = attrs.sent_ptr.tolist()
         return [out[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
 

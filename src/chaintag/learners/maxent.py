@@ -36,7 +36,7 @@ import warnings
 
 import numpy as np
 
-from ..decoding.scoring import feature_entries
+from ..decoding.scoring import entry_values, feature_entries
 from ..features.extract import Attributes
 from ..features.space import FeatureIndex
 from .base import SequenceTagger, TrainData, register
@@ -247,7 +247,7 @@ class MaxEnt(SequenceTagger):
     constrained_decoding = False  # local probabilities, its own Viterbi
 
     algorithm = "maxent"
-    _real_values = True  # feature-dict numbers: the design matrix and maxent_valued_kernels
+    _real_values = True  # feature-dict numbers: the design matrix and the kernels' values (ent_val)
 
     def __init__(self, *, features="pos", columns=None, C=1.0, max_iter=100, tol=1e-3, solver="saga",
                  cc=0, feature_space="gold", random_state=0, hash_bits=None):
@@ -379,15 +379,9 @@ class MaxEnt(SequenceTagger):
         if n_labels == 0 or attrs.n_tokens == 0:
             return out
         ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
-        values = getattr(attrs, "attr_values", None)
-        if values is not None:  # real-valued attributes
-            from .maxent_valued_kernels import tag_corpus_local_valued
-            tag_corpus_local_valued(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, values,
-                                    self.feature_index_.feat_label, np.ascontiguousarray(w, dtype=np.float64),
-                                    n_labels, out)
-            return out
-        tag_corpus_local(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
-                         np.ascontiguousarray(w, dtype=np.float64), n_labels, out)
+        # 0/1 attributes (no values: an empty array) or real-valued attributes alike
+        tag_corpus_local(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, entry_values(attrs),
+                         self.feature_index_.feat_label, np.ascontiguousarray(w, dtype=np.float64), n_labels, out)
         return out
 
     def local_log_proba(self, sentences, labels=None) -> list[np.ndarray]:

@@ -106,7 +106,7 @@ def local_viterbi_kernel(emissions, transitions, start, path, delta, back):
 
 
 @njit(cache=True)
-def tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
+def tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, out):
     """Decode every sentence with :func:`local_viterbi_kernel`; label ids into ``out``.
 
     Parameters
@@ -116,6 +116,8 @@ def tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, 
     ent_lo, ent_n : integer arrays, shape (n_entries,)
         Feature range of every attribute entry
         (:func:`chaintag.decoding.scoring.feature_entries`).
+    ent_val : float64 array, shape (n_entries,) or (0,)
+        Value of every entry (emissions ``sum v W[a, l]``); empty for 0/1 attributes.
     feat_label : int32 array, shape (n_features,)
     w : float64 array, shape (n_weights,)
         Flat weights: features, transitions ``[prev, cur]``, start, end (end unused).
@@ -138,7 +140,7 @@ def tag_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, 
         t1 = sent_ptr[s + 1]
         if t1 == t0:
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
         total += local_viterbi_kernel(E[:t1 - t0], trans, start, out[t0:t1], delta, back)
     return total
 
@@ -189,7 +191,7 @@ def local_marginals_kernel(emissions, transitions, start, out):
 
 
 @njit(cache=True)
-def marginals_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, out):
+def marginals_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, out):
     """:func:`local_marginals_kernel` for every sentence; ``out`` has shape (n_tokens, n_labels).
 
     Same arrays as :func:`tag_corpus_local`.
@@ -202,7 +204,7 @@ def marginals_corpus_local(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_la
         t1 = sent_ptr[s + 1]
         if t1 == t0:
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
         local_marginals_kernel(E[:t1 - t0], trans, start, out[t0:t1])
 
 

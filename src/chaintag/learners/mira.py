@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import Param, pick, with_defaults
 from .mira_kernels import mira_epoch
+from .path_kernels import training_arrays
 from .perceptron_kernels import gold_feature_ids
 
 
@@ -49,23 +51,19 @@ class MIRA(SequenceTagger):
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val; N-best MIRA too)
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
-    def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",
-                 sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
-                 hash_bits=None, progress=None):
-        self.features = features
-        self.columns = columns
-        self.n_best = n_best
-        self.C = C
-        self.averaged = averaged
-        self.loss = loss
-        self.sequential = sequential
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
+    params = (
+        *pick("features", "columns"),
+        Param("n_best", 1, int, "candidates of each update (N-best MIRA: the top n)", low=1, group="SAPO and CRF",
+              metavar="N"),
+        Param("C", 1.0, float, "clip of MIRA step sizes (None, --no-clip: unclipped, a variant)", low=0, low_open=True,
+              none=True, option="--C", group="MIRA"),
+        *pick("averaged"),
+        Param("loss", "hamming", str, "MIRA loss", choices=("hamming", "sqrt-hamming"), option="--mira-loss",
+              group="MIRA"),
+        Param("sequential", False, bool, "N-best MIRA: one-constraint steps per candidate in turn (variant)",
+              group="MIRA", negatable=False),
+        *pick("epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress"),
+    )
 
     def _begin(self, data: TrainData) -> dict:
         if self.loss not in ("hamming", "sqrt-hamming"):
@@ -82,22 +80,11 @@ class MIRA(SequenceTagger):
                 "gold_feat": gold_feat, "max_entries": int(per_sentence.max()) if len(per_sentence) else 0}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
-        a = data.attrs
         C = np.inf if self.C is None else float(self.C)
-        if data.ent_val is not None:  # real-valued attributes
-            from .mira_valued_kernels import mira_epoch_valued
-            n_updates, n_errors, step, n_clipped = mira_epoch_valued(
-                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold, state["gold_feat"],
-                data.index.feat_label, state["w"], state["u"], state["step"], data.index.n_labels,
-                bool(self.averaged), int(self.n_best), C, self.loss == "sqrt-hamming", bool(self.sequential),
-                state["max_entries"])
-            state["step"] = step
-            return {"updates": int(n_updates), "errors": int(n_errors), "clipped": int(n_clipped)}
-        n_updates, n_errors, step, n_clipped = mira_epoch(
-            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
-            data.index.feat_label, state["w"], state["u"], state["step"], data.index.n_labels,
-            bool(self.averaged), int(self.n_best), C, self.loss == "sqrt-hamming", bool(self.sequential),
-            state["max_entries"])
+        n_updates, n_errors, step, n_clipped = mira_epoch(  # 0/1 attributes or attributes with values alike
+            order, training_arrays(data, state["gold_feat"]), state["w"], state["u"], state["step"],
+            data.index.n_labels, bool(self.averaged), int(self.n_best), C, self.loss == "sqrt-hamming",
+            bool(self.sequential))
         state["step"] = step
         return {"updates": int(n_updates), "errors": int(n_errors), "clipped": int(n_clipped)}
 
@@ -114,10 +101,4 @@ class NBestMIRA(MIRA):
 
     algorithm = "nbest-mira"
 
-    def __init__(self, *, features="pos", columns=None, n_best=5, C=1.0, averaged=True, loss="hamming",
-                 sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
-                 hash_bits=None, progress=None):
-        super().__init__(features=features, columns=columns, n_best=n_best, C=C, averaged=averaged, loss=loss,
-                         sequential=sequential, epochs=epochs, cc=cc, feature_space=feature_space,
-                         shuffle=shuffle, random_state=random_state, hash_bits=hash_bits,
-                         progress=progress)
+    params = with_defaults(MIRA.params, n_best=5)

@@ -8,8 +8,10 @@ candidates, ``max_a sum_k a_k b_k - ||sum_k a_k d_k||^2 / 2`` with
 ``b_k = l_k - m_k`` and ``0 <= a_k <= C``, by Hildreth's coordinate ascent;
 or, as a variant, applies the 1-best step to each candidate in turn.
 
-Difference vectors are built sparsely: a dense scratch vector collects the
-entries, the list of touched indices gives the sparse form, and the touched
+Difference vectors are built sparsely from the entries that
+:func:`chaintag.learners.path_kernels.path_difference` lists (the features
+every learner enumerates; attributes with values give ``+v`` / ``-v``): a
+dense scratch vector collects the entries, the list of touched indices gives the sparse form, and the touched
 entries are reset afterwards, so a step costs time proportional to the
 features it touches. Averaging is lazy as for the perceptron.
 """
@@ -20,8 +22,9 @@ import numpy as np
 from numba import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace
-from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
+from ..decoding.scoring import max_sentence_length, sentence_emissions
 from ..decoding.viterbi import viterbi_kernel
+from .path_kernels import difference_capacity, path_difference
 from .perceptron_kernels import hamming
 
 
@@ -36,46 +39,20 @@ def _touch(scratch, listed, touched, n, f, value):
 
 
 @njit(cache=True)
-def feature_difference(t0, t1, gold, path, tok_ptr, ent_lo, ent_n, gold_feat, feat_label, n_labels,
-                       scratch, listed, touched, out_idx, out_val):
-    """Sparse ``Phi(x, y*) - Phi(x, z)`` of the sentence ``t0:t1``; returns its length.
+def feature_difference(c, t0, t1, path, n_labels, scratch, listed, touched, out_idx, out_val):
+    """Sparse ``Phi(x, y*) - Phi(x, z)`` of the sentence ``t0:t1`` of the corpus ``c``; returns its length.
 
-    ``path`` holds ``z`` (indexed from 0). The result is written to
-    ``out_idx[:k]`` / ``out_val[:k]`` with distinct indices and non-zero
-    values; ``scratch`` and ``listed`` are left all zero / False.
+    ``path`` holds ``z`` (indexed from 0); ``c`` has ``gold`` and ``gold_feat``, and entries
+    with values contribute ``+v`` / ``-v``. The entries come from
+    :func:`chaintag.learners.path_kernels.path_difference` (listed first into ``out_idx`` /
+    ``out_val``, which need its capacity) and are summed per weight in that order. The result
+    is written to ``out_idx[:k]`` / ``out_val[:k]`` with distinct indices and non-zero values;
+    ``scratch`` and ``listed`` are left all zero / False.
     """
-    n_features = feat_label.shape[0]
-    t_off = n_features
-    s_off = t_off + n_labels * n_labels
-    e_off = s_off + n_labels
+    n_raw = path_difference(c, t0, t1, path, n_labels, out_idx, out_val)
     n = 0
-    T = t1 - t0
-    for i in range(T):
-        y = gold[t0 + i]
-        z = path[i]
-        if y != z:
-            for e in range(tok_ptr[t0 + i], tok_ptr[t0 + i + 1]):
-                fg = gold_feat[e]
-                if fg >= 0:
-                    n = _touch(scratch, listed, touched, n, fg, 1.0)
-                fz = find_feature(feat_label, ent_lo[e], ent_n[e], z)
-                if fz >= 0:
-                    n = _touch(scratch, listed, touched, n, fz, -1.0)
-        if i == 0:
-            if y != z:
-                n = _touch(scratch, listed, touched, n, s_off + y, 1.0)
-                n = _touch(scratch, listed, touched, n, s_off + z, -1.0)
-        else:
-            yp = gold[t0 + i - 1]
-            zp = path[i - 1]
-            if yp != zp or y != z:
-                n = _touch(scratch, listed, touched, n, t_off + yp * n_labels + y, 1.0)
-                n = _touch(scratch, listed, touched, n, t_off + zp * n_labels + z, -1.0)
-    y = gold[t1 - 1]
-    z = path[T - 1]
-    if y != z:
-        n = _touch(scratch, listed, touched, n, e_off + y, 1.0)
-        n = _touch(scratch, listed, touched, n, e_off + z, -1.0)
+    for j in range(n_raw):
+        n = _touch(scratch, listed, touched, n, out_idx[j], out_val[j])
     k = 0
     for j in range(n):
         f = touched[j]
@@ -138,12 +115,15 @@ def hildreth(G, b, C, alpha, max_iter=200, tol=1e-10):
 
 
 @njit(cache=True)
-def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_label, w, u, step,
-               n_labels, averaged, n_best, C, sqrt_loss, sequential, max_entries):
+def mira_epoch(order, c, w, u, step, n_labels, averaged, n_best, C, sqrt_loss, sequential):
     """One pass of (N-best) MIRA over the sentences in ``order``.
 
     Parameters
     ----------
+    c : CorpusArrays
+        The corpus (:class:`chaintag.decoding.scoring.CorpusArrays`) with ``gold`` and ``gold_feat``;
+        with values in ``ent_val``, the emissions, difference vectors, margins, norms and Gram
+        matrices read them.
     w, u : float64 arrays, shape (n_weights,)
         Weights and lazy-averaging sums (``u`` unused unless ``averaged``).
     step : int
@@ -157,8 +137,6 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
     sequential : bool
         N-best variant: the 1-best step for each wrong candidate in turn
         instead of the joint problem.
-    max_entries : int
-        Largest number of (token, attribute) entries in a sentence.
 
     Returns
     -------
@@ -167,6 +145,8 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
         pass, steps whose size hit ``C``.
     """
     n_weights = w.shape[0]
+    sent_ptr = c.sent_ptr
+    gold = c.gold
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     delta = np.zeros((m, n_labels))
@@ -175,7 +155,7 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
     scores = np.zeros(n_best)
     ws = astar_workspace(m, n_labels, n_best, 0)
     n_labels_sq = n_labels * n_labels
-    cap = 2 * max_entries + 2 * m + 4
+    cap = difference_capacity(c)
     scratch = np.zeros(n_weights)
     listed = np.zeros(n_weights, dtype=np.bool_)
     touched = np.zeros(cap, dtype=np.int64)
@@ -186,7 +166,7 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
     G = np.zeros((n_best, n_best))
     b = np.zeros(n_best)
     alpha = np.zeros(n_best)
-    n_features = feat_label.shape[0]
+    n_features = c.feat_label.shape[0]
     trans = w[n_features:n_features + n_labels_sq].reshape((n_labels, n_labels))
     start = w[n_features + n_labels_sq:n_features + n_labels_sq + n_labels]
     end = w[n_features + n_labels_sq + n_labels:n_features + n_labels_sq + 2 * n_labels]
@@ -198,7 +178,7 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
         t1 = sent_ptr[s + 1]
         T = t1 - t0
         if T > 0:
-            emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+            sentence_emissions(c, t0, t1, w, E)
             if n_best == 1:
                 viterbi_kernel(E[:T], trans, start, end, paths[0], delta, back)
                 k = 1
@@ -206,22 +186,21 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
                 k, ws = astar_nbest_retry(E[:T], trans, start, end, n_best, np.inf, paths, scores, ws)
             n_errors += hamming(t0, t1, gold, paths[0])
             # the wrong candidates and their difference vectors
-            c = 0
+            nc = 0
             for r in range(k):
                 h = hamming(t0, t1, gold, paths[r])
                 if h == 0:
                     continue
-                length[c] = feature_difference(t0, t1, gold, paths[r], tok_ptr, ent_lo, ent_n, gold_feat,
-                                               feat_label, n_labels, scratch, listed, touched, idx[c],
-                                               val[c])
-                loss[c] = np.sqrt(h) if sqrt_loss else h
-                c += 1
-            if c == 0:
+                length[nc] = feature_difference(c, t0, t1, paths[r], n_labels, scratch, listed, touched,
+                                                idx[nc], val[nc])
+                loss[nc] = np.sqrt(h) if sqrt_loss else h
+                nc += 1
+            if nc == 0:
                 step += 1
                 continue
             n_updates += 1
-            if sequential or c == 1:
-                for r in range(c):
+            if sequential or nc == 1:
+                for r in range(nc):
                     margin = 0.0
                     norm = 0.0
                     for j in range(length[r]):
@@ -241,7 +220,7 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
                         if averaged:
                             u[f] += step * tau * val[r, j]
             else:
-                for r in range(c):
+                for r in range(nc):
                     margin = 0.0
                     for j in range(length[r]):
                         margin += w[idx[r, j]] * val[r, j]
@@ -249,15 +228,15 @@ def mira_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, feat_la
                     # Gram row: scatter d_r, dot with every d_q
                     for j in range(length[r]):
                         scratch[idx[r, j]] = val[r, j]
-                    for q in range(c):
+                    for q in range(nc):
                         dot = 0.0
                         for j in range(length[q]):
                             dot += scratch[idx[q, j]] * val[q, j]
                         G[r, q] = dot
                     for j in range(length[r]):
                         scratch[idx[r, j]] = 0.0
-                hildreth(G[:c, :c], b[:c], C, alpha)
-                for r in range(c):
+                hildreth(G[:nc, :nc], b[:nc], C, alpha)
+                for r in range(nc):
                     a = alpha[r]
                     if a == C:
                         n_clipped += 1

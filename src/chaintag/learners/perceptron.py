@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import pick
 from .hogwild_kernels import perceptron_epoch_hogwild
+from .path_kernels import training_arrays
 from .perceptron_kernels import gold_feature_ids, perceptron_epoch
 from .threads import numba_threads, parallel_epoch, resolve_threads
 
@@ -72,20 +74,8 @@ class StructuredPerceptron(SequenceTagger):
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
-                 feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None,
-                 n_jobs=1):
-        self.features = features
-        self.columns = columns
-        self.averaged = averaged
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
-        self.n_jobs = n_jobs
+    params = (*pick("features", "columns", "averaged", "epochs", "cc", "feature_space", "shuffle", "random_state",
+                    "hash_bits", "progress", "n_jobs"),)
 
     def _begin(self, data: TrainData) -> dict:
         n = data.index.n_weights
@@ -94,12 +84,9 @@ class StructuredPerceptron(SequenceTagger):
         return {"w": np.zeros(n), "u": np.zeros(n if self.averaged else 1), "step": 0, "gold_feat": gold_feat}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
-        a = data.attrs
         if data.ent_val is not None:  # real-valued attributes
-            from .perceptron_valued_kernels import perceptron_epoch_valued
-            n_updates, n_errors, step = perceptron_epoch_valued(
-                order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.ent_val, data.gold,
-                state["gold_feat"], data.index.feat_label, state["w"], state["u"], state["step"],
+            n_updates, n_errors, step = perceptron_epoch(
+                order, training_arrays(data, state["gold_feat"]), state["w"], state["u"], state["step"],
                 data.index.n_labels, bool(self.averaged))
             state["step"] = step
             return {"updates": int(n_updates), "errors": int(n_errors)}
@@ -108,14 +95,12 @@ class StructuredPerceptron(SequenceTagger):
             if parallel:
                 with numba_threads(threads):
                     n_updates, n_errors, step = perceptron_epoch_hogwild(
-                        order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
-                        data.index.feat_label, state["w"], state["u"], state["step"],
+                        order, training_arrays(data, state["gold_feat"]), state["w"], state["u"], state["step"],
                         data.index.n_labels, bool(self.averaged), threads)
                 state["step"] = step
                 return {"updates": int(n_updates), "errors": int(n_errors)}
         n_updates, n_errors, step = perceptron_epoch(
-            order, a.sent_ptr, a.tok_ptr, data.ent_lo, data.ent_n, data.gold, state["gold_feat"],
-            data.index.feat_label, state["w"], state["u"], state["step"],
+            order, training_arrays(data, state["gold_feat"]), state["w"], state["u"], state["step"],
             data.index.n_labels, bool(self.averaged))
         state["step"] = step
         return {"updates": int(n_updates), "errors": int(n_errors)}

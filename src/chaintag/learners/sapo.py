@@ -7,7 +7,9 @@ import math
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import Param, pick
 from .hogwild_kernels import sapo_epoch_hogwild, sapo_scales
+from .path_kernels import training_arrays
 from .sapo_kernels import sapo_epoch
 from .scale_kernels import FOLD_BELOW, fold_average, fold_scale
 from .threads import numba_threads, parallel_epoch, resolve_threads
@@ -90,9 +92,8 @@ class SAPO(SequenceTagger):
         N > 1 (-1: all cores): the samples of the pass are split into N
         blocks searched and updated in parallel on shared weights without
         locks (Hogwild, as the authors trained; see
-        :mod:`chaintag.learners.hogwild_kernels`, and
-        :mod:`chaintag.learners.hogwild_valued_kernels` for real-valued
-        attributes such as word vectors): accuracy within run-to-run
+        :mod:`chaintag.learners.hogwild_kernels`, real-valued attributes
+        such as word vectors included): accuracy within run-to-run
         noise, not reproducible bit for bit. Averaged weights and
         structure regularization train on one thread.
 
@@ -115,30 +116,26 @@ class SAPO(SequenceTagger):
     algorithm = "sapo"
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
-                 learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
-                 averaged=False, structure_reg=0.0, epochs=10, cc=0, feature_space="gold", shuffle=True,
-                 random_state=0, hash_bits=None, progress=None, n_jobs=1):
-        self.features = features
-        self.columns = columns
-        self.n_best = n_best
-        self.search = search
-        self.beam_width = beam_width
-        self.learning_rate = learning_rate
-        self.lr_schedule = lr_schedule
-        self.l2 = l2
-        self.l2_per_pass = l2_per_pass
-        self.stop_ratio = stop_ratio
-        self.averaged = averaged
-        self.structure_reg = structure_reg
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
-        self.n_jobs = n_jobs
+    params = (
+        *pick("features", "columns"),
+        Param("n_best", 5, int, "size of the top-n", low=1, group="SAPO and CRF", metavar="N"),
+        Param("search", "astar", str, "top-n search: exact A* or beam", choices=("astar", "beam"), group="SAPO and CRF"),
+        Param("beam_width", 50, int, "beam width of the beam search", low=1, group="SAPO and CRF", metavar="B"),
+        Param("learning_rate", 0.1, float, "learning rate gamma_0", low=0, low_open=True, group="SAPO and CRF",
+              metavar="G"),
+        Param("lr_schedule", "decay", str, "decay: gamma_0 / (1 + t/|S|); fixed", choices=("decay", "fixed"),
+              group="SAPO and CRF"),
+        Param("l2", 1.0, float, "L2 strength lambda (the SAPO paper used 2 POS, 5 NER, 1 chunking)", low=0,
+              group="SAPO and CRF", metavar="LAMBDA"),
+        Param("l2_per_pass", False, bool, "one L2 step per pass instead of one per sample (variant)",
+              group="SAPO and CRF", negatable=False),
+        Param("stop_ratio", None, float, "stop the top-n search once exp(s_1 - s_k) >= R (variant)", low=1,
+              low_open=True, none=True, group="SAPO and CRF", metavar="R"),
+        *pick("averaged", averaged=False),
+        Param("structure_reg", 0.0, float, "structure regularization (the SAPO authors' variant)", low=0, option=""),
+        *pick("epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress", "n_jobs",
+              shuffle=True),
+    )
 
     def _check(self, n_train: int) -> None:
         if self.search not in ("astar", "beam"):
@@ -162,16 +159,11 @@ class SAPO(SequenceTagger):
                 "u": np.zeros(n if avg else 1), "acc": np.zeros(n if avg else 1), "sigma_sum": 0.0}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
-        a = data.attrs
         stop_gap = math.log(self.stop_ratio) if self.stop_ratio else np.inf
         step_before = state["step"]
         # the cutting seed depends on the seed and the pass only (resumable)
         seed = int(np.random.SeedSequence([int(self.random_state), int(state["step"])]).generate_state(1)[0])
-        epoch = sapo_epoch
-        entries = (data.ent_lo, data.ent_n)
-        if data.ent_val is not None:  # real-valued attributes
-            from .sapo_valued_kernels import sapo_epoch_valued as epoch
-            entries = (data.ent_lo, data.ent_n, data.ent_val)
+        c = training_arrays(data)  # 0/1 attributes or attributes with values alike
         threads = resolve_threads(getattr(self, "n_jobs", 1))
         parallel = threads > 1 and not self.averaged and not self.structure_reg
         if parallel:
@@ -181,19 +173,14 @@ class SAPO(SequenceTagger):
             parallel = sigmas[-1] >= FOLD_BELOW  # no fold of the scale within the pass
         with parallel_epoch(parallel) as parallel:  # the serial epoch after fork (threads.py)
             if parallel:
-                hogwild = sapo_epoch_hogwild
-                if data.ent_val is not None:
-                    from .hogwild_valued_kernels import sapo_epoch_valued_hogwild as hogwild
                 with numba_threads(threads):
-                    n_updates, n_errors, loss = hogwild(
-                        order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
-                        state["v"], gammas, sigmas, data.index.n_labels, int(self.n_best),
+                    n_updates, n_errors, loss = sapo_epoch_hogwild(
+                        order, c, state["v"], gammas, sigmas, data.index.n_labels, int(self.n_best),
                         self.search == "beam", int(self.beam_width), stop_gap, threads)
                 sigma, step, sigma_sum = float(sigmas[-1]), state["step"] + len(order), state["sigma_sum"]
         if not parallel:
-            sigma, step, n_updates, n_errors, loss, sigma_sum = epoch(
-                order, a.sent_ptr, a.tok_ptr, *entries, data.gold, data.index.feat_label,
-                state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
+            sigma, step, n_updates, n_errors, loss, sigma_sum = sapo_epoch(
+                order, c, state["v"], state["sigma"], state["step"], data.index.n_labels, int(self.n_best),
                 self.search == "beam", int(self.beam_width), stop_gap, float(self.learning_rate),
                 self.lr_schedule == "decay", float(self.l2), state["n_train"], not self.l2_per_pass,
                 bool(self.averaged), state["u"], state["acc"], state["sigma_sum"],

@@ -26,20 +26,16 @@ from numba import njit
 
 from ..decoding.nbest2 import astar2_retry, astar2_workspace
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
-from ..decoding.valued import emission_scores_valued
 from .perceptron_kernels import hamming
-from .sapo_kernels import _add, apply_chain_coefs, topn_coefficients, topn_probabilities
-from .sapo_valued_kernels import apply_emission_coefs
+from .sapo_kernels import _add, apply_chain_coefs, apply_emission_coefs, topn_coefficients, topn_probabilities
 from .scale_kernels import end_of_step
 from .second_order_kernels import first_order_size, second_order_views
 
 
 @njit(cache=True)
 def _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E):
-    if valued:
-        emission_scores_valued(tok_ptr, ent_lo, ent_n, ent_val, t0, t1, feat_label, w, E)
-    else:
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+    # the values only when ``valued`` (else ``ent_val`` may hold anything): an empty array, 0/1 attributes
+    emission_scores(tok_ptr, ent_lo, ent_n, ent_val if valued else ent_val[:0], t0, t1, feat_label, w, E)
 
 
 @njit(cache=True)

@@ -16,6 +16,11 @@ regularization the update is exactly the perceptron's.
 
 Averaging (an option, as in the authors' code) is lazy too; see
 :mod:`chaintag.learners.scale_kernels`.
+
+Attributes with values (feature-dict numbers, word vectors) take the same
+code: the search scores ``sum v W[a, l]`` and the update adds ``v`` times
+each coefficient to the features of an entry (an empty ``ent_val``: every
+entry counts 1).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
-from ..decoding.scoring import emission_scores, find_feature, max_sentence_length, weight_views
+from ..decoding.scoring import entry_value, find_feature, max_sentence_length, sentence_emissions, weight_views
 from .perceptron_kernels import hamming
 from .scale_kernels import end_of_step
 
@@ -141,28 +146,85 @@ def topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best, s
     return touched, errors, loss, k, ws
 
 
+@njit(cache=True, inline="always")
+def _emission_coefs_body(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale, averaged,
+                         sigma_sum, labs, coefs):
+    n_labels = row.shape[0]
+    nz = 0
+    for lab in range(n_labels):
+        c = row[lab]
+        if c != 0.0:
+            row[lab] = 0.0
+            labs[nz] = lab
+            coefs[nz] = scale * c
+            nz += 1
+    if nz == 0:
+        return False
+    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+        lo = ent_lo[e]
+        n = ent_n[e]
+        x = entry_value(ent_val, valued, e)
+        if n == n_labels:  # a full row: the label's feature is lo + label
+            for q in range(nz):
+                _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
+        else:
+            for q in range(nz):
+                f = find_feature(feat_label, lo, n, labs[q])
+                if f >= 0:
+                    _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
+    return True
+
+
 @njit(cache=True)
-def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, gamma, n_labels,
-                n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
-                paths, scores, probs, ws):
-    """Search and update for the tokens ``t0:t1``; returns (touched, errors, loss, ws)."""
-    n_features = feat_label.shape[0]
+def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
+                         averaged, sigma_sum, labs, coefs):
+    """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``
+    for each label with a coefficient, and clear ``row``; returns whether any was non-zero.
+
+    ``valued``: whether ``ent_val`` holds the entries' values (else every entry counts 1.0).
+    ``labs`` (int64) and ``coefs`` (float64), shape (n_labels,), are work arrays. Every weight
+    receives its additions in the order of the entries (the labels of an entry are distinct
+    features, so their order does not matter).
+    """
+    if valued:
+        return _emission_coefs_body(tok, row, tok_ptr, ent_lo, ent_n, ent_val, True, feat_label, v, u, scale,
+                                    averaged, sigma_sum, labs, coefs)
+    return _emission_coefs_body(tok, row, tok_ptr, ent_lo, ent_n, ent_val, False, feat_label, v, u, scale,
+                                averaged, sigma_sum, labs, coefs)
+
+
+@njit(cache=True)
+def label_work(n_labels):
+    """Work arrays ``(labs, coefs)`` of :func:`apply_emission_coefs` (int64 and float64, shape
+    (n_labels,)), allocated in a call so that a parallel loop gives each thread its own."""
+    return np.zeros(n_labels, dtype=np.int64), np.zeros(n_labels)
+
+
+@njit(cache=True)
+def sapo_piece(t0, t1, c, v, u, sigma, gamma, n_labels, n_best, use_beam, beam_width, stop_gap, averaged,
+               sigma_sum, E, C, CT, CS, CE, paths, scores, probs, ws, labs, coefs):
+    """Search and update for the tokens ``t0:t1`` of the corpus ``c``; returns (touched, errors, loss, ws).
+
+    ``labs`` and ``coefs`` are the work arrays of :func:`apply_emission_coefs` (:func:`label_work`).
+    """
+    n_features = c.feat_label.shape[0]
     t_off = n_features
     trans, start, end = weight_views(v, n_features, n_labels)
     T = t1 - t0
     # search on the unscaled weights v: w = sigma v with sigma > 0 ranks paths
     # identically; the scores are scaled afterwards
-    emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, v, E)
-    touched, errors, loss, k, ws = topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best,
+    sentence_emissions(c, t0, t1, v, E)
+    touched, errors, loss, k, ws = topn_step(E, T, t0, c.gold, trans, start, end, use_beam, beam_width, n_best,
                                              stop_gap, sigma, paths, scores, probs, ws, C, CS, CT, CE)
     if touched:
         scale = gamma / sigma
+        valued = c.ent_val.shape[0] > 0
+        gold = c.gold
         # only the positions where some candidate differs from the gold carry coefficients; tokens
-        # in order (a feature may recur at several tokens), the labels of a token in any order
-        # (they are distinct features), each coefficient applied once and cleared
+        # in order (a feature may recur at several tokens): every weight receives its additions in
+        # token order; each coefficient applied once and cleared
         for i in range(T):
-            tok = t0 + i
-            y = gold[tok]
+            y = gold[t0 + i]
             if C[i, y] == 0.0:
                 hit = False
                 for r in range(k):
@@ -171,35 +233,25 @@ def _sapo_piece(t0, t1, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, g
                         break
                 if not hit:
                     continue
-            for r in range(-1, k):
-                lab = y if r < 0 else paths[r, i]
-                c = C[i, lab]
-                if c != 0.0:
-                    C[i, lab] = 0.0
-                    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
-                        f = find_feature(feat_label, ent_lo[e], ent_n[e], lab)
-                        if f >= 0:
-                            _add(v, u, f, scale * c, averaged, sigma_sum)
-        apply_chain_coefs(CS, CE, CT, t0, T, gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
+            apply_emission_coefs(t0 + i, C[i], c.tok_ptr, c.ent_lo, c.ent_n, c.ent_val, valued, c.feat_label,
+                                 v, u, scale, averaged, sigma_sum, labs, coefs)
+        apply_chain_coefs(CS, CE, CT, t0, T, c.gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
     return touched, errors, loss, ws
 
 
 @njit(cache=True)
-def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sigma, step,
-               n_labels, n_best, use_beam, beam_width, stop_gap, lr0, lr_decay, l2, n_train,
-               l2_per_sample, averaged, u, acc, sigma_sum, piece_mean, seed):
+def sapo_epoch(order, c, v, sigma, step, n_labels, n_best, use_beam, beam_width, stop_gap, lr0, lr_decay, l2,
+               n_train, l2_per_sample, averaged, u, acc, sigma_sum, piece_mean, seed):
     """One pass of SAPO over the sentences in ``order``.
 
     Parameters
     ----------
     order : int64 array
         Sentence indices in visiting order.
-    sent_ptr, tok_ptr : int64 arrays
-        CSR corpus arrays.
-    ent_lo, ent_n : integer arrays, shape (n_entries,)
-        Feature range of every (token, attribute) entry.
-    gold : int32 array, shape (n_tokens,)
-    feat_label : int32 array, shape (n_features,)
+    c : CorpusArrays
+        The corpus (:class:`chaintag.decoding.scoring.CorpusArrays`) with its gold labels;
+        ``ent_val`` empty for 0/1 attributes, else the value of every entry (the search scores
+        ``sum v W[a, l]`` and the update adds ``v`` times each coefficient).
     v : float64 array, shape (n_weights,)
         Unscaled weights (``w = sigma * v``), updated in place.
     sigma : float
@@ -250,6 +302,7 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
         top-n log-likelihood, >= 0).
     sigma_sum : float
     """
+    sent_ptr = c.sent_ptr
     m = max(max_sentence_length(sent_ptr), 1)
     E = np.zeros((m, n_labels))
     C = np.zeros((m, n_labels))
@@ -260,6 +313,7 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
     scores = np.zeros(n_best)
     probs = np.zeros(n_best)
     ws = astar_workspace(m, n_labels, n_best, 0)
+    labs, coefs = label_work(n_labels)
     if piece_mean > 0.0:
         np.random.seed(seed)
     n_updates = 0
@@ -279,10 +333,9 @@ def sapo_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, feat_label, v, sig
                 while np.random.random() >= stop:
                     length += 1
                 b = min(a + length, t1)
-            touched, errors, piece_loss, ws = _sapo_piece(
-                a, b, tok_ptr, ent_lo, ent_n, gold, feat_label, v, u, sigma, gamma, n_labels,
-                n_best, use_beam, beam_width, stop_gap, averaged, sigma_sum, E, C, CT, CS, CE,
-                paths, scores, probs, ws)
+            touched, errors, piece_loss, ws = sapo_piece(
+                a, b, c, v, u, sigma, gamma, n_labels, n_best, use_beam, beam_width, stop_gap, averaged,
+                sigma_sum, E, C, CT, CS, CE, paths, scores, probs, ws, labs, coefs)
             touched_any = touched_any or touched
             n_errors += errors
             loss += piece_loss

@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..decoding.scoring import emission_scores, max_sentence_length, weight_views
+from ..decoding.scoring import CorpusArrays, emission_scores, max_sentence_length, sentence_emissions, weight_views
 from ..decoding.viterbi2 import viterbi2_kernel
+from .path_kernels import difference_work
 from .perceptron_kernels import hamming, perceptron_update
 
 
@@ -67,17 +68,17 @@ def fill_candidates(t0, t1, use_dict, word_ids, dict_ptr, dict_labels, n_labels,
 
 
 @njit(cache=True)
-def perceptron2_update(t0, t1, gold, pred, tok_ptr, ent_lo, ent_n, gold_feat, feat_label,
-                       w, u, step, n_labels, averaged, scale):
-    """Apply ``scale * (Phi(x, y*) - Phi(x, z))`` for the sentence ``t0:t1`` (second order).
+def perceptron2_update(c, t0, t1, pred, w, u, step, n_labels, averaged, scale, idx, val):
+    """Apply ``scale * (Phi(x, y*) - Phi(x, z))`` for the sentence ``t0:t1`` of the corpus ``c``
+    (a :class:`chaintag.decoding.scoring.CorpusArrays` with ``gold`` and ``gold_feat``; second order).
 
     The first-order part (emissions, ``U``, start, end) is
-    :func:`perceptron_update`; the trigram weights are touched only where the
-    gold and predicted triples differ. ``pred`` is indexed from 0.
+    :func:`perceptron_update` (``idx``, ``val``: its work arrays); the trigram weights are touched
+    only where the gold and predicted triples differ. ``pred`` is indexed from 0.
     """
-    perceptron_update(t0, t1, gold, pred, tok_ptr, ent_lo, ent_n, gold_feat, feat_label,
-                      w, u, step, n_labels, averaged, scale)
-    v_off = first_order_size(feat_label.shape[0], n_labels)
+    perceptron_update(c, t0, t1, pred, w, u, step, n_labels, averaged, scale, idx, val)
+    gold = c.gold
+    v_off = first_order_size(c.feat_label.shape[0], n_labels)
     for i in range(2, t1 - t0):
         y2 = gold[t0 + i - 2]
         y1 = gold[t0 + i - 1]
@@ -144,21 +145,22 @@ def perceptron2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, 
     cand = np.zeros((m, L), dtype=np.int32)
     n_cand = np.zeros(m, dtype=np.int32)
     pred = np.zeros(m, dtype=np.int32)
+    c = CorpusArrays(sent_ptr, tok_ptr, ent_lo, ent_n, np.zeros(0), gold, gold_feat, feat_label)  # 0/1 attributes
+    idx, val = difference_work(c)
     n_updates = 0
     n_errors = 0
     for s in order:
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
         if t1 > t0:
-            emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+            sentence_emissions(c, t0, t1, w, E)
             fill_candidates(t0, t1, use_dict, word_ids, dict_ptr, dict_labels, L, cand, n_cand)
             viterbi2_kernel(E[:t1 - t0], trans, trans2, start, end, cand, n_cand, pred, delta, back)
             wrong = hamming(t0, t1, gold, pred)
             if wrong > 0:
                 n_updates += 1
                 n_errors += wrong
-                perceptron2_update(t0, t1, gold, pred, tok_ptr, ent_lo, ent_n, gold_feat,
-                                   feat_label, w, u, step, L, averaged, 1.0)
+                perceptron2_update(c, t0, t1, pred, w, u, step, L, averaged, 1.0, idx, val)
         step += 1
     return n_updates, n_errors, step
 
@@ -179,13 +181,14 @@ def tag_corpus2(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels,
     back = np.zeros((m, L, L), dtype=np.int32)
     cand = np.zeros((m, L), dtype=np.int32)
     n_cand = np.zeros(m, dtype=np.int32)
+    no_values = np.zeros(0)  # 0/1 attributes
     total = 0.0
     for s in range(sent_ptr.shape[0] - 1):
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
         if t1 == t0:
             continue
-        emission_scores(tok_ptr, ent_lo, ent_n, t0, t1, feat_label, w, E)
+        emission_scores(tok_ptr, ent_lo, ent_n, no_values, t0, t1, feat_label, w, E)
         fill_candidates(t0, t1, use_dict, word_ids, dict_ptr, dict_labels, L, cand, n_cand)
         total += viterbi2_kernel(E[:t1 - t0], trans, trans2, start, end, cand, n_cand,
                                  out[t0:t1], delta, back)
