@@ -138,8 +138,8 @@ def presets_section(out_dir: Path, results: dict, tasks, titles: dict, compare) 
     for task in ran:
         p = results[f"preset/{task}"]
         metric = p.run.metric
-        shown = ";".join(part for part in p.run.features.split(";")
-                         if not part.startswith(("@clusters=", "@autotags=")))
+        from chaintag.features.feature_spec import FeatureSpec
+        shown = FeatureSpec.parse(p.run.features).without_files()
         rows = [[p.run.label, f"`{shown}`", p.run.epochs, fmt(p.summary["test_last"]), "-",
                  "-", "-", fmt(p.summary["cpu_seconds_per_epoch"], 3)]]
         others = [(f"{task}/{k}", dev) for k, dev in BASELINES]

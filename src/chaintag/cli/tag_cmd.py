@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
 from .common import add_common, sep_value
-
-#: Largest K of --nbest / --confidence (the search keeps K paths per sentence).
-MAX_K = 10000
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -72,114 +67,14 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                    help="processes tagging batches in parallel, the output in input order and the same as "
                         "with 1 (default: 1; each process loads the model, so this pays off on large inputs)")
-    from .tag_dask import add_tag_options
-    add_tag_options(p)
+    g = p.add_argument_group("tagging on a Dask cluster (pip install 'chaintag[dist]')")
+    g.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="tag batches on N Dask worker processes of this machine (a LocalCluster), "
+                        "the output in input order and the same as in one process")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="tag batches on the workers of a running Dask scheduler (tcp://host:8786)")
     add_common(p)
     p.set_defaults(run=run)
-
-
-def _sentences(args):
-    from ..data.datasets import is_dataset_ref, resolve
-    from ..io.columns import iter_sentences
-    from ..io.conllu_io import iter_conllu
-
-    if args.input == "-":
-        from ..data.datasets import stdin_source
-        source, fmt = stdin_source(args.format)
-        sep, name = sep_value(args.sep), "<stdin>"
-    else:
-        found = resolve(args.input, args.data_dir)
-        source, fmt, name = found.path, args.format or found.format, os.fspath(found.path)
-        sep = sep_value(args.sep) if args.sep else (found.sep if is_dataset_ref(args.input) else None)
-    info = {"sep": "\t", "format": fmt} if fmt == "conllu" else {"format": fmt}
-    if fmt == "text":
-        from ..io.plain_text import iter_text_sentences
-        return iter_text_sentences(source, encoding=args.encoding, name=name), {"format": "text", "sep": " "}, name
-    if fmt == "conllu":
-        if (args.output_format or "conllu") == "conllu":
-            from ..io.conllu_io import iter_conllu_blocks
-            return iter_conllu_blocks(source, encoding=args.encoding, name=name), info, name
-        return iter_conllu(source, label_field=None, encoding=args.encoding, name=name), info, name
-    return (iter_sentences(source, sep=sep, encoding=args.encoding, name=name, info=info, markers=True),
-            info, name)
-
-
-def _feature_picker(model, args, n_columns: int, name: str, line: int):
-    from ..data.datasets import parse_columns
-    from ..errors import InputError
-
-    from ..features.document import input_columns
-    want = list(input_columns(model))  # the document columns are computed, not read
-    if args.columns:
-        names, _ = parse_columns(args.columns, n_columns, labelled=False, path=name, line=line)
-        missing = [c for c in want if c not in names]
-        if missing:
-            raise InputError(f"--columns does not name the model's column(s) {', '.join(missing)}", name, line)
-        idx = [names.index(c) for c in want]
-    elif n_columns >= len(want):
-        idx = list(range(len(want)))
-    else:
-        raise InputError(f"the model reads {len(want)} column(s) ({', '.join(want)}), "
-                         f"but the input has {n_columns}: {_expected_input(model)}", name, line)
-    if idx == list(range(n_columns)):
-        return None
-    return idx
-
-
-def _expected_input(model) -> str:
-    """What input the model can tag, in words."""
-    from ..features.document import input_columns, model_document_columns
-    cols = list(input_columns(model))
-    text = (f"give a column file: one token per line, its {', '.join(cols)} column{'s' if len(cols) > 1 else ''} "
-            "first (separated by spaces or tabs; more columns are copied through), a blank line between sentences")
-    if len(cols) == 1:
-        text += ", or plain text: one sentence per line, tokens separated by spaces, with --format text"
-    if model_document_columns(model):
-        text += ("; the document columns (abbr, docnext, doccap) are computed from the documents that "
-                 "-DOCSTART- / ###MEDLINE: lines start (a file without them is one document)")
-    return text
-
-
-def _explained(sentences, model, name):
-    """The sentences, with a column-count error explained by what the input must look like."""
-    from ..errors import InputError
-    try:
-        yield from sentences
-    except InputError as exc:
-        if not exc.message.startswith("expected ") or "CoNLL-U" in exc.message:
-            raise
-        raise InputError(f"{exc.message}: this is not a column file (the same columns on every line); "
-                         f"{_expected_input(model)}", exc.path, exc.line) from None
-
-
-def _looks_like_text(model, tokens) -> bool:
-    """A one-column model given lines that each hold several words: its second and third columns
-    never repeat a value over four lines or more (tag columns do)."""
-    from ..features.document import input_columns
-    if len(input_columns(model)) != 1 or len(tokens) < 4 or len(tokens[0]) < 3:
-        return False
-    return all(len({tok[k] for tok in tokens}) == len(tokens) for k in (1, 2))
-
-
-def _check_text_options(model, args, info, chosen, name):
-    """Refuse plain-text input or output that the model or the other options cannot give."""
-    from ..errors import InputError
-    from ..features.document import input_columns
-    cols = input_columns(model)
-    if info["format"] == "text" and len(cols) != 1:
-        raise InputError(f"plain text gives each token one column (the word), but this model reads "
-                         f"{len(cols)} ({', '.join(cols)}): {_expected_input(model)}", name)
-    out = args.output_format or ("text" if info["format"] == "text" else None)
-    if out == "text" and info["format"] == "conllu":
-        raise InputError("--output-format text is for column or text input; CoNLL-U input is written back as "
-                         "CoNLL-U or as columns")
-    if out == "text" and not args.nbest:
-        extra = [opt for opt, v in (("--confidence", args.confidence), ("--marginals", args.marginals or None),
-                                    ("--constrain", args.constrain or None), ("--partial", args.partial or None))
-                 if v is not None]
-        if extra:
-            raise InputError(f"{extra[0]} needs column output: add --output-format columns")
-    return out
 
 
 def _confidence_k(args, input_given: bool) -> None:
@@ -217,108 +112,24 @@ def _confidence_k(args, input_given: bool) -> None:
 
 
 def run(args) -> int:
-    from ..learners import load
-    from .tag_dask import make_writer
+    from ..api.tagging import tag_file
 
-    from ..errors import InputError
     input_given = args.input is not None
     if not input_given:
         args.input = "-"
     _confidence_k(args, input_given)
-    chosen = [opt for opt, v in (("--nbest", args.nbest), ("--confidence", args.confidence),
-                                 ("--marginals", args.marginals or None)) if v is not None]
-    if len(chosen) > 1:
-        raise InputError(f"use one of {', '.join(chosen)}, not several")
-    for opt, k in (("--nbest", args.nbest), ("--confidence", args.confidence)):
-        if k is not None and not 1 <= k <= MAX_K:
-            raise InputError(f"{opt} takes K between 1 and {MAX_K} (got {k})")
-    for path in (args.model, None if args.input == "-" else args.input):
-        if path and args.output != "-" and os.path.exists(path) and os.path.exists(args.output) \
-                and os.path.samefile(path, args.output):
-            raise InputError("--output would overwrite an input file", args.output)
-    if args.batch_size < 1:
-        raise InputError("--batch-size must be at least 1")
-    if args.jobs < 1:
-        raise InputError("--jobs must be at least 1")
-    model = load(args.model)
-    from ..io.writable import check_output_labels
-    check_output_labels(getattr(model, "labels_", []), args.nbest, args.model)  # whitespace, line breaks
-    trained_on = getattr(model, "label_field_", None)
-    if args.label_field is None:
-        args.label_field = trained_on or "xpos"
-    elif trained_on and args.label_field != trained_on and not args.quiet:
-        print(f"warning: the model was trained on {trained_on.upper()} labels; they are written into the "
-              f"{args.label_field.upper()} column", file=sys.stderr)
-    sentences, info, name = _sentences(args)
-    text_out = _check_text_options(model, args, info, chosen, name) == "text"
-    if info["format"] == "columns":
-        sentences = _explained(sentences, model, name)
-    if args.output_format == "conllu" and info["format"] != "conllu":
-        raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")
-    if args.nbest and args.output_format:
-        raise InputError("--nbest writes JSON lines: leave out --output-format")
-    if info["format"] == "conllu" and (args.output_format or "conllu") == "conllu":
-        if chosen and chosen[0] != "--nbest":
-            raise InputError(f"{chosen[0]} adds a column to a column file: add --output-format columns")
-        if not args.nbest:
-            return _tag_conllu(model, sentences, args, name)
-        sentences = (block.sentence for block in sentences if block.sentence.tokens)
-    options = {"nbest": args.nbest, "confidence": args.confidence, "marginals": args.marginals,
-               "label_field": args.label_field}
-    if args.constrain or args.partial or args.scheme:
-        from .constrain_opts import check_constraint_options
-        options.update(check_constraint_options(model, args, info["format"]))
     bar = _progress(args)
-    from ..features.document import model_document_columns
-    # a model with document columns is given one whole document per batch (markers end a batch)
-    whole_documents = bool(model_document_columns(model))
-    with _output(args) as out, make_writer(out, model, args, options) as writer:
-        batch = []
-        picker = "unset"
-        out_sep = None
-        kind = "text" if text_out and not args.nbest else "columns"
-        for sent in sentences:
-            if bar is not None:
-                bar.update(1)
-            if sent.marker is not None:
-                # document markers are copied through, each followed by a blank line
-                if batch:
-                    writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
-                    batch = []
-                if not args.nbest:
-                    writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
-                continue
-            if not sent.tokens:  # a blank line of plain text: an empty line of text output
-                if kind == "text":
-                    batch.append([])
-                continue
-            if picker == "unset":
-                picker = _feature_picker(model, args, len(sent.tokens[0]), name, sent.line)
-                if info["format"] == "columns" and not args.quiet and _looks_like_text(model, sent.tokens):
-                    print(f"warning: {name}: the first sentence looks like lines of plain text (every line "
-                          f"has {len(sent.tokens[0])} different words); this model reads {_expected_input(model)[5:]}",
-                          file=sys.stderr)
-                # the output keeps the input's separator (tab-separated tokens may hold spaces)
-                out_sep = info.get("sep", " ")
-            if options.get("partial"):
-                from .constrain_opts import check_partial_sentence
-                check_partial_sentence(model, sent.tokens, name, sent.line)
-            batch.append(sent.tokens)
-            if len(batch) >= args.batch_size and not whole_documents:
-                writer.batch(kind, batch, picker, out_sep)
-                batch = []
-        if batch:
-            writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
+    warn = None if args.quiet else (lambda text: print(text, file=sys.stderr))
+    n = tag_file(args.model, args.input, args.output, format=args.format, output_format=args.output_format,
+                 sep=sep_value(args.sep), columns=args.columns, encoding=args.encoding, data_dir=args.data_dir,
+                 nbest=args.nbest, confidence=args.confidence, marginals=args.marginals, constrain=args.constrain,
+                 scheme=args.scheme, partial=args.partial, label_field=args.label_field,
+                 batch_size=args.batch_size, jobs=args.jobs, workers=getattr(args, "workers", None),
+                 scheduler=getattr(args, "scheduler", None), progress=None if bar is None else bar.update,
+                 warn=warn)
     if bar is not None:
-        bar.close()
+        bar.close(n) if isinstance(bar, _LogLines) else bar.close()
     return 0
-
-
-def _output(args):
-    """The output file (atomic) or stdout."""
-    from ..io.atomic import atomic_open
-    return (contextlib.nullcontext(sys.stdout) if args.output == "-"
-            else atomic_open(args.output, "w", encoding="utf-8", newline="\n"))
 
 
 def _progress(args):
@@ -348,7 +159,10 @@ class _LogLines:
             self._last = self._clock()
             self._line(f"tagging: {self.n:,} sentences read")
 
-    def close(self) -> None:
+    def close(self, n_sentences: int | None = None) -> None:
+        """The last line: the sentences tagged (``n_sentences``; default: the sentences read)."""
+        if n_sentences is not None:
+            self.n = n_sentences
         self._line(f"tagging: done, {self.n:,} sentences")
 
     def _line(self, text: str) -> None:
@@ -356,28 +170,3 @@ class _LogLines:
         rate = self.n / max(seconds, 1e-9)
         print(f"{text} in {seconds:.1f} s ({rate:,.0f} sentences/s)" if rate >= 10 else
               f"{text} in {seconds:.1f} s", file=sys.stderr, flush=True)
-
-
-def _tag_conllu(model, blocks, args, name: str) -> int:
-    """Write CoNLL-U input back with the predicted labels in the --label-field column."""
-    from .tag_dask import make_writer
-
-    # the words of CoNLL-U input have one column, FORM: the model must read one column
-    _feature_picker(model, args, 1, name, None)
-    from ..features.document import model_document_columns
-    bar = _progress(args)
-    options = {"label_field": args.label_field}
-    with _output(args) as out, make_writer(out, model, args, options) as writer:
-        batch = []
-        for block in blocks:
-            if bar is not None:
-                bar.update(1)
-            batch.append(block)
-            if len(batch) >= args.batch_size and not model_document_columns(model):  # else one document
-                writer.batch("conllu", batch, None, "\t")
-                batch = []
-        if batch:
-            writer.batch("conllu", batch, None, "\t")
-    if bar is not None:
-        bar.close()
-    return 0

@@ -43,26 +43,16 @@ def add_stream_options(p) -> None:
                         "the temporary folder, $TMPDIR); about 10-40 bytes per token, removed at the end")
 
 
-def _template_specs(features) -> list[str]:
-    """The template specs of a feature setting (presets expanded, a template file read)."""
-    from ..features.templates import PRESETS
-    parts = [p.strip() for p in features.split(";")] if isinstance(features, str) else list(features)
-    if isinstance(features, str) and os.path.isfile(features):
-        from ..io.text_lines import numbered_lines
-        parts = [ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")]
-    return [t for p in parts for t in PRESETS.get(p, [p])]
-
-
 def _reads_columns(features, names) -> bool:
     """Whether templates read one of the columns ``names`` by name."""
-    import re
-    return any(re.search(rf"\b{c}\[", t) for t in _template_specs(features) for c in names)
+    from ..features.feature_spec import FeatureSpec
+    return FeatureSpec.parse(features).reads_columns(names)
 
 
 def _reads_char_grams(features) -> bool:
     """Whether a template gives character n-grams (``cngramK(...)``: :mod:`chaintag.features.chargrams`)."""
-    import re
-    return any(re.search(r"\bcngram\d\(", t) for t in _template_specs(features))
+    from ..features.feature_spec import FeatureSpec
+    return any(n.startswith("cngram") for n in FeatureSpec.parse(features).function_names())
 
 
 def _why_not(args, name: str) -> str | None:

@@ -95,9 +95,9 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     from ..training.mixing import family_of
     if mixing not in ("uniform", "updates"):
         raise InputError(f"mixing must be 'uniform' or 'updates', not {mixing!r}")
-    if learner.algorithm in ("perceptron2", "sapo2", "maxent"):
+    lbfgs = bool(getattr(type(learner), "gradient_sum", False))
+    if not lbfgs and getattr(type(learner), "mixing_family", None) is None:
         raise InputError(f"distributed training is not offered for {learner.algorithm}")
-    lbfgs = learner.algorithm == "crf-lbfgs"
     family = None if lbfgs else family_of(learner)
     if chunk_sentences < 1:
         raise InputError(f"chunk_sentences must be at least 1 (got {chunk_sentences})")
@@ -141,15 +141,10 @@ def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_ret
         index = learner.feature_index_
         files = write_shard_files(corpus, k, index.feat_label, index.n_labels)
         data = ShardedData(files, index)
-        trainer = _Trainer(learner, client, files.k, family, mixing, max_retries)
-        try:
-            if lbfgs:
-                learner._objective = trainer.objective  # this call only
-                learner._train(data, dev_pack, checkpoint_dir, resume)  # (it refuses checkpoints)
-            else:
-                trainer.train(data, dev_pack, checkpoint_dir, resume)
+        trainer = _Trainer(learner, client, files.k, family, mixing, max_retries, checkpoint_dir)
+        try:  # the epochs run on the shards (crf-lbfgs: its objective is summed over them; no checkpoints)
+            learner._train(data, dev_pack, checkpoint_dir, resume, trainer=trainer)
         finally:
-            learner.__dict__.pop("_objective", None)
             trainer.close()
         learner.distributed_ = {"shards": trainer.k, "mixing": mixing if not lbfgs else "gradient sum",
                                 "lost_workers": list(trainer.pool.lost_events) if trainer.pool else [],

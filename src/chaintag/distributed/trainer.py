@@ -17,7 +17,6 @@ same history, same model file).
 from __future__ import annotations
 
 import hashlib
-import time
 
 import numpy as np
 
@@ -82,7 +81,7 @@ def fit_distributed(learner, sentences, labels, dev=None, *, client=None, worker
     """
     if mixing not in ("uniform", "updates"):
         raise InputError(f"mixing must be 'uniform' or 'updates', not {mixing!r}")
-    lbfgs = learner.algorithm == "crf-lbfgs"
+    lbfgs = bool(getattr(type(learner), "gradient_sum", False))  # distributed by its summed gradient
     family = None if lbfgs else family_of(learner)
     if client is None:
         from .cluster import open_client
@@ -94,16 +93,10 @@ def fit_distributed(learner, sentences, labels, dev=None, *, client=None, worker
     k = int(shards) if shards is not None else max(1, len(live_workers(client)))
     if k < 1:
         raise InputError(f"the number of shards must be at least 1 (got {k})")
-    trainer = _Trainer(learner, client, k, family, mixing, max_retries)
-    name = "_objective" if lbfgs else "_train"
-    setattr(learner, name, trainer.objective if lbfgs else trainer.train)  # this call only
+    trainer = _Trainer(learner, client, k, family, mixing, max_retries, checkpoint_dir)
     try:
-        if checkpoint_dir:
-            learner.fit(sentences, labels, dev=dev, checkpoint_dir=checkpoint_dir, resume=resume)
-        else:
-            learner.fit(sentences, labels, dev=dev)
+        learner.fit_with(sentences, labels, dev, trainer=trainer, checkpoint_dir=checkpoint_dir, resume=resume)
     finally:
-        learner.__dict__.pop(name, None)
         trainer.close()
     learner.distributed_ = {"shards": trainer.k, "mixing": mixing if not lbfgs else "gradient sum",
                             "lost_workers": list(trainer.pool.lost_events) if trainer.pool else []}
@@ -113,9 +106,10 @@ def fit_distributed(learner, sentences, labels, dev=None, *, client=None, worker
 class _Trainer:
     """The driver's side of one distributed run (see :func:`fit_distributed`)."""
 
-    def __init__(self, learner, client, k, family, mixing, max_retries):
+    def __init__(self, learner, client, k, family, mixing, max_retries, checkpoint_dir=None):
         self.learner, self.client, self.family = learner, client, family
         self.k, self.mixing, self.max_retries = k, mixing, max_retries
+        self.checkpoint_dir = checkpoint_dir
         self.pool = None
 
     def close(self):
@@ -153,100 +147,77 @@ class _Trainer:
         return fun
 
     # ------------------------------------------------------- parameter mixing
-    def train(self, data, dev_pack, checkpoint_dir=None, resume=False):
-        """The epoch driver of ``SequenceTagger._train``, each epoch a mixing step over the shards."""
+    def source(self, data, dev_pack):
+        """The epochs of :func:`chaintag.learners.epochs.run_epochs`, each a mixing step over the shards."""
+        return _MixingSource(self, data, dev_pack)
+
+
+class _MixingSource:
+    """Epochs on the shards: every shard runs the learner's epoch from the mixed weights, which are
+    then mixed again (McDonald et al. 2010, iterative parameter mixing)."""
+
+    def __init__(self, trainer: _Trainer, data, dev_pack):
+        self.t, self.data, self.dev_pack = trainer, data, dev_pack
+        trainer._open(data, trainer.family.keys)
+        self.n_sentences = data.attrs.n_sentences
+        fam = trainer.family
+        self.states = [{k: v for k, v in s.items() if k != fam.weights}
+                       for s in trainer.pool.run(initial_state, lambda i: (), "start")]
+        self.mixed = np.zeros(data.index.n_weights)
+        self.averaged = bool(getattr(trainer.learner, "averaged", False))
+
+    def fingerprint(self) -> str:
         from ..learners import checkpoint as ckpt
-        learner, fam = self.learner, self.family
-        rng = np.random.default_rng(learner.random_state)
-        print_ = ""
-        if checkpoint_dir:
-            print_ = hashlib.sha256((ckpt.fingerprint(learner, data, dev_pack)
-                                     + f"|mixing {self.mixing}|shards {min(self.k, data.attrs.n_sentences)}")
-                                    .encode()).hexdigest()
-        self._open(data, fam.keys)
-        n_sent = data.attrs.n_sentences
-        states = [{k: v for k, v in s.items() if k != fam.weights}
-                  for s in self.pool.run(initial_state, lambda i: (), "start")]
-        mixed = np.zeros(data.index.n_weights)
-        history, best_score, best_weights, best_epoch, done = [], -np.inf, None, 0, 0
-        if checkpoint_dir and resume:
-            flat = self._flat(mixed, states)
-            restored = ckpt.load_checkpoint(checkpoint_dir, flat, print_)
-            if restored is not None:
-                done, history, (best_score, best_weights, best_epoch) = restored
-                if done > learner.epochs:
-                    raise InputError(f"the checkpoint already holds {done} epochs, more than the "
-                                     f"{learner.epochs} asked for; ask for at least {done}")
-                mixed, states = self._unflat(flat)
-                for _ in range(done):
-                    if learner.shuffle:
-                        rng.permutation(n_sent)
-        averaged = bool(getattr(learner, "averaged", False))
-        bar = learner._progress_bar()
-        if bar is not None and done:
-            bar.update(done)
-        for epoch in range(done + 1, learner.epochs + 1):
-            order = rng.permutation(n_sent).astype(np.int64) if learner.shuffle else np.arange(n_sent, dtype=np.int64)
-            orders = shard_orders(order, self.bounds)
-            t0, c0 = time.perf_counter(), time.process_time()
-            wf = _Broadcast(self.client, self.pool, mixed)
+        t = self.t
+        return hashlib.sha256((ckpt.fingerprint(t.learner, self.data, self.dev_pack)
+                               + f"|mixing {t.mixing}|shards {min(t.k, self.n_sentences)}").encode()).hexdigest()
 
-            def args_of(i):  # called again for the shards of a lost worker, after they moved
-                carried = self.client.scatter([states[i]], workers=[self.pool.where[i]], hash=False)[0]
-                return carried, wf.get(), orders[i]
-
-            try:
-                results = self.pool.run(run_epoch, args_of, f"epoch {epoch}")
-            except TrainingError as exc:
-                where = (f"the checkpoint of epoch {epoch - 1} in {checkpoint_dir} is intact: continue with "
-                         "--resume" if checkpoint_dir and epoch > 1 else "no checkpoint holds a completed epoch "
-                         "(use --checkpoint-dir to keep one)")
-                raise TrainingError(f"{exc}; no model was made; {where}") from None
-            del wf
-            stats = _sum_stats([r[1] for r in results])
-            own = [r[0][fam.weights] for r in results]
-            mu = mixing_coefficients([int(r[1].get("updates", 0)) for r in results], self.mixing)
-            mixed = mix(own, mu)
-            states = [{k: v for k, v in r[0].items() if k != fam.weights} for r in results]
-            if self.k > 1:
-                for s, w_own in zip(states, own):
-                    fam.jump(s, w_own, mixed, averaged)
-            del own, results
-            seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
-            weights = learner._current_weights(fam.merged(mixed, states))
-            record = learner._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
-            if dev_pack is not None and record["dev_score"] > best_score:
-                best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
-            history.append(record)
-            if checkpoint_dir:
-                ckpt.save_checkpoint(checkpoint_dir, epoch, self._flat(mixed, states), history,
-                                     (best_score, best_weights, best_epoch), print_)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix({"errors": stats.get("errors", 0)})
-        if bar is not None:
-            bar.close()
-        if best_weights is None:
-            best_weights, best_epoch = learner._current_weights(fam.merged(mixed, states)), learner.epochs
-        learner.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
-        learner.best_epoch_ = best_epoch
-        learner.history_ = history
-
-    def _flat(self, mixed, states) -> dict:
+    def state(self) -> dict:
         """The checkpoint's view of the run: the mixed weights and every shard's carried state."""
-        flat = {"mixed": mixed}
-        for i, s in enumerate(states):
+        flat = {"mixed": self.mixed}
+        for i, s in enumerate(self.states):
             for k, v in s.items():
                 flat[f"shard{i}.{k}"] = v
         return flat
 
-    def _unflat(self, flat):
-        states = [dict() for _ in range(self.k)]
+    def restore(self, flat: dict) -> None:
+        states = [dict() for _ in range(self.t.k)]
         for key, v in flat.items():
             if key.startswith("shard"):
                 i, k = key[len("shard"):].split(".", 1)
                 states[int(i)][k] = v
-        return flat["mixed"], states
+        self.mixed, self.states = flat["mixed"], states
+
+    def weights(self) -> np.ndarray:
+        return self.t.learner._current_weights(self.t.family.merged(self.mixed, self.states))
+
+    def run_epoch(self, order: np.ndarray, epoch: int) -> dict:
+        t, fam = self.t, self.t.family
+        orders = shard_orders(order, t.bounds)
+        wf = _Broadcast(t.client, t.pool, self.mixed)
+        states = self.states
+
+        def args_of(i):  # called again for the shards of a lost worker, after they moved
+            carried = t.client.scatter([states[i]], workers=[t.pool.where[i]], hash=False)[0]
+            return carried, wf.get(), orders[i]
+
+        try:
+            results = t.pool.run(run_epoch, args_of, f"epoch {epoch}")
+        except TrainingError as exc:
+            where = (f"the checkpoint of epoch {epoch - 1} in {t.checkpoint_dir} is intact: continue with "
+                     "--resume" if t.checkpoint_dir and epoch > 1 else "no checkpoint holds a completed epoch "
+                     "(use --checkpoint-dir to keep one)")
+            raise TrainingError(f"{exc}; no model was made; {where}") from None
+        del wf
+        stats = _sum_stats([r[1] for r in results])
+        own = [r[0][fam.weights] for r in results]
+        mu = mixing_coefficients([int(r[1].get("updates", 0)) for r in results], t.mixing)
+        self.mixed = mix(own, mu)
+        self.states = [{k: v for k, v in r[0].items() if k != fam.weights} for r in results]
+        if t.k > 1:
+            for s, w_own in zip(self.states, own):
+                fam.jump(s, w_own, self.mixed, self.averaged)
+        return stats
 
 
 class _Broadcast:

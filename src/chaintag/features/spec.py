@@ -1,4 +1,7 @@
-"""Where a feature specification names its cluster resources (``@clusters=FILE``).
+"""The settings a feature specification names: resources, vectors, gazetteers, unlabeled text.
+
+Every function here reads the typed fields of :class:`~chaintag.features.feature_spec.FeatureSpec`,
+which parses a specification once; they take a specification as text, a list or a ``FeatureSpec``.
 
 A ``features`` value (``--features``) can name resource files next to the
 templates: ``"chunking+clusters;@clusters=resources/en.tsv"``, or a line
@@ -42,304 +45,143 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-import numpy as np
-
-from ..io.text_lines import numbered_lines
 from ..resources.wordmaps import RESOURCE_FUNCTION, VECTOR_FUNCTION, WordMaps
+from .feature_spec import DEFAULT_VEC_SCALE, FeatureSpec
 
-_RESOURCE_NAMES = {VECTOR_FUNCTION}
+__all__ = ["FeatureSpec", "DEFAULT_VEC_SCALE", "vector_scale", "vector_dim", "resource_paths", "gazetteer_sources",
+           "gazetteer_folds", "gazetteer_block", "autotag_sources", "autotag_folds", "autotag_epochs",
+           "autotag_target", "autotag_preset", "autotag_features", "with_autoepochs", "with_autotags",
+           "with_clusters", "resolve_resources", "inline", "uses_resources", "uses_vectors"]
+
+Spec = "str | Sequence[str] | FeatureSpec"
 
 DIRECTIVE = "@clusters="
-SCALE_DIRECTIVE = "@vecscale="
-DIM_DIRECTIVE = "@vecdim="
-GAZ_DIRECTIVE = "@gazetteer="
-GAZ_FOLDS_DIRECTIVE = "@gazfolds="
-GAZ_BLOCK_DIRECTIVE = "@gazblock="
-AUTO_DIRECTIVE = "@autotags="
-AUTO_FOLDS_DIRECTIVE = "@autofolds="
-AUTO_FEATURES_DIRECTIVE = "@autofeatures="
 AUTO_EPOCHS_DIRECTIVE = "@autoepochs="
-AUTO_TARGET_DIRECTIVE = "@autotarget="
-#: The directives that name no cluster resource.
-_OTHER_DIRECTIVES = (SCALE_DIRECTIVE, DIM_DIRECTIVE, GAZ_DIRECTIVE, GAZ_FOLDS_DIRECTIVE, GAZ_BLOCK_DIRECTIVE,
-                     AUTO_DIRECTIVE, AUTO_FOLDS_DIRECTIVE, AUTO_FEATURES_DIRECTIVE, AUTO_EPOCHS_DIRECTIVE,
-                     AUTO_TARGET_DIRECTIVE)
-#: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
-DEFAULT_VEC_SCALE = 0.1
 
 
-def _parts(features):
-    if not isinstance(features, str):
-        return list(features), "", None
-    if os.path.isfile(features):
-        return ([ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")],
-                os.path.dirname(features), features)
-    return [p.strip() for p in features.split(";")], "", None
-
-
-def _text_directives(features, prefix: str, hint: str) -> tuple[list[str], str]:
-    """Every ``prefix`` value of a feature specification, in order, and the template file's folder
-    ("" when the specification is no file).
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On an empty value (the message adds ``hint``: what to name there).
-    """
-    from ..errors import InputError
-    parts, base, where = _parts(features)
-    out = []
-    for part in parts:
-        if part.startswith(prefix):
-            value = part[len(prefix):].strip()
-            if not value:
-                raise InputError(f"{part!r}: {hint}", where)
-            out.append(value)
-    return out, base
-
-
-def _int_directive(features, prefix: str, default, minimum: int, what: str):
-    """The last ``prefix`` value of a feature specification as an int (``default`` when none).
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On a value that is not an integer of at least ``minimum`` (the message says ``what`` it is).
-    """
-    from ..errors import InputError
-    parts, _, where = _parts(features)
-    value = default
-    for part in parts:
-        if part.startswith(prefix):
-            text = part[len(prefix):].strip()
-            if not (text.isascii() and text.isdigit()) or int(text) < minimum:
-                raise InputError(f"{part!r}: {what}", where)
-            value = int(text)
-    return value
-
-
-def vector_scale(features: str | Sequence[str]) -> float | None:
-    """The ``@vecscale=`` setting of a feature specification: a positive float, or None for ``raw``.
-
-    Returns
-    -------
-    float or None
-        :data:`DEFAULT_VEC_SCALE` when the specification does not set it.
+def vector_scale(features: Spec) -> float | None:
+    """The ``@vecscale=`` setting: a positive float (default :data:`DEFAULT_VEC_SCALE`), or None for ``raw``.
 
     Raises
     ------
     chaintag.errors.InputError
         On a value that is neither a positive number nor ``raw``.
     """
-    from ..errors import InputError
-    parts, _, where = _parts(features)
-    scale: float | None = DEFAULT_VEC_SCALE
-    for part in parts:
-        if part.startswith(SCALE_DIRECTIVE):
-            text = part[len(SCALE_DIRECTIVE):].strip()
-            if text == "raw":
-                scale = None
-                continue
-            try:
-                scale = float(text)
-            except ValueError:
-                scale = -1.0
-            if not (scale > 0 and np.isfinite(scale)):
-                raise InputError(f"{part!r}: the vector scale is a positive number (the standard deviation "
-                                 "of the scaled components) or 'raw'", where)
-    return scale
+    return FeatureSpec.parse(features).vec_scale
 
 
-def vector_dim(features: str | Sequence[str]) -> int | None:
-    """The ``@vecdim=`` setting of a feature specification (None: every dimension of the vectors).
+def vector_dim(features: Spec) -> int | None:
+    """The ``@vecdim=`` setting (None: every dimension of the vectors).
 
     Raises
     ------
     chaintag.errors.InputError
         On a value that is not a positive integer.
     """
-    return _int_directive(features, DIM_DIRECTIVE, None, 1, "the vector dimension is a positive integer")
+    return FeatureSpec.parse(features).vec_dim
 
 
-def resource_paths(features: str | Sequence[str]) -> list[str]:
-    """The resource files a feature specification names (in order).
+def resource_paths(features: Spec) -> list[str]:
+    """The resource files (``@clusters=``) a specification names, in order.
 
     Raises
     ------
     chaintag.errors.InputError
-        On an ``@`` part that is not ``@clusters=FILE``, ``@vecscale=SIGMA`` or ``@vecdim=D``.
+        On an ``@`` part that is no known directive.
     """
-    from ..errors import InputError
-    if not isinstance(features, str):
-        parts, base, where = list(features), "", None
-    elif os.path.isfile(features):
-        parts = [ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")]
-        base, where = os.path.dirname(features), features
-    else:
-        parts, base, where = [p.strip() for p in features.split(";")], "", None
-    out = []
-    for part in parts:
-        if not part.startswith("@") or part.startswith(_OTHER_DIRECTIVES):
-            continue
-        if not part.startswith(DIRECTIVE) or not part[len(DIRECTIVE):].strip():
-            raise InputError(f"unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
-                             "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH, "
-                             "@autofolds=K, @autofeatures=PRESET, @autoepochs=E or @autotarget=COLUMN)", where)
-        path = part[len(DIRECTIVE):].strip()
-        out.append(path if os.path.isabs(path) or not base else os.path.join(base, path))
-    return out
+    return FeatureSpec.parse(features).resource_files()
 
 
-def gazetteer_sources(features: str | Sequence[str]) -> list[str]:
-    """The ``@gazetteer=`` parts of a feature specification: ``"train"`` and list-file paths, in order.
-
-    A relative path in a template file is read from that file's folder.
-    Templates reading ``gaz`` / ``gazn`` with no such part mean ``["train"]``
-    (the caller decides; this returns only what is written).
+def gazetteer_sources(features: Spec) -> list[str]:
+    """The ``@gazetteer=`` parts: ``"train"`` and list-file paths, in order (a relative path in a template
+    file is read from that file's folder). Templates reading ``gaz`` / ``gazn`` with no such part mean
+    ``["train"]`` (the caller decides; this returns only what is written).
 
     Raises
     ------
     chaintag.errors.InputError
         On an empty ``@gazetteer=`` part.
     """
-    values, base = _text_directives(features, GAZ_DIRECTIVE, "name the gazetteer, 'train' or a list file")
-    return [os.path.join(base, v) if v != "train" and base and not os.path.isabs(v) else v for v in values]
+    return list(FeatureSpec.parse(features).gazetteer)
 
 
-def gazetteer_folds(features: str | Sequence[str]) -> int:
-    """The ``@gazfolds=K`` setting (default 10): jackknife folds of the training sentences.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On a value that is not an integer of at least 2.
-    """
+def gazetteer_folds(features: Spec) -> int:
+    """The ``@gazfolds=K`` setting (default 10): jackknife folds of the training sentences."""
     from .gazetteer import DEFAULT_FOLDS
-    return _int_directive(features, GAZ_FOLDS_DIRECTIVE, DEFAULT_FOLDS, 2,
-                          "the number of jackknife folds is an integer of at least 2")
+    k = FeatureSpec.parse(features).gaz_folds
+    return DEFAULT_FOLDS if k is None else k
 
 
-def gazetteer_block(features: str | Sequence[str]) -> int:
-    """The ``@gazblock=B`` setting (default 10): consecutive training sentences that share a jackknife fold.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On a value that is not a positive integer.
-    """
+def gazetteer_block(features: Spec) -> int:
+    """The ``@gazblock=B`` setting (default 10): consecutive training sentences that share a jackknife fold."""
     from .gazetteer import DEFAULT_BLOCK
-    return _int_directive(features, GAZ_BLOCK_DIRECTIVE, DEFAULT_BLOCK, 1,
-                          "the jackknife block is a positive number of sentences")
+    b = FeatureSpec.parse(features).gaz_block
+    return DEFAULT_BLOCK if b is None else b
 
 
-def autotag_sources(features: str | Sequence[str]) -> list[str]:
-    """The ``@autotags=`` paths of a feature specification (files or folders of unlabeled text), in order.
-
-    A relative path in a template file is read from that file's folder.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On an empty ``@autotags=`` part.
-    """
-    values, base = _text_directives(features, AUTO_DIRECTIVE, "name the unlabeled text, a file or a folder of "
-                                                              "*.txt files")
-    return [v if os.path.isabs(v) or not base else os.path.join(base, v) for v in values]
+def autotag_sources(features: Spec) -> list[str]:
+    """The ``@autotags=`` paths (files or folders of unlabeled text), in order."""
+    return list(FeatureSpec.parse(features).autotags)
 
 
-def autotag_folds(features: str | Sequence[str]) -> int:
-    """The ``@autofolds=K`` setting (default 5): contiguous jackknife blocks of the training sentences.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On a value that is not an integer of at least 2.
-    """
+def autotag_folds(features: Spec) -> int:
+    """The ``@autofolds=K`` setting (default 5): contiguous jackknife blocks of the training sentences."""
     from .autotags import DEFAULT_FOLDS
-    return _int_directive(features, AUTO_FOLDS_DIRECTIVE, DEFAULT_FOLDS, 2,
-                          "the number of jackknife blocks is an integer of at least 2")
+    k = FeatureSpec.parse(features).auto_folds
+    return DEFAULT_FOLDS if k is None else k
 
 
-def autotag_epochs(features: str | Sequence[str]) -> int | None:
-    """The ``@autoepochs=E`` setting: passes of the models that tag the unlabeled text (None: the learner's).
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On a value that is not a positive integer.
-    """
-    return _int_directive(features, AUTO_EPOCHS_DIRECTIVE, None, 1,
-                          "the passes of the text's taggers are a positive integer")
+def autotag_epochs(features: Spec) -> int | None:
+    """The ``@autoepochs=E`` setting: passes of the models that tag the unlabeled text (None: the learner's)."""
+    return FeatureSpec.parse(features).auto_epochs
 
 
-def autotag_target(features: str | Sequence[str]) -> str | None:
-    """The ``@autotarget=COLUMN`` setting: the data column the text's taggers learn (None: the labels).
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On an empty ``@autotarget=`` part.
-    """
-    values, _ = _text_directives(features, AUTO_TARGET_DIRECTIVE, "name a data column (for example pos)")
-    return values[-1] if values else None
+def autotag_target(features: Spec) -> str | None:
+    """The ``@autotarget=COLUMN`` setting: the data column the text's taggers learn (None: the labels)."""
+    return FeatureSpec.parse(features).auto_target
 
 
-def autotag_preset(features: str | Sequence[str]) -> str | None:
-    """The ``@autofeatures=`` value: a preset name, or a template file's path (a relative one in a
-    template file is read from that file's folder); None when the specification has none.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On an empty ``@autofeatures=`` part.
-    """
-    from .templates import PRESETS
-    values, base = _text_directives(features, AUTO_FEATURES_DIRECTIVE, "name a feature preset (for example pos)")
-    if not values:
-        return None
-    preset = values[-1]
-    if preset not in PRESETS and base and not os.path.isabs(preset) and os.path.isfile(os.path.join(base, preset)):
-        preset = os.path.abspath(os.path.join(base, preset))
-    return preset
+def autotag_preset(features: Spec) -> str | None:
+    """The ``@autofeatures=`` value: a preset name, or a template file's path (None: none given)."""
+    return FeatureSpec.parse(features).auto_features
 
 
-def autotag_features(features: str | Sequence[str]) -> str | None:
-    """The features of the models that tag the unlabeled text: the ``@autofeatures=`` preset (or template
-    file) with the specification's cluster files and vector settings, or None (the specification's own
-    templates).
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        On an empty ``@autofeatures=`` part.
-    """
-    preset = autotag_preset(features)
-    if preset is None:
-        return None
-    parts, _, _ = _parts(features)
-    keep = [p for p in parts if p.startswith((SCALE_DIRECTIVE, DIM_DIRECTIVE))]
-    return ";".join([inline(preset)] + [DIRECTIVE + os.path.abspath(p) for p in resource_paths(features)] + keep)
+def autotag_features(features: Spec) -> str | None:
+    """The features of the models that tag the unlabeled text (see
+    :meth:`FeatureSpec.text_taggers_features`), or None (the specification's own templates)."""
+    return FeatureSpec.parse(features).text_taggers_features()
 
 
 def with_autoepochs(features, epochs: int):
     """``features`` with ``@autoepochs=epochs`` added when it names unlabeled text and sets no passes for
     the text's taggers (so that a run trained step by step, as the experiment runner does, keeps the
     labels of taggers of the run's length); anything else unchanged."""
-    if not isinstance(features, str) or not autotag_sources(features) or autotag_epochs(features) is not None:
+    if not isinstance(features, (str, FeatureSpec)):
         return features
-    return f"{inline(features)};{AUTO_EPOCHS_DIRECTIVE}{int(epochs)}"
+    spec = FeatureSpec.parse(features)
+    out = spec.with_autoepochs(epochs)
+    return features if out is spec else _same_kind(features, out)
 
 
-def with_autotags(features: str, paths: Sequence[str] | None) -> str:
-    """``features`` (inlined when a template file: :func:`inline`) with an ``@autotags=PATH`` part added
-    for each of ``paths`` (made absolute)."""
-    return _with_paths(features, AUTO_DIRECTIVE, paths)
+def with_autotags(features, paths: Sequence[str] | None):
+    """``features`` (inlined when a template file) with an ``@autotags=PATH`` part for each of ``paths``."""
+    return _same_kind(features, FeatureSpec.parse(features).with_autotags(paths)) if paths else features
+
+
+def with_clusters(features, paths: Sequence[str] | None):
+    """``features`` (inlined when a template file) with an ``@clusters=FILE`` part for each of ``paths``."""
+    return _same_kind(features, FeatureSpec.parse(features).with_clusters(paths)) if paths else features
+
+
+def _same_kind(features, spec: FeatureSpec):
+    """``spec`` as text when ``features`` was text (what learners and model files keep), else itself."""
+    return spec if isinstance(features, FeatureSpec) else spec.to_text()
 
 
 _CACHE: dict[tuple, WordMaps] = {}
 
 
-def resolve_resources(features: str | Sequence[str]) -> WordMaps | None:
+def resolve_resources(features: Spec) -> WordMaps | None:
     """Read the resources a feature specification names (None when it names none).
 
     The maps of the last files read are kept in memory (keyed by path, size
@@ -360,63 +202,24 @@ def resolve_resources(features: str | Sequence[str]) -> WordMaps | None:
     return _CACHE[key]
 
 
-def inline(features: str) -> str:
+def inline(features):
     """A template file's specification as one ``;``-separated string (anything else unchanged).
 
     Comments and blank lines are dropped; the relative paths of its ``@clusters=``, ``@gazetteer=``,
     ``@autotags=`` and ``@autofeatures=`` lines are made absolute from the file's folder, so that parts
     can be added to it.
     """
-    from .templates import PRESETS
-    if not isinstance(features, str) or features in PRESETS or not os.path.isfile(features):
+    if not isinstance(features, str) or not os.path.isfile(features):
         return features
-    parts, base, _ = _parts(features)
-    out = []
-    for part in filter(None, parts):
-        for prefix in (DIRECTIVE, GAZ_DIRECTIVE, AUTO_DIRECTIVE):
-            path = part[len(prefix):].strip()
-            if part.startswith(prefix) and path and path != "train" and not os.path.isabs(path):
-                part = prefix + os.path.abspath(os.path.join(base, path))
-        if part.startswith(AUTO_FEATURES_DIRECTIVE):
-            part = AUTO_FEATURES_DIRECTIVE + autotag_preset(features)
-        out.append(part)
-    return ";".join(out)
+    return FeatureSpec.parse(features).to_text()
 
 
-def with_clusters(features: str, paths: Sequence[str] | None) -> str:
-    """``features`` (inlined when a template file: :func:`inline`) with an ``@clusters=FILE`` part added
-    for each of ``paths``."""
-    return _with_paths(features, DIRECTIVE, paths)
-
-
-def _with_paths(features: str, prefix: str, paths) -> str:
-    """``features`` (inlined when a template file) with a ``prefix`` part for each of ``paths`` (absolute)."""
-    if not paths:
-        return features
-    return ";".join([inline(features)] + [prefix + os.path.abspath(p) for p in paths])
-
-
-def uses_resources(features: str) -> bool:
+def uses_resources(features: Spec) -> bool:
     """Whether a feature specification names a resource function (``brownK``, ``kmN``, ``vec``) anywhere."""
-    return bool(_function_names(features) & _RESOURCE_NAMES) or any(
-        RESOURCE_FUNCTION.match(n) for n in _function_names(features))
+    names = FeatureSpec.parse(features).function_names()
+    return VECTOR_FUNCTION in names or any(RESOURCE_FUNCTION.match(n) for n in names)
 
 
-def uses_vectors(features: str) -> bool:
+def uses_vectors(features: Spec) -> bool:
     """Whether a feature specification has a ``vec(...)`` template (real-valued attributes) anywhere."""
-    return VECTOR_FUNCTION in _function_names(features)
-
-
-def _function_names(features: str) -> set[str]:
-    from .templates import PRESETS
-    import re
-    if not isinstance(features, str):
-        features = ";".join(features)
-    if os.path.isfile(features):
-        parts = [ln.split("#", 1)[0].strip() for _, ln in numbered_lines(features, what="template file")]
-    else:
-        parts = [p.strip() for p in features.split(";")]
-    specs = []
-    for part in parts:
-        specs += PRESETS.get(part, [part])
-    return {m for spec in specs if not spec.startswith("@") for m in re.findall(r"([A-Za-z0-9_]+)\(", spec)}
+    return VECTOR_FUNCTION in FeatureSpec.parse(features).function_names()

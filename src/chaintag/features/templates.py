@@ -44,9 +44,9 @@ from typing import Callable, Sequence
 
 from ..errors import InputError
 from ..resources.wordmaps import VECTOR_FUNCTION, is_resource_function
-from .base_presets import CHUNKING, NER, NER_POS_COLUMN, POS
+from .base_presets import CHUNKING, NER, NER_POS_COLUMN, POS  # noqa: F401 - part of this module's interface
 from .chargrams import is_gram_function, is_gram_template
-from .cluster_presets import CLUSTER_OPTIONAL, CLUSTER_PRESETS
+from .presets import OPTIONAL, PRESETS  # noqa: F401 - part of this module's interface
 
 COLUMN_ALIASES = {"w": "word", "p": "pos", "t": "pos"}
 #: Virtual columns given by a gazetteer (:mod:`chaintag.features.gazetteer`).
@@ -224,22 +224,18 @@ def is_vector_template(t: Template) -> bool:
         and VECTOR_FUNCTION not in t.atoms[0].functions[:-1]
 
 
-PRESETS: dict[str, list[str]] = {"chunking": CHUNKING, "pos": POS, "ner": NER}
-OPTIONAL: dict[str, list[str]] = {"ner": NER_POS_COLUMN}
-
-PRESETS.update(CLUSTER_PRESETS)
-OPTIONAL.update(CLUSTER_OPTIONAL)
 
 
-def resolve_templates(features: str | Sequence[str], columns: Sequence[str], virtual: bool = False) -> list[Template]:
+def resolve_templates(features, columns: Sequence[str], virtual: bool = False) -> list[Template]:
     """Turn a preset name, a spec file path or a list of specs into templates.
 
     Parameters
     ----------
-    features : str or sequence of str
+    features : str, sequence of str or FeatureSpec
         A preset name (``chunking``, ``pos``, ``ner``), a path to a text file
         with one template spec per line (``#`` comments allowed), a string of
-        specs separated by ``;``, or a list of specs.
+        specs separated by ``;``, a list of specs, or a parsed
+        :class:`~chaintag.features.feature_spec.FeatureSpec`.
     columns : sequence of str
         Feature column names of the data; every atom must read one of them.
         Optional preset parts (the POS attributes of ``ner``) are used only
@@ -260,40 +256,10 @@ def resolve_templates(features: str | Sequence[str], columns: Sequence[str], vir
     InputError
         When a template reads a column the data does not have.
     """
-    import os
-
-    specs: list[tuple[str, str | None, int | None]]  # (spec, file, line)
-    if isinstance(features, str):
-        if features in PRESETS:
-            specs = [(t, None, None) for t in PRESETS[features]]
-            for opt in OPTIONAL.get(features, []):
-                t = parse_template(opt)
-                if all(a.column in columns for a in t.atoms):
-                    specs.append((opt, None, None))
-        elif os.path.isfile(features):
-            specs = []
-            from ..io.text_lines import numbered_lines
-            for lineno, ln in numbered_lines(features, what="template file"):  # BOM, CRLF dropped
-                text = ln.split("#", 1)[0].strip()
-                if text and not text.startswith("@"):  # @clusters=FILE: a resource, not a template
-                    specs.append((text, features, lineno))
-        else:
-            specs = []
-            for part in (t.strip() for t in features.split(";")):
-                if not part or part.startswith("@"):
-                    continue
-                if part in PRESETS:
-                    specs += [(t, None, None) for t in PRESETS[part]]
-                    specs += [(t, None, None) for t in OPTIONAL.get(part, [])
-                              if all(a.column in columns for a in parse_template(t).atoms)]
-                elif "[" not in part and part != "bias":
-                    raise InputError(f"unknown feature preset or template file {part!r}: choose a preset "
-                                     f"({', '.join(PRESETS)}), a template file that exists, or template "
-                                     "specs such as 'w[0];suf3(w[0])'")
-                else:
-                    specs.append((part, None, None))
-    else:
-        specs = [(t, None, None) for t in features]
+    from .feature_spec import FeatureSpec
+    # (spec, file, line): the one reader of the specification language is FeatureSpec.parse
+    specs = [(t.spec, t.path, t.line) for t in FeatureSpec.parse(features).template_parts()
+             if not t.optional or all(a.column in columns for a in parse_template(t.spec).atoms)]
     out = [Template(())]
     seen = {"bias"}
     for spec, path, line in specs:

@@ -277,10 +277,10 @@ class SecondOrderPerceptron(SequenceTagger):
             print(f"warning: {warning}", file=sys.stderr, flush=True)
         return warning is not None
 
-    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False, trainer=None) -> None:
         if dev_pack is not None:
             dev_pack = (*dev_pack, self._dev_word_ids)
-        super()._train(data, dev_pack, checkpoint_dir, resume)
+        super()._train(data, dev_pack, checkpoint_dir, resume, trainer)
 
     def _dict_arrays(self, word_ids):
         """(use_dict, word_ids, dict_ptr, dict_labels) for the compiled kernels."""

@@ -192,46 +192,42 @@ def remove_stale_chunks(folder=None) -> list[str]:
 
 
 def _train_chunks(learner, fam, corpus, dev_pack) -> None:
-    """The epoch driver: every epoch visits the chunks in order, the learner's state carried through."""
-    from ..training.shards import shard_orders
-    from ..training.worker import ShardWorker
-    index = learner.feature_index_
-    cls, params = type(learner), learner.get_params()
-    rng = np.random.default_rng(learner.random_state)
-    n_sent = corpus.n_sentences
-    history, best_score, best_weights, best_epoch = [], -np.inf, None, 0
-    carried = None
-    bar = learner._progress_bar()
-    for epoch in range(1, learner.epochs + 1):
-        order = rng.permutation(n_sent).astype(np.int64) if learner.shuffle else np.arange(n_sent, dtype=np.int64)
+    """The epochs (:func:`chaintag.learners.epochs.run_epochs`), each visiting the chunks in order."""
+    from ..learners.epochs import run_epochs
+    run_epochs(learner, _ChunkSource(learner, fam, corpus), dev_pack, learner._callbacks())
+
+
+class _ChunkSource:
+    """Epochs over a corpus on disk, one chunk's arrays in memory at a time, the learner's state
+    carried from chunk to chunk (:class:`chaintag.training.worker.ShardWorker` runs each chunk)."""
+
+    def __init__(self, learner, fam, corpus):
+        self.learner, self.fam, self.corpus = learner, fam, corpus
+        self.n_sentences = corpus.n_sentences
+        self.carried = None
+
+    def run_epoch(self, order: np.ndarray, epoch: int) -> dict:
+        from ..training.shards import shard_orders
+        from ..training.worker import ShardWorker
+        learner, fam, corpus = self.learner, self.fam, self.corpus
+        index = learner.feature_index_
+        cls, params = type(learner), learner.get_params()
         orders = shard_orders(order, corpus.bounds)
-        t0, c0 = time.perf_counter(), time.process_time()
         stats: dict = {}
         for c in range(corpus.n_chunks):
             worker = ShardWorker(cls, params, corpus.load(c), index.feat_label, index.n_labels, fam.keys)
             if "n_train" in worker.template:
-                worker.template["n_train"] = n_sent  # |S| is the corpus's, not the chunk's
-            if carried is None:
-                carried = worker.initial
-            rest = {k: v for k, v in carried.items() if k != fam.weights}
-            carried, part = worker.epoch(rest, carried[fam.weights], orders[c])
+                worker.template["n_train"] = self.n_sentences  # |S| is the corpus's, not the chunk's
+            if self.carried is None:
+                self.carried = worker.initial
+            rest = {k: v for k, v in self.carried.items() if k != fam.weights}
+            self.carried, part = worker.epoch(rest, self.carried[fam.weights], orders[c])
             for k, v in part.items():
                 stats[k] = stats[k] + v if k in stats else v
             del worker
-        seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
-        state = dict(carried)
+        return stats
+
+    def weights(self) -> np.ndarray:
+        state = dict(self.carried)
         state.setdefault("sigma", 1.0)
-        weights = learner._current_weights(state)
-        record = learner._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
-        if dev_pack is not None and record["dev_score"] > best_score:
-            best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
-        history.append(record)
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    if best_weights is None:
-        best_weights, best_epoch = weights, learner.epochs
-    learner.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
-    learner.best_epoch_ = best_epoch
-    learner.history_ = history
+        return self.learner._current_weights(state)

@@ -93,9 +93,8 @@ def family_of(learner) -> Family:
     from ..errors import InputError
     family = FAMILIES.get(getattr(type(learner), "mixing_family", None))
     if family is None:
-        raise InputError(f"{learner.algorithm} cannot be trained by parameter mixing: distributed and streamed "
-                         "training are offered for the learners that declare a mixing_family (perceptron, mira, "
-                         "nbest-mira, sapo, crf; crf-lbfgs sums its gradient over the workers instead)")
+        raise InputError(f"distributed training is offered for perceptron, mira, nbest-mira, sapo, crf and "
+                         f"crf-lbfgs, not {learner.algorithm}")
     return family
 
 

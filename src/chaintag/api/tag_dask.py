@@ -1,6 +1,6 @@
-"""``chaintag tag --workers N / --scheduler ADDRESS``: batches tagged on a Dask cluster, written in input order.
+"""Batches tagged on a Dask cluster, written in input order (``chaintag tag --workers N / --scheduler``).
 
-The cluster-wide version of ``--jobs`` (:class:`~chaintag.cli.tag_batches.OrderedWriter`):
+The cluster-wide version of ``jobs`` (:class:`~chaintag.api.tag_writers.OrderedWriter`):
 the model file's bytes are sent once to every worker, which loads the model
 once (checked as any model file); each batch of sentences is one task; at
 most ``2 * workers`` batches are in flight, so the memory of the driver, the
@@ -16,20 +16,11 @@ import os
 import tempfile
 from collections import deque
 
-from .tag_batches import OrderedWriter, format_batch
+from .tag_output import format_batch
+from .tag_writers import OrderedWriter
 
 # models loaded in a worker process, by the sha256 of their file
 _MODELS: dict = {}
-
-
-def add_tag_options(p) -> None:
-    """Add the Dask options to the ``tag`` parser."""
-    g = p.add_argument_group("tagging on a Dask cluster (pip install 'chaintag[dist]')")
-    g.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="tag batches on N Dask worker processes of this machine (a LocalCluster), "
-                        "the output in input order and the same as in one process")
-    g.add_argument("--scheduler", metavar="ADDRESS",
-                   help="tag batches on the workers of a running Dask scheduler (tcp://host:8786)")
 
 
 def _model_on_worker(digest: str, blob: bytes):
@@ -62,7 +53,7 @@ class DaskOrderedWriter:
     model_path : str
         The model file (its bytes are sent to the workers).
     options : dict
-        As for :func:`~chaintag.cli.tag_batches.format_batch`.
+        As for :func:`~chaintag.api.tag_output.format_batch`.
     workers : int, optional
         Processes of an embedded ``LocalCluster``.
     scheduler : str, optional
@@ -70,7 +61,7 @@ class DaskOrderedWriter:
 
     Notes
     -----
-    Same interface as :class:`~chaintag.cli.tag_batches.OrderedWriter`. An
+    Same interface as :class:`~chaintag.api.tag_writers.OrderedWriter`. An
     error in a task is raised here when its batch's turn to be written comes.
     """
 
@@ -118,20 +109,40 @@ class DaskOrderedWriter:
             self._ctx.__exit__(exc_type, exc, tb)
 
 
-def make_writer(out, model, args, options):
-    """The writer ``chaintag tag`` asked for: in this process, in ``--jobs`` processes, or on Dask.
+def make_writer(out, model, model_path, options: dict, *, jobs: int = 1, workers: int | None = None,
+                scheduler: str | None = None):
+    """The writer of tagged batches: in this process, in ``jobs`` processes, or on a Dask cluster.
+
+    Parameters
+    ----------
+    out : text file
+        Where the output goes.
+    model : SequenceTagger
+        The model (formats in this process when ``jobs == 1`` and no cluster is named).
+    model_path : str or os.PathLike
+        Its file, loaded by each worker process or Dask worker.
+    options : dict
+        As for :func:`~chaintag.api.tag_output.format_batch`.
+    jobs : int, default 1
+        Processes of this machine.
+    workers, scheduler
+        Processes of an embedded Dask ``LocalCluster``, or a running scheduler's address.
+
+    Returns
+    -------
+    OrderedWriter or DaskOrderedWriter
+        A context manager with ``text(str)`` and ``batch(kind, batch, picker, sep)``.
 
     Raises
     ------
     chaintag.errors.InputError
-        For ``--workers`` below 1, or ``--jobs`` with ``--workers``/``--scheduler``.
+        For ``workers`` below 1, or ``jobs`` above 1 together with a cluster.
     """
     from ..errors import InputError
-    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
     if workers is None and not scheduler:
-        return OrderedWriter(out, model, args.model, args.jobs, options)
+        return OrderedWriter(out, model, model_path, jobs, options)
     if workers is not None and workers < 1:
         raise InputError(f"--workers must be at least 1 (got {workers})")
-    if args.jobs != 1:
+    if jobs != 1:
         raise InputError("give --jobs (processes of this machine) or --workers/--scheduler (Dask), not both")
-    return DaskOrderedWriter(out, args.model, options, workers=workers, scheduler=scheduler)
+    return DaskOrderedWriter(out, model_path, options, workers=workers, scheduler=scheduler)

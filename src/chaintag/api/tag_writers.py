@@ -1,7 +1,7 @@
-"""Tagging output of ``chaintag tag``, batch by batch, in this process or in worker processes.
+"""Tagged output, batch by batch, in this process or in worker processes.
 
 A batch of sentences is tagged and formatted into the text that replaces it
-in the output (:func:`format_batch`). :class:`OrderedWriter` writes those
+in the output (:func:`chaintag.api.tag_output.format_batch`). :class:`OrderedWriter` writes those
 texts, and the literal lines between them (document markers), in input
 order; with ``jobs > 1`` the batches are formatted by worker processes,
 each holding its own copy of the model, while the input is still being read.
@@ -9,81 +9,14 @@ each holding its own copy of the model, while the input is still being read.
 
 from __future__ import annotations
 
-import io
-import json
 from collections import deque
 
-__all__ = ["format_batch", "OrderedWriter"]
+from .tag_output import format_batch
+
+__all__ = ["OrderedWriter"]
 
 # the model of a worker process (loaded once, by _init_worker)
 _WORKER: dict = {}
-
-
-def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
-    """Tag ``batch`` with ``model`` and return its output text.
-
-    Parameters
-    ----------
-    model : SequenceTagger
-    kind : {"columns", "conllu", "text"}
-        ``text``: ``batch`` holds sentences as lists of column tuples (empty
-        ones allowed), written one tagged sentence per line (``word/label``).
-        ``columns``: ``batch`` holds sentences as lists of column tuples,
-        written back with the predicted label (and ``options``' extra
-        column) or as JSON lines for ``nbest``. ``conllu``: ``batch`` holds
-        :class:`~chaintag.io.conllu_io.ConlluBlock` objects, written back
-        with the labels in ``options["label_field"]``.
-    picker : list of int or None
-        Columns the model reads from the input, in its order (None: all, as they are). A model
-        with document columns (:mod:`chaintag.features.document`) gets them computed on the
-        batch, which is then one whole document.
-    sep : str
-        Column separator of the output.
-    options : dict
-        ``nbest``, ``confidence``, ``marginals`` (as the command's options) and
-        ``label_field``.
-    """
-    out = io.StringIO()
-    from ..features.document import model_rows  # a model with document columns: the batch is one document
-    if kind == "conllu":
-        from ..io.conllu_io import format_conllu_block
-        labels = iter(model.predict(model_rows(model, [b.sentence.tokens for b in batch if b.sentence.tokens])))
-        for block in batch:
-            out.write(format_conllu_block(block, next(labels) if block.sentence.tokens else [],
-                                          options["label_field"]))
-        return out.getvalue()
-    from ..io.columns import format_sentence
-    rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
-    rows = model_rows(model, rows)
-    if kind == "text":  # one tagged sentence per line (an empty sentence: an empty line)
-        from ..io.plain_text import format_tagged_line
-        labels = iter(model.predict([r for r in rows if r]))
-        for toks, row in zip(batch, rows):
-            out.write(format_tagged_line([t[0] for t in toks], next(labels)) if row else "\n")
-        return out.getvalue()
-    if options.get("constrain") or options.get("partial"):
-        from .constrain_opts import format_constrained
-        return format_constrained(model, batch, rows, sep, options)
-    if options.get("nbest"):
-        for toks, cands in zip(batch, model.predict_nbest(rows, options["nbest"])):
-            out.write(json.dumps({"tokens": [list(t) for t in toks],
-                                  "nbest": [{"labels": labs, "score": score, "probability": prob}
-                                            for labs, score, prob in cands]}, ensure_ascii=False))
-            out.write("\n")
-    elif options.get("marginals"):
-        labels = model.predict(rows)
-        index = {lab: j for j, lab in enumerate(model.labels_)}
-        for toks, labs, marg in zip(batch, labels, model.predict_marginals(rows)):
-            out.write(format_sentence([tok + (lab, f"{marg[i, index[lab]]:.4f}")
-                                       for i, (tok, lab) in enumerate(zip(toks, labs))], sep))
-    elif options.get("confidence"):
-        labels, conf = model.predict_confidence(rows, options["confidence"])
-        for toks, labs, cs in zip(batch, labels, conf):
-            out.write(format_sentence([tok + (lab, f"{c:.4f}") for tok, lab, c in zip(toks, labs, cs)], sep))
-    else:
-        for toks, labs in zip(batch, model.predict(rows)):
-            out.write(format_sentence([tok + (lab,) for tok, lab in zip(toks, labs)], sep))
-    return out.getvalue()
 
 
 def _die_with_parent(parent_pid: int, poll_seconds: float = 1.0) -> None:

@@ -1,0 +1,184 @@
+"""The input of tagging: opening a source in its format, and checking it against what the model reads."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError
+
+__all__ = ["open_sentences", "feature_picker", "expected_input", "explained", "looks_like_text",
+           "check_text_options"]
+
+
+def open_sentences(source="-", *, format: str | None = None, sep: str | None = None, encoding: str = "utf-8",
+                   data_dir=None, conllu_blocks: bool = True):
+    """Open a tagging input lazily, in its format.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or "-"
+        A column file, a CoNLL-U file, a dataset reference (``conll2000:test``) or ``-`` for stdin.
+    format : {"columns", "conllu", "text"}, optional
+        Default: from the reference or the file name (``.conllu``, ...), else detected from the content.
+    sep : str, optional
+        Column separator (``"\\t"`` or ``" "``; default: detected).
+    encoding : str
+    data_dir : str, optional
+        The data directory for dataset references.
+    conllu_blocks : bool, default True
+        For CoNLL-U input: yield whole blocks (every line kept, for writing CoNLL-U back) rather
+        than sentences.
+
+    Returns
+    -------
+    sentences : iterator
+        :class:`~chaintag.io.columns.Sentence` objects (document markers included, as sentences
+        with ``marker`` set), or :class:`~chaintag.io.conllu_io.ConlluBlock` objects.
+    info : dict
+        ``format``, and ``sep`` once known (filled while reading column files).
+    name : str
+        The input's name for messages.
+
+    Raises
+    ------
+    InputError
+        For a missing file or an unknown dataset reference.
+    """
+    from ..data.datasets import is_dataset_ref, resolve
+    from ..io.columns import iter_sentences
+    from ..io.conllu_io import iter_conllu
+
+    if os.fspath(source) == "-":
+        from ..data.datasets import stdin_source
+        source, fmt = stdin_source(format)
+        name = "<stdin>"
+    else:
+        ref = source
+        found = resolve(source, data_dir)
+        source, fmt, name = found.path, format or found.format, os.fspath(found.path)
+        sep = sep if sep else (found.sep if is_dataset_ref(ref) else None)
+    info = {"sep": "\t", "format": fmt} if fmt == "conllu" else {"format": fmt}
+    if fmt == "text":
+        from ..io.plain_text import iter_text_sentences
+        return iter_text_sentences(source, encoding=encoding, name=name), {"format": "text", "sep": " "}, name
+    if fmt == "conllu":
+        if conllu_blocks:
+            from ..io.conllu_io import iter_conllu_blocks
+            return iter_conllu_blocks(source, encoding=encoding, name=name), info, name
+        return iter_conllu(source, label_field=None, encoding=encoding, name=name), info, name
+    return (iter_sentences(source, sep=sep, encoding=encoding, name=name, info=info, markers=True),
+            info, name)
+
+
+def feature_picker(model, columns, n_columns: int, name: str, line: int | None):
+    """The input columns the model reads, in its order.
+
+    Parameters
+    ----------
+    model : SequenceTagger
+    columns : str or None
+        Column roles of the input (``word,pos,_``), or None: the model's columns come first.
+    n_columns : int
+        Columns of the input's first token.
+    name, line
+        Where the first sentence is, for messages.
+
+    Returns
+    -------
+    list of int or None
+        Column indices, or None when the input's columns are the model's, as they are.
+
+    Raises
+    ------
+    InputError
+        When the input lacks a column the model reads.
+    """
+    from ..data.datasets import parse_columns
+    from ..features.document import input_columns
+    want = list(input_columns(model))  # the document columns are computed, not read
+    if columns:
+        names, _ = parse_columns(columns, n_columns, labelled=False, path=name, line=line)
+        missing = [c for c in want if c not in names]
+        if missing:
+            raise InputError(f"--columns does not name the model's column(s) {', '.join(missing)}", name, line)
+        idx = [names.index(c) for c in want]
+    elif n_columns >= len(want):
+        idx = list(range(len(want)))
+    else:
+        raise InputError(f"the model reads {len(want)} column(s) ({', '.join(want)}), "
+                         f"but the input has {n_columns}: {expected_input(model)}", name, line)
+    if idx == list(range(n_columns)):
+        return None
+    return idx
+
+
+def expected_input(model) -> str:
+    """What input the model can tag, in words."""
+    from ..features.document import input_columns, model_document_columns
+    cols = list(input_columns(model))
+    text = (f"give a column file: one token per line, its {', '.join(cols)} column{'s' if len(cols) > 1 else ''} "
+            "first (separated by spaces or tabs; more columns are copied through), a blank line between sentences")
+    if len(cols) == 1:
+        text += ", or plain text: one sentence per line, tokens separated by spaces, with --format text"
+    if model_document_columns(model):
+        text += ("; the document columns (abbr, docnext, doccap) are computed from the documents that "
+                 "-DOCSTART- / ###MEDLINE: lines start (a file without them is one document)")
+    return text
+
+
+def explained(sentences, model, name):
+    """The sentences, with a column-count error explained by what the input must look like."""
+    try:
+        yield from sentences
+    except InputError as exc:
+        if not exc.message.startswith("expected ") or "CoNLL-U" in exc.message:
+            raise
+        raise InputError(f"{exc.message}: this is not a column file (the same columns on every line); "
+                         f"{expected_input(model)}", exc.path, exc.line) from None
+
+
+def looks_like_text(model, tokens) -> bool:
+    """A one-column model given lines that each hold several words: its second and third columns
+    never repeat a value over four lines or more (tag columns do)."""
+    from ..features.document import input_columns
+    if len(input_columns(model)) != 1 or len(tokens) < 4 or len(tokens[0]) < 3:
+        return False
+    return all(len({tok[k] for tok in tokens}) == len(tokens) for k in (1, 2))
+
+
+def check_text_options(model, fmt: str, output_format: str | None, nbest, extra: list[str], name: str):
+    """Refuse plain-text input or output that the model or the other options cannot give.
+
+    Parameters
+    ----------
+    model : SequenceTagger
+    fmt : str
+        The input's format.
+    output_format : str or None
+        The output format asked for.
+    nbest : int or None
+    extra : list of str
+        The options given that add a column (``--confidence``, ``--marginals``, ``--constrain``, ``--partial``).
+    name : str
+
+    Returns
+    -------
+    str or None
+        The output format (``text`` for text input by default).
+
+    Raises
+    ------
+    InputError
+    """
+    from ..features.document import input_columns
+    cols = input_columns(model)
+    if fmt == "text" and len(cols) != 1:
+        raise InputError(f"plain text gives each token one column (the word), but this model reads "
+                         f"{len(cols)} ({', '.join(cols)}): {expected_input(model)}", name)
+    out = output_format or ("text" if fmt == "text" else None)
+    if out == "text" and fmt == "conllu":
+        raise InputError("--output-format text is for column or text input; CoNLL-U input is written back as "
+                         "CoNLL-U or as columns")
+    if out == "text" and not nbest and extra:
+        raise InputError(f"{extra[0]} needs column output: add --output-format columns")
+    return out

@@ -1,0 +1,270 @@
+"""Tagging files and streams with a saved model: batches, document markers, writers, atomic output.
+
+:func:`tag_file` is what ``chaintag tag`` does; :func:`tag_stream` tags
+sentences already read and writes into an open text file. Both stream:
+memory stays flat however large the input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable
+
+from ..errors import InputError
+from .tag_input import (check_text_options, explained, expected_input, feature_picker, looks_like_text,
+                        open_sentences)
+from .tag_output import check_partial_sentence
+
+__all__ = ["MAX_K", "tag_file", "tag_stream"]
+
+#: Largest K of ``nbest`` / ``confidence`` (the search keeps K paths per sentence).
+MAX_K = 10000
+
+
+def _constraint_options(model, constrain, scheme, partial, fmt: str) -> dict:
+    from ..decoding.constraints import scheme_masks
+    from ..learners.constrained import _check_model
+    try:
+        _check_model(model)
+    except NotImplementedError as exc:
+        raise InputError(str(exc)) from None
+    if scheme and not constrain:
+        raise InputError("--scheme names the scheme of --constrain: add --constrain")
+    constrain = (scheme or True) if constrain else False
+    if constrain:
+        try:
+            scheme_masks(model.labels_, None if constrain is True else constrain)
+        except ValueError as exc:
+            raise InputError(f"--constrain: {exc}") from None
+    if partial and fmt == "conllu":
+        raise InputError("--partial reads the fixed labels from the last column of a column file, "
+                         "not from CoNLL-U input")
+    return {"constrain": constrain, "partial": bool(partial)}
+
+
+def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", options: dict | None = None,
+               columns: str | None = None, sep: str | dict = " ", input_format: str = "columns",
+               batch_size: int = 2000, name: str = "<input>",
+               writer=None, progress: Callable[[int], None] | None = None,
+               warn: Callable[[str], None] | None = None) -> int:
+    """Tag sentences in batches and write the output, in input order, into ``out``.
+
+    Parameters
+    ----------
+    model : SequenceTagger
+        A fitted model.
+    sentences : iterable of Sentence
+        :class:`~chaintag.io.columns.Sentence` objects (``tokens``: tuples of columns; ``marker``:
+        a document-marker line, copied through; ``line``: for messages), e.g. from
+        :func:`chaintag.io.columns.iter_sentences` with ``markers=True``; or, with
+        ``kind="conllu"``, :class:`~chaintag.io.conllu_io.ConlluBlock` objects.
+    out : text file
+        Where the output goes.
+    kind : {"columns", "text", "conllu"}
+        Output of :func:`chaintag.api.tag_output.format_batch`.
+    options : dict, optional
+        ``nbest``, ``confidence``, ``marginals``, ``constrain``, ``partial``, ``label_field``.
+    columns : str, optional
+        The input's column roles (``word,pos,_``); default: the model's columns come first.
+    sep : str or dict
+        The output's column separator, or a dict whose ``"sep"`` is filled while reading
+        (the reader's ``info``): the output keeps the input's separator.
+    input_format : str
+        The input's format; a one-column model given a column file whose lines look like
+        free text gets a warning.
+    batch_size : int
+        Sentences per batch (a model with document columns takes one document per batch).
+    name : str
+        The input's name in messages.
+    writer : OrderedWriter or DaskOrderedWriter, optional
+        Default: formatting in this process.
+    progress : callable, optional
+        Called with 1 for every sentence (or document marker) read.
+    warn : callable, optional
+        Called with a warning's text (default: none printed).
+
+    Returns
+    -------
+    int
+        The number of sentences tagged (document markers and empty lines not counted).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For input the model cannot read, naming ``name`` and the line.
+    """
+    from ..features.document import model_document_columns
+    from .tag_writers import OrderedWriter
+    options = dict(options or {})
+    nbest = options.get("nbest")
+    own = writer is None
+    if own:
+        writer = OrderedWriter(out, model, "", 1, options)
+    # a model with document columns is given one whole document per batch (markers end a batch)
+    whole_documents = bool(model_document_columns(model))
+    n = 0
+    with writer if own else contextlib.nullcontext(writer):
+        if kind == "conllu":
+            feature_picker(model, columns, 1, name, None)  # the words of CoNLL-U input: one column, FORM
+            batch = []
+            for block in sentences:
+                if progress is not None:
+                    progress(1)
+                batch.append(block)
+                n += bool(block.sentence.tokens)
+                if len(batch) >= batch_size and not whole_documents:
+                    writer.batch("conllu", batch, None, "\t")
+                    batch = []
+            if batch:
+                writer.batch("conllu", batch, None, "\t")
+            return n
+        batch = []
+        picker = "unset"
+        out_sep = None
+        for sent in sentences:
+            if progress is not None:
+                progress(1)
+            if sent.marker is not None:
+                # document markers are copied through, each followed by a blank line
+                if batch:
+                    writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
+                    batch = []
+                if not nbest:
+                    writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
+                continue
+            if not sent.tokens:  # a blank line of plain text: an empty line of text output
+                if kind == "text":
+                    batch.append([])
+                continue
+            if picker == "unset":
+                picker = feature_picker(model, columns, len(sent.tokens[0]), name, sent.line)
+                if input_format == "columns" and warn is not None and looks_like_text(model, sent.tokens):
+                    warn(f"warning: {name}: the first sentence looks like lines of plain text (every line "
+                         f"has {len(sent.tokens[0])} different words); this model reads "
+                         f"{expected_input(model)[5:]}")
+                # the output keeps the input's separator (tab-separated tokens may hold spaces)
+                out_sep = sep.get("sep", " ") if isinstance(sep, dict) else sep
+            if options.get("partial"):
+                check_partial_sentence(model, sent.tokens, name, sent.line)
+            batch.append(sent.tokens)
+            n += 1
+            if len(batch) >= batch_size and not whole_documents:
+                writer.batch(kind, batch, picker, out_sep)
+                batch = []
+        if batch:
+            writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
+    return n
+
+
+def tag_file(model, source="-", output="-", *, model_path=None, format: str | None = None,
+             output_format: str | None = None, sep: str | None = None, columns: str | None = None,
+             encoding: str = "utf-8", data_dir=None, nbest: int | None = None, confidence: int | None = None,
+             marginals: bool = False, constrain: bool = False, scheme: str | None = None, partial: bool = False,
+             label_field: str | None = None, batch_size: int = 2000, jobs: int = 1, workers: int | None = None,
+             scheduler: str | None = None, progress: Callable[[int], None] | None = None,
+             warn: Callable[[str], None] | None = None) -> int:
+    """Tag a file, a dataset split or standard input with a model, as ``chaintag tag`` does.
+
+    Parameters
+    ----------
+    model : SequenceTagger, str or os.PathLike
+        A fitted model, or its file.
+    source : str or os.PathLike
+        A column file, CoNLL-U file, plain text (``format="text"``), dataset reference, or ``-`` (stdin).
+    output : str or os.PathLike
+        The output file, written atomically, or ``-`` for stdout.
+    model_path : str, optional
+        The model's file when ``model`` is an object (needed by ``jobs > 1`` and Dask workers).
+    format, output_format : str, optional
+        Input format (``columns``, ``conllu``, ``text``) and output format (``columns``, ``conllu``,
+        ``text``); see ``chaintag tag --help``.
+    sep, columns, encoding, data_dir
+        How to read the input (``sep``: ``"\\t"`` or ``" "``, default detected).
+    nbest, confidence, marginals
+        At most one: the K best sequences as JSON lines, each token's label probability from
+        the top K, or its forward-backward marginal, as an extra column. ``1 <= K <= MAX_K``.
+    constrain, scheme, partial
+        Constrained decoding under the chunk scheme (detected, or ``scheme``), and fixed labels
+        from the input's last column (``_``: free).
+    label_field : {"xpos", "upos"}, optional
+        The CoNLL-U column written (default: the one the model was trained on, else xpos).
+    batch_size, jobs, workers, scheduler
+        Sentences per batch; processes of this machine; or a Dask cluster.
+    progress, warn
+        As for :func:`tag_stream`.
+
+    Returns
+    -------
+    int
+        The number of sentences tagged.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For bad options, or input the model cannot read (naming the file and line).
+    """
+    if isinstance(model, (str, os.PathLike)):
+        model_path, model = os.fspath(model), None
+    chosen = [opt for opt, v in (("--nbest", nbest), ("--confidence", confidence),
+                                 ("--marginals", marginals or None)) if v is not None]
+    if len(chosen) > 1:
+        raise InputError(f"use one of {', '.join(chosen)}, not several")
+    for opt, k in (("--nbest", nbest), ("--confidence", confidence)):
+        if k is not None and not 1 <= k <= MAX_K:
+            raise InputError(f"{opt} takes K between 1 and {MAX_K} (got {k})")
+    for path in (model_path, None if os.fspath(source) == "-" else source):
+        if path and os.fspath(output) != "-" and os.path.exists(path) and os.path.exists(output) \
+                and os.path.samefile(path, output):
+            raise InputError("--output would overwrite an input file", os.fspath(output))
+    if batch_size < 1:
+        raise InputError("--batch-size must be at least 1")
+    if jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if (jobs > 1 or workers is not None or scheduler) and not model_path:
+        raise InputError("tagging in several processes loads the model from its file: give model_path")
+    if model is None:
+        from ..learners import load
+        model = load(model_path)
+    from ..io.writable import check_output_labels
+    check_output_labels(getattr(model, "labels_", []), nbest, model_path)  # labels with whitespace, line breaks
+    trained_on = getattr(model, "label_field_", None)
+    if label_field is None:
+        label_field = trained_on or "xpos"
+    elif trained_on and label_field != trained_on and warn is not None:
+        warn(f"warning: the model was trained on {trained_on.upper()} labels; they are written into the "
+             f"{label_field.upper()} column")
+    blocks = format in (None, "conllu") and (output_format or "conllu") == "conllu"
+    sentences, info, name = open_sentences(source, format=format, sep=sep, encoding=encoding, data_dir=data_dir,
+                                           conllu_blocks=blocks)
+    extra = [opt for opt, v in (("--confidence", confidence), ("--marginals", marginals or None),
+                                ("--constrain", constrain or None), ("--partial", partial or None)) if v is not None]
+    text_out = check_text_options(model, info["format"], output_format, nbest, extra, name) == "text"
+    if info["format"] == "columns":
+        sentences = explained(sentences, model, name)
+    if output_format == "conllu" and info["format"] != "conllu":
+        raise InputError("--output-format conllu needs CoNLL-U input (--format conllu or a .conllu file)")
+    if nbest and output_format:
+        raise InputError("--nbest writes JSON lines: leave out --output-format")
+    kind = "text" if text_out and not nbest else "columns"
+    options = {"nbest": nbest, "confidence": confidence, "marginals": marginals, "label_field": label_field}
+    if info["format"] == "conllu" and (output_format or "conllu") == "conllu":
+        if chosen and chosen[0] != "--nbest":
+            raise InputError(f"{chosen[0]} adds a column to a column file: add --output-format columns")
+        if not nbest:
+            kind, options = "conllu", {"label_field": label_field}
+        else:
+            sentences = (block.sentence for block in sentences if block.sentence.tokens)
+    if kind != "conllu" and (constrain or partial or scheme):
+        options.update(_constraint_options(model, constrain, scheme, partial, info["format"]))
+    from ..io.atomic import atomic_open
+    from .tag_dask import make_writer
+    opened = (contextlib.nullcontext(sys.stdout) if os.fspath(output) == "-"
+              else atomic_open(output, "w", encoding="utf-8", newline="\n"))
+    with opened as out, make_writer(out, model, model_path, options, jobs=jobs, workers=workers,
+                                    scheduler=scheduler) as writer:
+        return tag_stream(model, sentences, out, kind=kind, options=options, columns=columns,
+                          sep=info if kind != "conllu" else "\t", input_format=info["format"],
+                          batch_size=batch_size, name=name, writer=writer,
+                          progress=progress, warn=warn)
