@@ -131,9 +131,14 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         ----------
         sentences : sequence of sequences of tokens
             A token is a string (one column) or a tuple of column strings
-            named by the ``columns`` hyper-parameter (default ``word``, ``pos``, ...).
+            named by the ``columns`` hyper-parameter (default ``word``, ``pos``, ...);
+            or one of python-crfsuite's item forms: a feature dict, or a list of
+            attribute names (read as columns when ``columns`` is given); see
+            :mod:`chaintag.features.dicts`. A generator is read once. Every token
+            is checked: even tuples of strings that UTF-8 can hold.
         labels : sequence of sequences of str
-            Gold labels, one per token.
+            Gold labels, one per token; none may be empty or hold whitespace or
+            a line break (a column file could not hold it).
         dev : tuple (sentences, labels), optional
             Held-out data scored after every epoch; the weights of the best
             epoch are kept (Collins 2002, s. 4: passes tuned on held-out data).
@@ -153,7 +158,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         InputError
             On empty data, length mismatches, or templates reading missing columns;
             or when another process is training with the same ``checkpoint_dir``
-            (a lock held while it runs, released when it ends or dies).
+            (a lock held while it runs, released when it ends or dies); on tokens
+            and labels that a model file or a column file cannot hold, and real
+            values too large to train on (the messages name the sentence and token).
+        chaintag.errors.NumericalError
+            When an epoch ends with a weight that is not finite (no model is kept).
         chaintag.errors.OutputError
             When a checkpoint cannot be written (the message names it).
         """
