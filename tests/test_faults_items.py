@@ -126,3 +126,17 @@ def test_predict_names_the_sentence_and_token():
     assert d.predict([[["w=He"], {"w": "runs"}]]) == [["B-NP", "B-VP"]]  # both forms read the same names
     with pytest.raises(InputError, match=r"sentence 0, token 1: expected a feature dict .* got tuple"):
         d.predict([[["w=He"], ("runs",)]])
+
+
+def test_neural_learner_reads_a_generator_once_and_checks_tokens_and_labels():
+    pytest.importorskip("torch")
+    tiny = dict(epochs=1, dropout=0.0, random_state=3, word_dim=4, hidden=4, char_encoder="none", progress=False)
+    X = [[("He", "PRP"), ("runs", "VBZ")], [("She", "PRP"), ("sings", "VBZ")], [("It", "PRP"), ("is", "VBZ")]]
+    y = Y + [["B-NP", "B-VP"]]
+    ref = chaintag.make_learner("bilstm-crf", **tiny).fit(X, y)
+    gen = chaintag.make_learner("bilstm-crf", **tiny).fit((s for s in X), iter(y))
+    assert gen.predict(X) == ref.predict(X)
+    with pytest.raises(InputError, match=r"sentence 1, token 1 has 1 column"):
+        chaintag.make_learner("bilstm-crf", **tiny).fit([X[0], [("She", "PRP"), ("sings",)]], Y)
+    with pytest.raises(InputError, match=r"sentence 0, token 1: the label 'B-V P' holds a space"):
+        chaintag.make_learner("bilstm-crf", **tiny).fit(X[:2], [["B-NP", "B-V P"], ["B-NP", "O"]])

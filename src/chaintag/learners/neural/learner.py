@@ -30,7 +30,7 @@ import numpy as np
 from ...errors import InputError, ModelFormatError
 from ..base import SequenceTagger
 from ..introspect import training_summary
-from ..tokens import MAX_LABELS, as_rows, default_columns
+from ..tokens import MAX_LABELS, as_rows, check_column_rows, check_labels, default_columns, materialise
 from ._torch import require_torch
 from .batches import bucketed_batches, make_batch, to_device
 from .vocab import UNK, Encoder, Vocabulary, normalize_word
@@ -278,19 +278,21 @@ class NeuralTagger(SequenceTagger):
         self._check_params()
         device = self._torch_device()
         from ...features.dicts import is_dict_corpus
+        sentences = materialise(sentences)  # read once: type detection reads the first sentence
         if is_dict_corpus(sentences):
             raise InputError(f"{self.algorithm} reads column tokens (the word, and optional columns such as "
                              "POS), not feature dicts: it learns its own token representation")
         rows = as_rows(sentences)
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
-        n_cols = len(next(r for r in rows if len(r))[0])
+        n_cols = check_column_rows(rows)  # even tuples of strings that a model file can hold
         columns = tuple(self.columns) if self.columns else default_columns(n_cols)
         if len(columns) != n_cols:
             raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns
         flat = [str(lab) for ls in labels for lab in ls]
         self.labels_ = sorted(set(flat))
+        check_labels(self.labels_, labels)  # no whitespace, line breaks or lone surrogates
         if len(self.labels_) > MAX_LABELS:
             from ...errors import TrainingError
             raise TrainingError(f"{len(self.labels_)} distinct labels: is the label column right? (see --columns)")
