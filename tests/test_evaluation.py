@@ -217,7 +217,7 @@ def test_token_accuracy_nested_and_flat():
         token_accuracy(["NN", "VB"], ["NN"])
     with pytest.raises(ValueError, match="shapes"):
         token_accuracy(["NN"], [["NN"]])
-    with pytest.raises(ValueError, match="gold has 1 sentences but pred has 2"):
+    with pytest.raises(ValueError, match="gold has 1 sentence but pred has 2"):
         token_accuracy([["NN"]], [["NN"], ["VB"]])
 
 

@@ -17,7 +17,30 @@ import contextlib
 import sys
 import time
 
-__all__ = ["progress_mode", "step", "EpochProgress", "BarAdapter", "say"]
+__all__ = ["progress_mode", "step", "compile_step", "EpochProgress", "BarAdapter", "CountProgress", "say",
+           "plural"]
+
+
+def plural(n: int, noun: str, nouns: str | None = None, *, thousands: bool = False) -> str:
+    """``n`` and the noun in the number it takes: ``1 sentence``, ``0 sentences``, ``4,260 sentences``.
+
+    Parameters
+    ----------
+    n : int
+    noun : str
+        The singular (``"sentence"``).
+    nouns : str, optional
+        The plural, when it is not ``noun + "s"`` (``"entries"``).
+    thousands : bool, default False
+        Write ``n`` with thousands separators (``4,260``).
+
+    Examples
+    --------
+    >>> plural(1, "sentence"), plural(2, "entry", "entries"), plural(4260, "token", thousands=True)
+    ('1 sentence', '2 entries', '4,260 tokens')
+    """
+    number = f"{n:,}" if thousands else f"{n}"
+    return f"{number} {noun if n == 1 else (nouns or noun + 's')}"
 
 
 def _is_terminal() -> bool:
@@ -74,6 +97,53 @@ def step(mode: str | None, desc: str):
         print(f"{desc}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
 
+@contextlib.contextmanager
+def compile_step(mode: str | None):
+    """:func:`step` for the warm-up of compiled kernels; the line says what happened.
+
+    Numba compiles a kernel on its first call in a fresh cache and loads it
+    from its on-disk cache afterwards. Compilations are counted with numba's
+    ``numba:compile`` events (triggered by a real compilation only, never by
+    a cache load), so the line reads ``compiled kernels (loaded from the
+    cache): 0.8 s`` or ``compiled kernels (compiled on this run: 14
+    functions; later runs load them from the cache): 12.9 s``.
+    """
+    if mode is None:
+        yield
+        return
+    t0 = time.perf_counter()
+    bar = None
+    if mode == "bar":
+        from tqdm.auto import tqdm
+        bar = tqdm(total=1, desc="compiled kernels", file=sys.stderr, bar_format="{desc}: {elapsed}{postfix}",
+                   leave=True)
+    recorder = None
+    try:
+        from numba.core import event
+        recorder = event.install_recorder("numba:compile")
+    except (ImportError, AttributeError):  # another numba: the line cannot tell
+        pass
+    try:
+        if recorder is None:
+            yield
+        else:
+            with recorder as rec:
+                yield
+    finally:
+        if recorder is None:
+            what = "loaded from the cache, or compiled on a first run"
+        else:
+            n = sum(1 for _, ev in rec.buffer if ev.is_start)
+            what = ("loaded from the cache" if n == 0 else
+                    f"compiled on this run: {plural(n, 'function')}; later runs load them from the cache")
+        if bar is not None:
+            bar.set_postfix_str(what)
+            bar.update(1)
+            bar.close()
+    if mode == "log":
+        print(f"compiled kernels ({what}): {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+
+
 class EpochProgress:
     """Epochs of a training run: a bar on a terminal, else one line per epoch.
 
@@ -116,6 +186,68 @@ class EpochProgress:
             print(f"{self.desc} {epoch}/{self.total}: " + ", ".join(parts), file=sys.stderr, flush=True)
 
     def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class CountProgress:
+    """Progress over a count of items (runs of a grid, files): a bar on a terminal, else one line per item.
+
+    Parameters
+    ----------
+    mode : {"bar", "log"} or None
+        As :func:`progress_mode` gives it; None shows nothing.
+    total : int
+    desc : str
+        E.g. ``"tune"``.
+    unit : str, default "item"
+        The singular name of an item (``"run"``).
+
+    Notes
+    -----
+    Offers the part of tqdm's interface that counting loops use:
+    ``update(n)``, ``set_postfix_str(text)`` and ``close()``. Off a terminal
+    it writes ``tune: run 3/12 (dev 91.20), 4.1 s`` lines, never carriage returns.
+    """
+
+    def __init__(self, mode: str | None, total: int, desc: str, unit: str = "item"):
+        self.mode, self.total, self.desc, self.unit = mode, total, desc, unit
+        self.n = 0
+        self.postfix = ""
+        self.bar = None
+        self._t0 = time.perf_counter()
+        if mode == "bar":
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, unit=unit, file=sys.stderr, desc=desc, dynamic_ncols=True)
+
+    def set_postfix_str(self, text: str) -> None:
+        """Text shown with the count: a bar's postfix; off a terminal, the line of the item just done."""
+        self.postfix = text
+        if self.bar is not None:
+            self.bar.set_postfix_str(text)
+        self._flush()
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more items done (off a terminal, its line waits for a postfix or the next item)."""
+        self._flush()
+        self.n += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.mode == "log":
+            self._pending, self.postfix = True, ""
+
+    _pending = False
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        self._pending = False
+        extra = f" ({self.postfix})" if self.postfix else ""
+        print(f"{self.desc}: {self.unit} {self.n}/{self.total}{extra}, {time.perf_counter() - self._t0:.1f} s",
+              file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self._flush()
         if self.bar is not None:
             self.bar.close()
 

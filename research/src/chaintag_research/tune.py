@@ -157,9 +157,9 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
                 raise InputError(str(exc)) from None
     runner = Runner(out_dir, data_dir=data_dir, progress=False, read_options=read_options, desc="tune")
     bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(runs), unit="run", file=sys.stderr, desc="tune", dynamic_ncols=True)
+    if progress:  # a bar on a terminal, plain lines in a file or a pipe
+        from chaintag.progress import CountProgress, progress_mode
+        bar = CountProgress(progress_mode(True), len(runs), "tune", unit="run")
     trials = []
     try:
         for run in runs:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
+
+from ..progress import plural
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -58,6 +61,39 @@ def load(source: str, args, labelled: bool = True, columns=None):
     return corpus
 
 
+class _StderrLines(logging.Handler):
+    """The library's log records (logger ``chaintag``, INFO and above) as plain lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(record.getMessage(), file=sys.stderr, flush=True)
+        except Exception:  # a log line must never stop a command
+            self.handleError(record)
+
+
+_HANDLER = _StderrLines(logging.INFO)
+
+
+def library_messages(args) -> None:
+    """Route the library's messages for one command: silent with ``-q``, else on stderr.
+
+    Sets :func:`chaintag.data.autofetch.quiet_fetches` (the fetching and
+    downloading lines of a dataset fetched on first use) and shows the
+    ``chaintag`` logger's INFO records (e.g. how many words of a vector file
+    hold spaces) as plain lines, unless ``--quiet``.
+    """
+    quiet = bool(getattr(args, "quiet", False))
+    from ..data.autofetch import quiet_fetches
+    quiet_fetches(quiet)
+    logger = logging.getLogger("chaintag")
+    if quiet:
+        logger.removeHandler(_HANDLER)
+    elif _HANDLER not in logger.handlers:
+        logger.addHandler(_HANDLER)
+        if logger.level == logging.NOTSET or logger.level > logging.INFO:
+            logger.setLevel(logging.INFO)
+
+
 def log(args, message: str) -> None:
     """A progress line on stderr unless --quiet."""
     if not args.quiet:
@@ -98,7 +134,7 @@ def report(result) -> str:
     if getattr(result, "is_chunking", True):
         text = conlleval_report(result)
     else:
-        text = (f"processed {result.n_tokens} tokens in {result.n_sentences} sentences "
+        text = (f"processed {plural(result.n_tokens, 'token')} in {plural(result.n_sentences, 'sentence')} "
                 f"(labels are not chunk labels: token accuracy only)\n"
                 f"accuracy: {result.accuracy:6.2f}%\n")
     if hasattr(result, "describe_scheme") and result.is_chunking:

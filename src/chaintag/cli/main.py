@@ -65,6 +65,8 @@ def main(argv=None) -> int:
     numba_without_scipy()  # a command's kernels need no SciPy: a shorter start (before the commands import numba)
     parser = build_parser()
     args = parser.parse_args(argv)
+    from .common import library_messages
+    library_messages(args)  # -q reaches the library's own lines (fetching on first use, log records)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..progress import plural
 from .common import add_common, sep_value
 
 def add_parser(sub) -> None:
@@ -157,13 +158,13 @@ class _LogLines:
         self.n += k
         if self.n % self.batch_size == 0 and self._clock() - self._last >= self.interval:
             self._last = self._clock()
-            self._line(f"tagging: {self.n:,} sentences read")
+            self._line(f"tagging: {plural(self.n, 'sentence', thousands=True)} read")
 
     def close(self, n_sentences: int | None = None) -> None:
         """The last line: the sentences tagged (``n_sentences``; default: the sentences read)."""
         if n_sentences is not None:
             self.n = n_sentences
-        self._line(f"tagging: done, {self.n:,} sentences")
+        self._line(f"tagging: done, {plural(self.n, 'sentence', thousands=True)}")
 
     def _line(self, text: str) -> None:
         seconds = self._clock() - self.t0

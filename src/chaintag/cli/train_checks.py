@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["default_preset", "label_column_warnings", "describe_features"]
+__all__ = ["default_preset", "label_column_warnings", "describe_features", "check_model_path",
+           "dev_test_reason", "check_dev_is_not_test"]
 
 #: Chunk types of syntactic phrases (CoNLL-2000); other types are taken for entities.
 PHRASE_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"})
@@ -126,3 +127,105 @@ def describe_features(features: str, why: str | None, templates, columns, corpus
     names = "; ".join(t.name for t in templates)
     return (f"features: {source}; {len(templates)} templates: {names}; "
             f"feature columns: {', '.join(columns)}; labels: {_where(corpus)}")
+
+
+def check_model_path(path, option: str = "--model") -> None:
+    """Refuse a model destination that names a folder (``newdir/``, or a folder that exists).
+
+    A path ending with a separator would otherwise be written as a file
+    called ``newdir``; the message proposes a file name in that folder.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    import os
+
+    from ..errors import InputError
+    text = os.fspath(path)
+    ends = text.endswith(tuple(s for s in (os.sep, os.altsep) if s))
+    if ends or os.path.isdir(text):
+        folder = text.rstrip("/" + (os.altsep or "") + os.sep) or text
+        state = "an existing folder" if os.path.isdir(text) else "a folder (it ends with a separator)"
+        raise InputError(f"{option} names {state}; give the model's file name, e.g. "
+                         f"{option} {os.path.join(folder, 'model.npz')}", text)
+
+
+def _same_file(a: str, b: str) -> bool:
+    import os
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def dev_test_reason(dev, test=None, data_dir=None) -> str | None:
+    """Why the dev data given is a test split, or None.
+
+    Parameters
+    ----------
+    dev : str or None
+        The ``--dev`` source: a path or a dataset reference.
+    test : str, optional
+        The ``--test`` source.
+    data_dir : str, optional
+        The ``--data-dir``, to find the files of the named test splits.
+
+    Returns
+    -------
+    str or None
+        ``"it is a test split (conll2000:test)"``, ``"it is the --test data"``,
+        ``"it is the file of conll2000:test"``, or None. Nothing is read or
+        fetched: references are compared by name, paths by file identity.
+    """
+    import os
+
+    from ..data.datasets import is_dataset_ref
+    from ..data.location import resolve_data_dir
+    from ..data.registry import DATASETS
+    if not dev or dev == "-":
+        return None
+    dev = os.fspath(dev)
+    if is_dataset_ref(dev) and dev.partition(":")[2] == "test":
+        return f"it is a test split ({dev})"
+    if test and (dev == os.fspath(test) or (os.path.exists(dev) and _same_file(dev, os.fspath(test)))):
+        return "it is the --test data"
+    if os.path.isfile(dev):
+        folder = resolve_data_dir(data_dir)
+        for info in DATASETS.values():
+            name = info.splits.get("test")
+            if name and _same_file(dev, os.path.join(folder, info.name, name)):
+                return f"it is the file of {info.name}:test"
+    return None
+
+
+def check_dev_is_not_test(dev, test=None, data_dir=None, command: str = "train") -> str | None:
+    """Refuse a named test split as dev data; warn when dev and --test are the same file.
+
+    With a test split as dev data, the best epoch (``train``) or the tuned
+    settings (``tune``) are chosen on the test data. A named test split
+    (``conll2000:test``, or the file of one) is refused. The same file given
+    as ``--dev`` and ``--test`` is only warned about: the tests of tiny data
+    sets and smoke runs do that on purpose, and the test score then says so.
+
+    Returns
+    -------
+    str or None
+        The warning to show (same file as ``--test``), else None.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For a named test split, naming why (see :func:`dev_test_reason`) and what to give instead.
+    """
+    from ..errors import InputError
+    why = dev_test_reason(dev, test, data_dir)
+    if not why:
+        return None
+    choice = "the best epoch" if command == "train" else "the settings"
+    text = (f"--dev {dev}: {why}; {choice} would then be chosen on the test data, and the test score would "
+            "no longer measure the model on unseen data")
+    if why == "it is the --test data":
+        return "warning: " + text + " (the test figures below are not a held-out score)"
+    raise InputError(text + ". Give a dev split (e.g. ptb_sample:dev) or --dev-fraction F to hold out part "
+                     "of the training data")

@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from ..io.atomic import check_writable
+from ..progress import plural
 from .common import add_common, add_data_options, add_scheme_option, figures, load, log, print_json, report
 
 
@@ -173,6 +174,12 @@ def _validate(args) -> None:
         raise InputError(f"--dev-fraction must be between 0 and 1 (got {args.dev_fraction})")
     if args.dev and args.dev_fraction:
         raise InputError("give --dev or --dev-fraction, not both")
+    from .train_checks import check_dev_is_not_test, check_model_path
+    warning = check_dev_is_not_test(args.dev, args.test, args.data_dir, "train")
+    if warning:  # shown even with -q: the --test figures are then not held out
+        print(warning, file=sys.stderr, flush=True)
+    if args.model:
+        check_model_path(args.model)
     if args.threads is not None and (args.threads == 0 or args.threads < -1):
         raise InputError("--threads must be a positive number of threads or -1 (all cores)")
     if args.n_best is not None and args.n_best < 1:
@@ -248,9 +255,10 @@ def _run(args) -> int:
         raise InputError("no sentences to train on", train.source)
     if streamed:
         log(args, f"streamed training: {args.train} is read in chunks of {CHUNK_SENTENCES} sentences (the checks "
-                  f"below read the first one: {train.n_sentences} sentences, {train.n_tokens} tokens)")
+                  f"below read the first one: {plural(train.n_sentences, 'sentence')}, "
+                  f"{plural(train.n_tokens, 'token')})")
     else:
-        log(args, f"read {train.n_sentences} sentences, {train.n_tokens} tokens from {args.train}")
+        log(args, f"read {plural(train.n_sentences, 'sentence')}, {plural(train.n_tokens, 'token')} from {args.train}")
     if args.label_field and train.label_field is None:
         log(args, f"warning: --label-field applies to CoNLL-U files; {args.train} is a column file, whose "
                   "label is its last column (or the one --columns names)")
@@ -309,14 +317,14 @@ def _run(args) -> int:
     if args.dev:
         d = load_like_train(args.dev)
         dev = (d.tokens, d.labels)
-        log(args, f"dev: {d.n_sentences} sentences from {args.dev}")
+        log(args, f"dev: {plural(d.n_sentences, 'sentence')} from {args.dev}")
     elif args.dev_fraction > 0:
         cut = train.n_sentences - max(1, int(round(train.n_sentences * args.dev_fraction)))
         if cut < 1:
             raise InputError("--dev-fraction leaves no training sentences")
         dev = (train.tokens[cut:], train.labels[cut:])
         train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
-        log(args, f"dev: the last {len(dev[0])} sentences; training on the first {cut}")
+        log(args, f"dev: the last {plural(len(dev[0]), 'sentence')}; training on the first {cut}")
     # read the test data before training, so that a bad reference fails at once
     test = load_like_train(args.test) if args.test else None
     name = args.algorithm

@@ -23,9 +23,21 @@ from ..errors import InputError
 AUTO_FETCH_ENV = "CHAINTAG_AUTO_FETCH"
 
 
-def _missing(name: str, path: Path, ref: str, env: str, why: str = "") -> InputError:
+#: Whether first-use fetches keep quiet (the command line's -q); see :func:`quiet_fetches`.
+_QUIET = False
+
+
+def quiet_fetches(quiet: bool) -> None:
+    """Make fetches on first use print nothing (``-q``): neither the fetching nor the downloading line."""
+    global _QUIET
+    _QUIET = bool(quiet)
+
+
+def _missing(name: str, path: Path, ref: str, env: str, why: str = "", data_dir=None) -> InputError:
+    from .location import data_dir_places
     return InputError(f"dataset file not found: {path}; {why}run `chaintag data fetch {name}`, "
-                      f"or pass --data-dir / set {env} to the folder that holds {name}/", ref)
+                      f"or pass --data-dir DIR / set {env}=DIR to the folder that holds {name}/ "
+                      f"(the data directory was looked for in: {data_dir_places(data_dir)})", ref)
 
 
 def fetch_missing(name: str, path: Path, data_dir, ref: str) -> Path:
@@ -63,13 +75,14 @@ def fetch_missing(name: str, path: Path, data_dir, ref: str) -> Path:
                and folder.resolve() == user_data_dir().resolve()
                and os.environ.get(AUTO_FETCH_ENV, "1").strip() not in ("0", "no", "false"))
     if not allowed:
-        raise _missing(name, path, ref, DATA_ENV)
-    print(f"{name} is not in {folder}: fetching it from its public source (sha256-checked); "
-          f"`chaintag data fetch {name}` does the same", file=sys.stderr, flush=True)
+        raise _missing(name, path, ref, DATA_ENV, data_dir=data_dir)
+    if not _QUIET:
+        print(f"{name} is not in {folder}: fetching it from its public source (sha256-checked); "
+              f"`chaintag data fetch {name}` does the same", file=sys.stderr, flush=True)
     try:
-        fetch(name, data_dir=folder)
+        fetch(name, data_dir=folder, quiet=_QUIET)
     except FetchError as exc:
-        raise _missing(name, path, ref, DATA_ENV, f"fetching it failed ({exc}); ") from None
+        raise _missing(name, path, ref, DATA_ENV, f"fetching it failed ({exc}); ", data_dir) from None
     if not path.is_file():
-        raise _missing(name, path, ref, DATA_ENV, "it has no public source to fetch it from; ")
+        raise _missing(name, path, ref, DATA_ENV, "it has no public source to fetch it from; ", data_dir)
     return path

@@ -369,7 +369,7 @@ def _check_sentence_counts(gold: Sequence, pred: Sequence) -> None:
             raise TypeError(f"{name} must be a sequence of sentences, not a string")
     if len(gold) != len(pred):
         raise ValueError(
-            f"gold has {len(gold)} sentences but pred has {len(pred)}")
+            f"gold has {len(gold)} sentence{'' if len(gold) == 1 else 's'} but pred has {len(pred)}")
 
 
 def _check_sentence(index: int, gold_sentence: Sequence, pred_sentence: Sequence) -> None:

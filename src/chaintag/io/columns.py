@@ -366,7 +366,7 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
             fields = split(line)
             if len(fields) != n_columns:
                 hint = ("; this looks like CoNLL-U: read it as such (--format conllu, or a .conllu file name)"
-                        if _looks_like_conllu(first_line, line) else "")
+                        if _looks_like_conllu(first_line, line) else _mixed_separators_hint(split, line, n_columns))
                 raise InputError(
                     f"expected {n_columns} column{'s' if n_columns != 1 else ''} "
                     f"(as on line {columns_line}), found {len(fields)}{hint}", name, lineno)
@@ -378,6 +378,15 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
         tokens.append(tuple(fields))
     if tokens:
         yield Sentence(tokens, first)
+
+
+def _mixed_separators_hint(split, line: str, n_columns: int) -> str:
+    """A hint naming ``--sep`` when a line of a tab-separated file separates its columns by spaces."""
+    if split is split_columns or " " not in line or len(split_columns(line)) != n_columns:
+        return ""
+    return ("; the file mixes tabs and spaces: its first token line has tabs, so columns are split at tabs "
+            "only; give --sep space (sep=' ' in the API) to split at runs of spaces and tabs, or use "
+            "tabs on this line")
 
 
 def _looks_like_conllu(first_line: str, line: str) -> bool:

@@ -221,10 +221,10 @@ class Progress(Callback):
         self.mode, self.own_bar = mode, bar
 
     def on_start(self, run: Run) -> None:
-        from ..progress import BarAdapter, EpochProgress, step
+        from ..progress import BarAdapter, EpochProgress, compile_step
         warm_up = getattr(run.source, "warm_up", None)
         if run.done < run.epochs and warm_up is not None and type(run.learner)._compiled_kernels:
-            with step(self.mode, "compiled kernels (loaded from the cache; compiled on a first run)"):
+            with compile_step(self.mode):  # the line says whether they were compiled or loaded from the cache
                 warm_up()
         if self.own_bar is not None:
             self.bar = BarAdapter(self.own_bar, run.done)
