@@ -178,7 +178,7 @@ def test_mismatched_sentence_counts_raise():
 def test_mismatched_sentence_lengths_raise_with_index_and_lengths():
     with pytest.raises(ValueError, match="sentence 1: gold has 3 labels but pred has 2"):
         evaluate([["O"], ["O", "B-X", "I-X"]], [["O"], ["O", "B-X"]])
-    with pytest.raises(ValueError, match="sentence 0: gold has 1 labels but pred has 2"):
+    with pytest.raises(ValueError, match="sentence 0: gold has 1 label but pred has 2"):
         token_accuracy([["O"]], [["O", "O"]])
 
 

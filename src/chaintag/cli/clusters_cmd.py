@@ -80,5 +80,6 @@ def run(args) -> int:
         write_vectors(args.save_vectors, maps)
     settings["seconds"] = round(time.perf_counter() - t0, 1)
     write_cluster_table(args.out, maps, settings)
-    log(args, f"wrote {len(maps.words)} words to {args.out} in {settings['seconds']} s")
+    from ..progress import plural
+    log(args, f"wrote {plural(len(maps.words), 'word')} to {args.out} in {settings['seconds']} s")
     return 0

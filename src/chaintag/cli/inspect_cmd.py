@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..progress import plural
 from .common import add_common, print_json
 
 
@@ -52,7 +53,7 @@ def format_summary(info: dict, matrix: str) -> str:
              "settings: " + ", ".join(f"{k}={v!r}" for k, v in sorted(info["params"].items()))]
     train = info.get("training")
     if train:
-        lines.append(f"training data: {train['n_sentences']} sentences, {train['n_tokens']} tokens")
+        lines.append(f"training data: {plural(train['n_sentences'], 'sentence')}, {plural(train['n_tokens'], 'token')}")
     else:
         lines.append("training data: not recorded in this model file")
     lines.append(f"epochs run: {info['epochs_run']}, weights kept from epoch {info['best_epoch']}")

@@ -406,7 +406,7 @@ def _run(args) -> int:
     size = (f"{learner.n_parameters_} parameters" if hasattr(learner, "n_parameters_")
             else f"{learner.feature_index_.n_features} features")
     log(args, f"saved {args.model}: {size}, "
-              f"{len(learner.labels_)} labels, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
+              f"{plural(len(learner.labels_), 'label')}, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
     if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
         best = learner.history_[learner.best_epoch_ - 1]
         log(args, f"dev score of the kept epoch ({learner.best_epoch_}): {best['dev_score']:.2f}")

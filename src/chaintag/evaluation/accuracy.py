@@ -56,7 +56,7 @@ def token_accuracy(gold: Sequence, pred: Sequence) -> float:
             "the other a sequence of sentences")
     if gold_flat or pred_flat:
         if len(gold) != len(pred):
-            raise ValueError(f"gold has {len(gold)} labels but pred has {len(pred)}")
+            raise ValueError(f"gold has {len(gold)} label{'' if len(gold) == 1 else 's'} but pred has {len(pred)}")
         gold, pred = [gold], [pred]
     _check_sentence_counts(gold, pred)
     cache: dict = {}

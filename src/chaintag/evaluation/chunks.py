@@ -379,7 +379,7 @@ def _check_sentence(index: int, gold_sentence: Sequence, pred_sentence: Sequence
             "(pass a list of sentences, each a list of labels)")
     if len(gold_sentence) != len(pred_sentence):
         raise ValueError(
-            f"sentence {index}: gold has {len(gold_sentence)} labels "
+            f"sentence {index}: gold has {len(gold_sentence)} label{'' if len(gold_sentence) == 1 else 's'} "
             f"but pred has {len(pred_sentence)}")
 
 

@@ -185,7 +185,8 @@ class Checkpoints(Callback):
         run.done = done
         say(self.mode, f"resuming from the checkpoint in {self.folder}: epochs 1-{done} restored, "
                        f"continuing at epoch {done + 1} of {run.epochs}" if done < run.epochs else
-                       f"resuming from the checkpoint in {self.folder}: all {done} epochs are done")
+                       f"resuming from the checkpoint in {self.folder}: "
+                       + ("the one epoch is done" if done == 1 else f"all {done} epochs are done"))
 
     def on_epoch(self, run: Run, epoch: int, record: dict) -> None:
         from . import checkpoint as ckpt
