@@ -239,9 +239,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                                  "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
                                  "crf-lbfgs, mira, nbest-mira, maxent) or drop the vec templates")
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
-        from ..progress import progress_mode, step
+        from ..progress import plural, progress_mode, step
         with step(progress_mode(getattr(self, "progress", None)),
-                  f"attribute extraction ({len(rows)} sentences, {len(gold)} tokens)"):
+                  f"attribute extraction ({plural(len(rows), 'sentence')}, {plural(len(gold), 'token')})"):
             attrs, pairs = extractor.fit_transform_counts(rows, gold, n_labels)
             index, keep = build_feature_index(attrs, gold, n_labels, extractor.n_attributes,
                                               cc=self.cc, space=self.feature_space, pairs=pairs)
