@@ -434,7 +434,8 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             else:
                 say(mode, f"no checkpoint in {checkpoint_dir} yet: starting at epoch 1")
         if done < self.epochs and self._compiled_kernels:
-            with step(mode, "compiled kernels (loaded from the cache; compiled on a first run)"):
+            from ..progress import compile_step
+            with compile_step(mode):  # the line says whether they were compiled or loaded from the cache
                 self._warm_up(state, data)
         if type(self)._progress_bar is not SequenceTagger._progress_bar:  # a learner's own epoch display
             from ..progress import BarAdapter
