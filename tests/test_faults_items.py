@@ -140,3 +140,31 @@ def test_neural_learner_reads_a_generator_once_and_checks_tokens_and_labels():
         chaintag.make_learner("bilstm-crf", **tiny).fit([X[0], [("She", "PRP"), ("sings",)]], Y)
     with pytest.raises(InputError, match=r"sentence 0, token 1: the label 'B-V P' holds a space"):
         chaintag.make_learner("bilstm-crf", **tiny).fit(X[:2], [["B-NP", "B-V P"], ["B-NP", "O"]])
+
+
+def test_serve_reads_item_forms():
+    import http.client
+    import json
+    import threading
+
+    from chaintag.service import make_server
+    m = chaintag.StructuredPerceptron(epochs=3).fit(
+        [[["w=He", "bias"], ["w=runs", "bias"]], [["w=She", "bias"], ["w=sings", "bias"]]], Y)
+    srv = make_server(m, "127.0.0.1", 0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        answers = []
+        for body in ({"sentences": [[["w=He", "bias"], ["w=runs", "bias"]]]},
+                     {"sentences": [[{"w": "He", "bias": 1}, {"nb": {"x": "y"}, "w": "runs"}]]},
+                     {"sentences": [[["w=He", 3]]]}):
+            conn = http.client.HTTPConnection(*srv.server_address[:2], timeout=30)
+            conn.request("POST", "/tag", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            answers.append((resp.status, json.loads(resp.read().decode())))
+            conn.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert answers[0] == (200, {"labels": [["B-NP", "B-VP"]], "n_tokens": 2})
+    assert answers[1] == (200, {"labels": [["B-NP", "B-VP"]], "n_tokens": 2})
+    assert answers[2][0] == 400 and "lists of attribute names" in answers[2][1]["error"]

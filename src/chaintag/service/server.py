@@ -8,7 +8,8 @@ Built on the standard library's :class:`http.server.ThreadingHTTPServer`
 ``POST /tag``
     Body: a JSON object ``{"sentences": [[token, ...], ...]}`` where a token
     is a string (one-column models), a list of column strings (the model's
-    columns, in order) or a feature dict (models trained on feature dicts).
+    columns, in order) or a feature dict or list of attribute names (models
+    trained on feature dicts).
     Optional members: ``"nbest": K`` (the K best sequences, with scores and
     top-K probabilities), ``"confidence": K`` (per-token probability of the
     label estimated from the top-K), ``"marginals": true`` (per-token
@@ -103,9 +104,11 @@ class TaggingService:
             toks = []
             for i, tok in enumerate(sent):
                 where = f"sentence {s}, token {i}"
-                if self.dict_tokens:
-                    if not isinstance(tok, dict):
-                        raise RequestError(400, f"{where}: this model reads feature dicts, got {_kind(tok)}")
+                if self.dict_tokens:  # a feature dict, or python-crfsuite's list of attribute names
+                    if not isinstance(tok, dict) and not (isinstance(tok, list)
+                                                          and all(isinstance(v, str) for v in tok)):
+                        raise RequestError(400, f"{where}: this model reads feature dicts (or lists of attribute "
+                                                f"names), got {_kind(tok)}")
                     toks.append(tok)
                 elif isinstance(tok, str):
                     if self.n_columns != 1:
