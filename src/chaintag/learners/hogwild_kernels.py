@@ -42,7 +42,7 @@ from ..decoding.scoring import max_sentence_length, sentence_emissions, weight_v
 from ..decoding.viterbi import viterbi_kernel
 from .path_kernels import difference_work
 from .perceptron_kernels import hamming, perceptron_update
-from .sapo_kernels import label_work, sapo_piece
+from .sapo_kernels import sapo_piece
 
 
 @njit(cache=True)
@@ -185,7 +185,6 @@ def sapo_epoch_hogwild(order, c, v, gammas, sigmas, n_labels, n_best, use_beam, 
     u = np.zeros(1)
     for p in prange(parts):
         E, C, CT, CS, CE, paths, scores, probs = sapo_work(m, n_labels, n_best)
-        labs, coefs = label_work(n_labels)
         ws = astar_workspace(m, n_labels, n_best, 0)
         for k in range(p, n, parts):
             s = order[k]
@@ -195,7 +194,7 @@ def sapo_epoch_hogwild(order, c, v, gammas, sigmas, n_labels, n_best, use_beam, 
             q = min(clock(done), n - 1)
             touched, err, loss, ws = sapo_piece(
                 sent_ptr[s], sent_ptr[s + 1], c, v, u, sigmas[q], gammas[q], n_labels, n_best, use_beam,
-                beam_width, stop_gap, False, 0.0, E, C, CT, CS, CE, paths, scores, probs, ws, labs, coefs)
+                beam_width, stop_gap, False, 0.0, E, C, CT, CS, CE, paths, scores, probs, ws)
             if touched:
                 updates[p] += 1
             errors[p] += err

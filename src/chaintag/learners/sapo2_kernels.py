@@ -147,8 +147,6 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
     paths = np.zeros((n_best, m), dtype=np.int32)
     scores = np.zeros(n_best)
     probs = np.zeros(n_best)
-    labs = np.zeros(L, dtype=np.int64)
-    coefs = np.zeros(L)
     ws = astar2_workspace(m, L, 4 * n_best * m * L + L)
     n_updates = 0
     n_errors = 0
@@ -196,8 +194,8 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
                 n_updates += 1
                 scale = gamma / sigma
                 for i in range(T):
-                    apply_emission_coefs(t0 + i, C[i], tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label,
-                                         v, u, scale, averaged, sigma_sum, labs, coefs)
+                    apply_emission_coefs(t0 + i, C[i], gold[t0 + i], paths, i, k, tok_ptr, ent_lo, ent_n, ent_val,
+                                         valued, feat_label, v, u, scale, averaged, sigma_sum)
                 apply_chain_coefs(CS, CE, CT, t0, T, gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
                 if use_pairs:  # the pairs met above, each (token, pair) coefficient once
                     for i in range(1, T):

@@ -147,66 +147,46 @@ def topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best, s
 
 
 @njit(cache=True, inline="always")
-def _emission_coefs_body(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale, averaged,
-                         sigma_sum, labs, coefs):
+def _token_coefs_body(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
+                      averaged, sigma_sum):
     n_labels = row.shape[0]
-    nz = 0
-    for lab in range(n_labels):
+    for r in range(-1, k):
+        lab = y if r < 0 else paths[r, i]
         c = row[lab]
         if c != 0.0:
             row[lab] = 0.0
-            labs[nz] = lab
-            coefs[nz] = scale * c
-            nz += 1
-    if nz == 0:
-        return False
-    for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
-        lo = ent_lo[e]
-        n = ent_n[e]
-        x = entry_value(ent_val, valued, e)
-        if n == n_labels:  # a full row: the label's feature is lo + label
-            for q in range(nz):
-                _add(v, u, lo + labs[q], coefs[q] * x, averaged, sigma_sum)
-        else:
-            for q in range(nz):
-                f = find_feature(feat_label, lo, n, labs[q])
+            d = scale * c
+            for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
+                lo = ent_lo[e]
+                n = ent_n[e]
+                f = lo + lab if n == n_labels else find_feature(feat_label, lo, n, lab)  # a full row: lo + label
                 if f >= 0:
-                    _add(v, u, f, coefs[q] * x, averaged, sigma_sum)
-    return True
+                    _add(v, u, f, d * entry_value(ent_val, valued, e), averaged, sigma_sum)
 
 
 @njit(cache=True)
-def apply_emission_coefs(tok, row, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
-                         averaged, sigma_sum, labs, coefs):
-    """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``
-    for each label with a coefficient, and clear ``row``; returns whether any was non-zero.
+def apply_emission_coefs(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u,
+                         scale, averaged, sigma_sum):
+    """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``, for the
+    labels ``l`` that carry a coefficient, and clear them in ``row``.
 
-    ``valued``: whether ``ent_val`` holds the entries' values (else every entry counts 1.0).
-    ``labs`` (int64) and ``coefs`` (float64), shape (n_labels,), are work arrays. Every weight
-    receives its additions in the order of the entries (the labels of an entry are distinct
-    features, so their order does not matter).
+    Only the gold label ``y`` and the candidates' labels ``paths[:k, i]`` at the token (position ``i``
+    of the sample) can carry one. ``valued``: whether ``ent_val`` holds the entries' values (else
+    every entry counts 1.0). Every weight receives its additions in the order of the entries (the
+    labels are distinct features, so their order does not matter).
     """
     if valued:
-        return _emission_coefs_body(tok, row, tok_ptr, ent_lo, ent_n, ent_val, True, feat_label, v, u, scale,
-                                    averaged, sigma_sum, labs, coefs)
-    return _emission_coefs_body(tok, row, tok_ptr, ent_lo, ent_n, ent_val, False, feat_label, v, u, scale,
-                                averaged, sigma_sum, labs, coefs)
-
-
-@njit(cache=True)
-def label_work(n_labels):
-    """Work arrays ``(labs, coefs)`` of :func:`apply_emission_coefs` (int64 and float64, shape
-    (n_labels,)), allocated in a call so that a parallel loop gives each thread its own."""
-    return np.zeros(n_labels, dtype=np.int64), np.zeros(n_labels)
+        _token_coefs_body(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val, True, feat_label, v, u, scale,
+                          averaged, sigma_sum)
+    else:
+        _token_coefs_body(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val, False, feat_label, v, u, scale,
+                          averaged, sigma_sum)
 
 
 @njit(cache=True)
 def sapo_piece(t0, t1, c, v, u, sigma, gamma, n_labels, n_best, use_beam, beam_width, stop_gap, averaged,
-               sigma_sum, E, C, CT, CS, CE, paths, scores, probs, ws, labs, coefs):
-    """Search and update for the tokens ``t0:t1`` of the corpus ``c``; returns (touched, errors, loss, ws).
-
-    ``labs`` and ``coefs`` are the work arrays of :func:`apply_emission_coefs` (:func:`label_work`).
-    """
+               sigma_sum, E, C, CT, CS, CE, paths, scores, probs, ws):
+    """Search and update for the tokens ``t0:t1`` of the corpus ``c``; returns (touched, errors, loss, ws)."""
     n_features = c.feat_label.shape[0]
     t_off = n_features
     trans, start, end = weight_views(v, n_features, n_labels)
@@ -233,8 +213,8 @@ def sapo_piece(t0, t1, c, v, u, sigma, gamma, n_labels, n_best, use_beam, beam_w
                         break
                 if not hit:
                     continue
-            apply_emission_coefs(t0 + i, C[i], c.tok_ptr, c.ent_lo, c.ent_n, c.ent_val, valued, c.feat_label,
-                                 v, u, scale, averaged, sigma_sum, labs, coefs)
+            apply_emission_coefs(t0 + i, C[i], y, paths, i, k, c.tok_ptr, c.ent_lo, c.ent_n, c.ent_val, valued,
+                                 c.feat_label, v, u, scale, averaged, sigma_sum)
         apply_chain_coefs(CS, CE, CT, t0, T, c.gold, paths, k, v, u, t_off, scale, averaged, sigma_sum)
     return touched, errors, loss, ws
 
@@ -313,7 +293,6 @@ def sapo_epoch(order, c, v, sigma, step, n_labels, n_best, use_beam, beam_width,
     scores = np.zeros(n_best)
     probs = np.zeros(n_best)
     ws = astar_workspace(m, n_labels, n_best, 0)
-    labs, coefs = label_work(n_labels)
     if piece_mean > 0.0:
         np.random.seed(seed)
     n_updates = 0
@@ -335,7 +314,7 @@ def sapo_epoch(order, c, v, sigma, step, n_labels, n_best, use_beam, beam_width,
                 b = min(a + length, t1)
             touched, errors, piece_loss, ws = sapo_piece(
                 a, b, c, v, u, sigma, gamma, n_labels, n_best, use_beam, beam_width, stop_gap, averaged,
-                sigma_sum, E, C, CT, CS, CE, paths, scores, probs, ws, labs, coefs)
+                sigma_sum, E, C, CT, CS, CE, paths, scores, probs, ws)
             touched_any = touched_any or touched
             n_errors += errors
             loss += piece_loss
