@@ -259,7 +259,13 @@ def test_quiet_silences_first_use_fetching(no_data_dir, monkeypatch, capsys):
     assert "downloading" not in quiet and "fetching it from" not in quiet
     assert quiet.startswith("chaintag train: error: ") and len(quiet.splitlines()) == 1
     assert calls and all(calls)
-    library_messages(type("A", (), {"quiet": False})())  # leave the process as a plain command finds it
+    # the command's -q ends with it: the library called next is not silenced
+    from chaintag.data import autofetch
+    assert autofetch._QUIET is False
+    restore = library_messages(type("A", (), {"quiet": True})())
+    assert autofetch._QUIET is True
+    restore()
+    assert autofetch._QUIET is False
 
 
 def test_unresolved_dataset_says_where_the_data_directory_was_looked_for(no_data_dir, monkeypatch, capsys):

@@ -74,24 +74,41 @@ class _StderrLines(logging.Handler):
 _HANDLER = _StderrLines(logging.INFO)
 
 
-def library_messages(args) -> None:
+def library_messages(args):
     """Route the library's messages for one command: silent with ``-q``, else on stderr.
 
     Sets :func:`chaintag.data.autofetch.quiet_fetches` (the fetching and
     downloading lines of a dataset fetched on first use) and shows the
     ``chaintag`` logger's INFO records (e.g. how many words of a vector file
     hold spaces) as plain lines, unless ``--quiet``.
+
+    Returns
+    -------
+    callable
+        Restores the settings found (called when the command ends, so that a
+        later library call in the same process is not silenced by it).
     """
+    from ..data import autofetch
     quiet = bool(getattr(args, "quiet", False))
-    from ..data.autofetch import quiet_fetches
-    quiet_fetches(quiet)
     logger = logging.getLogger("chaintag")
+    before = (autofetch._QUIET, _HANDLER in logger.handlers, logger.level)
+    autofetch.quiet_fetches(quiet)
     if quiet:
         logger.removeHandler(_HANDLER)
     elif _HANDLER not in logger.handlers:
         logger.addHandler(_HANDLER)
         if logger.level == logging.NOTSET or logger.level > logging.INFO:
             logger.setLevel(logging.INFO)
+
+    def restore() -> None:
+        autofetch.quiet_fetches(before[0])
+        if before[1] and _HANDLER not in logger.handlers:
+            logger.addHandler(_HANDLER)
+        elif not before[1]:
+            logger.removeHandler(_HANDLER)
+        logger.setLevel(before[2])
+
+    return restore
 
 
 def log(args, message: str) -> None:
