@@ -24,6 +24,7 @@ from numba import njit
 
 from ..decoding.forward_backward import forward_backward_kernel
 from ..decoding.scoring import entry_value, max_sentence_length, sentence_emissions, tagging_arrays
+from .path_kernels import add_path_chain
 from .scale_kernels import end_of_step
 
 @njit(cache=True)
@@ -120,10 +121,7 @@ def _gradient_body(c, t0, t1, n_labels, ws, target, scale, u, averaged, sigma_su
         _put(target, u, e_off + a, -scale * marg[T - 1, a], averaged, sigma_sum)
         for b in range(n_labels):
             _put(target, u, t_off + a * n_labels + b, -scale * pair[a, b], averaged, sigma_sum)
-    _put(target, u, s_off + gold[t0], scale, averaged, sigma_sum)
-    _put(target, u, e_off + gold[t1 - 1], scale, averaged, sigma_sum)
-    for i in range(1, T):
-        _put(target, u, t_off + gold[t0 + i - 1] * n_labels + gold[t0 + i], scale, averaged, sigma_sum)
+    add_path_chain(gold, t0, T, n_features, n_labels, scale, target, u, sigma_sum, averaged)
 
 
 @njit(cache=True)

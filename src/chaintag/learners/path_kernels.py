@@ -11,6 +11,10 @@ feature enumeration serves every trainer of CRFsuite. Attributes with values
 (:class:`chaintag.decoding.scoring.CorpusArrays`, ``ent_val``) contribute
 their value, 0/1 attributes 1.
 
+The CRF's gradient adds the start, transition and end features of the gold
+sequence with :func:`add_path_chain` (its emission part is merged with the
+marginals, feature by feature).
+
 Only the positions and transitions where the two sequences differ are
 listed (the rest cancel exactly). At such a token the entries come in their
 order, each with ``+v`` for (attribute, gold label) then ``-v`` for
@@ -165,3 +169,26 @@ def add_path_difference(c, t0, t1, path, n_labels, scale, w, u, step, averaged, 
         if averaged:
             u[f] += step * d
     return n
+
+
+@njit(cache=True)
+def add_path_chain(labels, t0, T, n_features, n_labels, scale, target, u, avg_coef, averaged):
+    """``target += scale * `` the start, transition and end features of the label path ``labels[t0:t0+T]``
+    (``T >= 1``), and with ``averaged`` ``u += avg_coef * (the same change)``.
+
+    The weights follow the flat layout of :func:`chaintag.decoding.scoring.weight_views` (transitions
+    from ``n_features``, then start, then end); a transition met at several positions receives its
+    additions in position order.
+    """
+    t_off = n_features
+    s_off = t_off + n_labels * n_labels
+    e_off = s_off + n_labels
+    for f in (s_off + labels[t0], e_off + labels[t0 + T - 1]):
+        target[f] += scale
+        if averaged:
+            u[f] += avg_coef * scale
+    for i in range(1, T):
+        f = t_off + labels[t0 + i - 1] * n_labels + labels[t0 + i]
+        target[f] += scale
+        if averaged:
+            u[f] += avg_coef * scale
