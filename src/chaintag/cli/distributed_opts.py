@@ -39,8 +39,9 @@ def fit_with_options(learner, train, dev, args, fit_streamed=None) -> None:
     """
     from ..errors import InputError
     from ..distributed.trainer import fit_distributed
-    if learner.algorithm in ("perceptron2", "sapo2", "maxent"):
-        shown = "--order 2" if learner.algorithm in ("perceptron2", "sapo2") else learner.algorithm
+    cls = type(learner)
+    if cls.mixing_family is None and not getattr(cls, "gradient_sum", False):  # what the learner declares
+        shown = "--order 2" if cls.order == 2 else learner.algorithm
         raise InputError(f"--workers and --scheduler are not offered for {shown}")
     if fit_streamed is not None:
         fit_streamed(learner, args, dev, train)

@@ -10,7 +10,9 @@ from .._version import __version__
 from ..errors import ChaintagError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser. ``train``'s learner options come from every learner's declarations,
+    which imports the learner classes: they are added when ``command`` is ``train`` or not known."""
     from . import compare_cmd, data_cmd, eval_cmd, plot_cmd, reproduce_cmd, tag_cmd, train_cmd
     from . import inspect_cmd, serve_cmd
     from . import clusters_cmd, tune_cmd
@@ -21,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"chaintag {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in (train_cmd, tag_cmd, eval_cmd, compare_cmd, plot_cmd, data_cmd, reproduce_cmd,
+    train_cmd.add_parser(sub, learner_options=command in (None, "train"))
+    for module in (tag_cmd, eval_cmd, compare_cmd, plot_cmd, data_cmd, reproduce_cmd,
                    inspect_cmd, serve_cmd, clusters_cmd, tune_cmd):
         module.add_parser(sub)
     return parser
@@ -63,10 +66,10 @@ def main(argv=None) -> int:
     words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
     passive_threads(words[0] if words else None)  # before NumPy is imported
     numba_without_scipy()  # a command's kernels need no SciPy: a shorter start (before the commands import numba)
-    parser = build_parser()
+    parser = build_parser(words[0] if words else None)
     args = parser.parse_args(argv)
     from .common import library_messages
-    restore_messages = library_messages(args)  # -q reaches the library's lines (first-use fetching, log records)
+    library_messages(args)  # -q reaches the library's own lines (fetching on first use, log records)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
     try:
@@ -95,7 +98,6 @@ def main(argv=None) -> int:
         return 130
     finally:
         restore()
-        restore_messages()
         if argv is None:  # the command line of this process, which exits next
             _skip_final_collection()
 

@@ -32,8 +32,8 @@ def _takes(args, key: str) -> bool:
         return True
     if getattr(cls, "learns_representation", False):
         return False
-    if key == "epochs":
-        return args.algorithm not in ("maxent", "crf-lbfgs")
+    if key == "epochs":  # passes of online learning: not a solver's iterations (maxent, L-BFGS)
+        return cls.mixing_family is not None or cls.order == 2
     if key == "autotags":  # the text of the recipe's templates: it goes with them
         return "features" in cls._param_names()
     return key in cls._param_names()

@@ -20,19 +20,19 @@ EXIT_HISTORY_NOT_WRITTEN = 3  # the model was saved; the --history file was not 
 EXIT_STATE_KEPT = 4  # the model was not saved to --model; the trained state was kept (the message says where)
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, learner_options: bool = True) -> None:
     p = sub.add_parser("train", help="train a model on a labelled corpus",
                        description="Train a tagger and save it. Sources are files or dataset "
                                    "references such as conll2000:train.")
-    p.add_argument("--algorithm", "-a", default="perceptron",
-                   choices=["perceptron", "sapo", "crf", "crf-lbfgs", "mira", "nbest-mira", "maxent", "bilstm",
-                            "bilstm-crf"],
+    p.add_argument("--algorithm", "-a", default="perceptron", metavar="NAME",
+                   choices=_algorithms() if learner_options else None,
                    help="learner: perceptron (Collins's averaged structured perceptron, the "
                         "default), sapo (search-based probabilistic online learning), crf "
                         "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
                         "nbest-mira (MIRA with the top --n-best candidates), maxent (Ratnaparkhi's "
                         "locally normalized tagger, scikit-learn; --maxent-c), bilstm and bilstm-crf "
-                        "(neural taggers, PyTorch: pip install 'chaintag[neural]')")
+                        "(neural taggers, PyTorch: pip install 'chaintag[neural]'); --list-params lists "
+                        "a learner's parameters")
     p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
@@ -64,19 +64,6 @@ def add_parser(sub) -> None:
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
                    help="model order of the perceptron and SAPO: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs; SAPO searches the label pairs seen in training)")
-    p.add_argument("--pair-features", action=argparse.BooleanOptionalAction, default=None,
-                   help="sapo --order 2: also conjoin every indicator attribute (not word-vector values) with "
-                        "the label pair (y[i-1], y[i]) at its token, as Sha and Pereira's chunking CRF "
-                        "(default: off)")
-    p.add_argument("--tag-dict", action=argparse.BooleanOptionalAction, default=None,
-                   help="second order: restrict each frequent word to the labels it was seen with "
-                        "(default: on)")
-    p.add_argument("--tag-dict-min", type=int, default=None, metavar="N",
-                   help="second order: words seen at least N times are restricted (default: 100)")
-    p.add_argument("--average", dest="averaged", action=argparse.BooleanOptionalAction, default=None,
-                   help="averaged weights (default: on for perceptron, MIRA and CRF SGD; off for "
-                        "SAPO, where averaging is the authors' code's variant); --no-average: the "
-                        "last weights")
     p.add_argument("--cc", type=int, default=0, help="count cut-off on (attribute, label) pairs")
     p.add_argument("--hash-bits", type=int, default=None, metavar="B",
                    help="feature hashing: 2^B attribute buckets (bounded memory for huge "
@@ -87,55 +74,11 @@ def add_parser(sub) -> None:
                    help="visit sentences in a new random order each epoch (default: off for the "
                         "perceptron, as Collins; on for SAPO, which samples at random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--threads", type=int, default=None, metavar="N",
-                   help="perceptron and sapo: threads of an epoch, lock-free on shared weights "
-                        "(Hogwild; -1: all cores). Default 1: serial, the same model bytes every run")
-    g = p.add_argument_group("SAPO and CRF")
-    g.add_argument("--n-best", type=int, default=None, metavar="N",
-                   help="size of the top-n of sapo and nbest-mira (default: 5)")
-    g.add_argument("--search", choices=["astar", "beam"], default=None,
-                   help="top-n search: exact A* (default) or beam")
-    g.add_argument("--beam-width", type=int, default=None, metavar="B", help="beam width (default: 50)")
-    g.add_argument("--learning-rate", type=float, default=None, metavar="G",
-                   help="learning rate gamma_0 of sapo and crf (default: 0.1)")
-    g.add_argument("--lr-schedule", choices=["decay", "fixed", "bottou"], default=None,
-                   help="decay: gamma_0 / (1 + t/|S|) (sapo's default); bottou: gamma_0 / (1 + "
-                        "gamma_0 lambda t/|S|) (crf's default); fixed")
-    g.add_argument("--l2", type=float, default=None, metavar="LAMBDA",
-                   help="L2 strength lambda of sapo and the CRFs (default: 1; the SAPO paper used "
-                        "2 POS, 5 NER, 1 chunking)")
-    g.add_argument("--l1", type=float, default=None, metavar="C1",
-                   help="L1 strength of crf-lbfgs (default: 0; CRFsuite's c1)")
-    g.add_argument("--l2-per-pass", action="store_true", default=None,
-                   help="one L2 step per pass instead of one per sample (variant)")
-    g.add_argument("--stop-ratio", type=float, default=None, metavar="R",
-                   help="stop the top-n search once exp(s_1 - s_k) >= R (variant; off by default)")
-    g = p.add_argument_group("maximum entropy")
-    g.add_argument("--maxent-c", dest="maxent_C", type=float, default=None, metavar="C",
-                   help="inverse L2 strength of the maxent tagger (default: 1)")
-    g.add_argument("--maxent-solver", choices=["saga", "lbfgs"], default=None,
-                   help="scikit-learn solver of the maxent tagger (default: saga)")
     g = p.add_argument_group("MIRA")
-    g.add_argument("--C", dest="C", type=float, default=None, help="clip of MIRA step sizes (default: 1)")
     g.add_argument("--no-clip", action="store_true", default=None, help="MIRA without the C clip (variant)")
-    g.add_argument("--mira-loss", choices=["hamming", "sqrt-hamming"], default=None,
-                   help="MIRA loss (default: hamming)")
-    g.add_argument("--sequential", action="store_true", default=None,
-                   help="N-best MIRA: one-constraint steps per candidate in turn (variant)")
-    g = p.add_argument_group("neural learners (bilstm, bilstm-crf)")
-    g.add_argument("--device", default=None, help="PyTorch device (default: cpu; e.g. cuda)")
-    g.add_argument("--embeddings", metavar="PATH", default=None,
-                   help="pretrained word vectors (word2vec, GloVe or fastText text format)")
-    g.add_argument("--word-dim", type=int, default=None, metavar="N",
-                   help="word embedding size (default: 100, or the vectors file's)")
-    g.add_argument("--char-encoder", choices=["cnn", "lstm", "none"], default=None,
-                   help="character encoder: CNN (default, Ma and Hovy) or BiLSTM (Lample et al.)")
-    g.add_argument("--hidden-size", dest="hidden", type=int, default=None, metavar="N",
-                   help="LSTM units per direction (default: 200)")
-    g.add_argument("--dropout", type=float, default=None, metavar="P", help="dropout (default: 0.5)")
-    g.add_argument("--optimizer", choices=["adam", "sgd"], default=None,
-                   help="adam (default; learning rate 0.001) or sgd (0.015, decayed per epoch)")
-    g.add_argument("--batch-size", type=int, default=None, metavar="N", help="sentences per minibatch (default: 32)")
+    if learner_options:  # from the learners' declarations (all learner classes are imported for them)
+        from .learner_opts import add_learner_options
+        add_learner_options(p)
     p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
     p.add_argument("--checkpoint-dir", metavar="DIR",
                    help="save the training state after every epoch in DIR/checkpoint.npz")
@@ -155,19 +98,16 @@ def add_parser(sub) -> None:
                    train_parser=p)
 
 
+def _algorithms() -> list[str]:
+    """The learners ``--algorithm`` names: the first-order ones (``--order 2`` picks their second-order kin)."""
+    from ..learners import LEARNERS
+    return [name for name in LEARNERS if LEARNERS[name].order == 1]
+
+
 def _validate(args) -> None:
     from ..errors import InputError
     if args.epochs is not None and args.epochs < 1:
         raise InputError(f"--epochs must be at least 1 (got {args.epochs})")
-    import math
-    for opt in ("learning_rate", "l2", "C", "stop_ratio", "maxent_C"):
-        value = getattr(args, opt)
-        if value is not None and not math.isfinite(value):
-            raise InputError(f"--{opt.replace('_', '-')} must be a finite number (got {value})")
-    if args.stop_ratio is not None and args.stop_ratio <= 1:
-        raise InputError("--stop-ratio must be above 1 (a candidate that much less probable than the best)")
-    if (args.C is not None and args.C <= 0) or (args.maxent_C is not None and args.maxent_C <= 0):
-        raise InputError("--C and --maxent-c must be positive")
     if args.cc < 0:
         raise InputError(f"--cc must be 0 or more (got {args.cc})")
     if args.dev_fraction and not 0 < args.dev_fraction < 1:
@@ -180,20 +120,8 @@ def _validate(args) -> None:
         print(warning, file=sys.stderr, flush=True)
     if args.model:
         check_model_path(args.model)
-    if args.threads is not None and (args.threads == 0 or args.threads < -1):
-        raise InputError("--threads must be a positive number of threads or -1 (all cores)")
-    if args.n_best is not None and args.n_best < 1:
-        raise InputError("--n-best must be at least 1")
     if args.hash_bits is not None and not 1 <= args.hash_bits <= 30:
         raise InputError(f"--hash-bits must be between 1 and 30 (got {args.hash_bits})")
-    if args.beam_width is not None and args.beam_width < 1:
-        raise InputError("--beam-width must be at least 1")
-    if args.l2 is not None and args.l2 < 0:
-        raise InputError("--l2 must be 0 or more")
-    if args.l1 is not None and not (math.isfinite(args.l1) and args.l1 >= 0):
-        raise InputError(f"--l1 must be a finite number, 0 or more (got {args.l1})")
-    if args.learning_rate is not None and args.learning_rate <= 0:
-        raise InputError("--learning-rate must be positive")
     if args.resume and not args.checkpoint_dir:
         raise InputError("--resume needs --checkpoint-dir")
     for opt in ("model", "history"):
@@ -217,6 +145,12 @@ def _validate(args) -> None:
 
 
 def run(args) -> int:
+    if getattr(args, "list_params", False):
+        from ..learners import LEARNERS
+        from .learner_opts import list_params
+        name = _second_order_name(args.algorithm) if args.order == 2 else args.algorithm
+        print(list_params(LEARNERS[name]))
+        return 0
     if getattr(args, "recipe", None):
         from .recipes import apply_recipe
         applied = apply_recipe(args, args.train_parser)
@@ -225,7 +159,9 @@ def run(args) -> int:
     if not args.checkpoint_dir:
         return _run(args)
     from ..errors import InputError
-    if (args.order == 2 and args.algorithm not in ("sapo", "perceptron")) or args.algorithm in ("maxent", "crf-lbfgs"):
+    from ..learners import LEARNERS
+    name = _second_order_name(args.algorithm) if args.order == 2 else args.algorithm
+    if not LEARNERS[name].supports_checkpoints:
         shown = f"{args.algorithm} --order 2" if args.order == 2 else args.algorithm
         raise InputError(f"--checkpoint-dir is not offered for {shown}")
     from ..learners.checkpoint import folder_lock
@@ -235,9 +171,10 @@ def run(args) -> int:
 
 
 def _second_order_name(algorithm: str) -> str:
-    """The learner of ``--algorithm A --order 2``."""
+    """The learner of ``--algorithm A --order 2``: the one that declares ``first_order = A``."""
     from ..errors import InputError
-    names = {"perceptron": "perceptron2", "sapo": "sapo2"}
+    from ..learners import LEARNERS
+    names = {LEARNERS[n].first_order: n for n in LEARNERS if LEARNERS[n].order == 2}
     if algorithm not in names:
         raise InputError("--order 2 is offered for the perceptron and SAPO (--algorithm perceptron or sapo)")
     return names[algorithm]
@@ -333,40 +270,31 @@ def _run(args) -> int:
     params = dict(features=args.features, columns=train.columns, cc=args.cc,
                   feature_space=args.feature_space, random_state=args.seed,
                   progress=False if args.quiet else True)  # bars on a terminal, else one line per epoch
-    # options left unset keep each learner's own default; a set option must apply
-    chosen = {"epochs": ("--epochs", args.epochs), "averaged": ("--average/--no-average", args.averaged),
-              "shuffle": ("--shuffle/--no-shuffle", args.shuffle), "hash_bits": ("--hash-bits", args.hash_bits),
-              "n_best": ("--n-best", args.n_best), "search": ("--search", args.search),
-              "beam_width": ("--beam-width", args.beam_width),
-              "learning_rate": ("--learning-rate", args.learning_rate),
-              "lr_schedule": ("--lr-schedule", args.lr_schedule), "l2": ("--l2", args.l2), "l1": ("--l1", args.l1),
-              "l2_per_pass": ("--l2-per-pass", args.l2_per_pass), "stop_ratio": ("--stop-ratio", args.stop_ratio),
-              "loss": ("--mira-loss", args.mira_loss), "sequential": ("--sequential", args.sequential),
-              "tag_dict": ("--tag-dict/--no-tag-dict", args.tag_dict),
-              "pair_features": ("--pair-features", args.pair_features),
-              "tag_dict_min": ("--tag-dict-min", args.tag_dict_min),
-              "device": ("--device", args.device), "embeddings": ("--embeddings", args.embeddings),
-              "word_dim": ("--word-dim", args.word_dim), "char_encoder": ("--char-encoder", args.char_encoder),
-              "hidden": ("--hidden-size", args.hidden), "dropout": ("--dropout", args.dropout),
-              "optimizer": ("--optimizer", args.optimizer), "batch_size": ("--batch-size", args.batch_size),
-              "n_jobs": ("--threads", args.threads)}
-    if name == "maxent":
-        chosen.update(C=("--maxent-c", args.maxent_C), solver=("--maxent-solver", args.maxent_solver))
-        if args.C is not None or args.no_clip:
-            raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
-    else:
-        chosen.update(C=("--no-clip" if args.no_clip else "--C", None if args.no_clip else args.C))
-        if args.maxent_C is not None or args.maxent_solver is not None:
-            raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
+    # options left unset keep each learner's own default; a set option must apply (the learner declares it)
     from ..learners import LEARNERS
-    accepted = set(LEARNERS[name]._param_names())
+    from .learner_opts import learner_settings
+    cls = LEARNERS[name]
     shown = f"{args.algorithm} --order 2" if args.order == 2 else name
-    for param, (option, value) in chosen.items():
-        if value is None:
-            continue
-        if param not in accepted:
-            raise InputError(f"{option} does not apply to {shown}")
-        params[param] = value
+    mine = {p.flag for p in cls.params}
+    if getattr(args, "maxent_c", None) is not None or getattr(args, "maxent_solver", None) is not None:
+        if "--maxent-c" not in mine:
+            raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
+    if (getattr(args, "C", None) is not None or args.no_clip) and "--maxent-c" in mine:
+        raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
+    if args.epochs is not None:
+        if "epochs" not in cls._param_names():
+            raise InputError(f"--epochs does not apply to {shown}")
+        params["epochs"] = args.epochs
+    if args.shuffle is not None:
+        if "shuffle" not in cls._param_names():
+            raise InputError(f"--shuffle/--no-shuffle does not apply to {shown}")
+        params["shuffle"] = args.shuffle
+    if args.hash_bits is not None:
+        if "hash_bits" not in cls._param_names():
+            raise InputError(f"--hash-bits does not apply to {shown}")
+        params["hash_bits"] = args.hash_bits
+    params.update(learner_settings(args, cls, shown))
+    accepted = set(cls._param_names())
     if args.no_clip:
         if "C" not in accepted:
             raise InputError(f"--no-clip does not apply to {shown}")
@@ -384,8 +312,6 @@ def _run(args) -> int:
             from .train_stream import fit_stream
             fit_stream(learner, args, dev, train)
         elif args.checkpoint_dir:
-            if name in ("maxent", "crf-lbfgs"):
-                raise InputError(f"--checkpoint-dir is not offered for {shown}")
             learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=args.checkpoint_dir,
                         resume=args.resume)
         else:

@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import os
 
-#: Learners trained by streaming; the first three give the in-memory model bit for bit without shuffling.
-STREAMED = ("perceptron", "mira", "nbest-mira", "sapo", "crf")
-EXACT = ("perceptron", "mira", "nbest-mira")
-#: Learners trained distributed from the file read in chunks (the same model as in memory, whatever the learner).
-DIST_STREAMED = STREAMED + ("crf-lbfgs",)
+
+
+def _streamed(distributed: bool) -> list[str]:
+    """The learners trained streamed: those whose epoch state mixes between shards (a ``mixing_family``),
+    and distributed also those that sum their gradient over the shards (``gradient_sum``)."""
+    from ..learners import LEARNERS
+    return [n for n in LEARNERS if LEARNERS[n].mixing_family is not None
+            or (distributed and getattr(LEARNERS[n], "gradient_sum", False))]
+
+
 #: Training files from this size on are streamed when it changes nothing in the model (32 MiB: about
 #: 3 million tokens of a CoNLL column file, some 2 GB of memory when held as strings).
 AUTO_BYTES = 32 * 2**20
@@ -61,7 +66,7 @@ def _why_not(args, name: str) -> str | None:
     dist = wants_distributed(args)
     if args.train == "-":
         return "standard input is read once; streamed training reads its file three times"
-    offered = DIST_STREAMED if dist else STREAMED
+    offered = _streamed(dist)
     if name not in offered:
         return f"it trains {', '.join(offered)} (order 1), not {name}"
     from ..features.spec import uses_vectors
@@ -103,9 +108,9 @@ def wants_stream(args, name: str) -> bool:
     from .distributed_opts import wants_distributed
     if wants_distributed(args):
         return reason is None  # the shards, hence the model, are the same either way
-    if reason or name not in EXACT:
-        return False
     from ..learners import LEARNERS
+    if reason or not LEARNERS[name].streams_exactly:  # else the model would not be the in-memory one
+        return False
     shuffle = args.shuffle if args.shuffle is not None else LEARNERS[name]().shuffle
     if shuffle:
         return False

@@ -79,7 +79,9 @@ def run(args) -> int:
                         fixed=fixed, data_dir=args.data_dir, read_options=options, progress=not args.quiet)
     print(format_table(trials, best))
     params = ",".join(f"{k}={v}" for k, v in best.params.items())
-    shown = {"sapo2": "sapo --order 2", "perceptron2": "perceptron --order 2"}.get(args.algorithm, args.algorithm)
+    from ..learners import LEARNERS
+    cls = LEARNERS[args.algorithm]
+    shown = f"{cls.first_order} --order 2" if cls.order == 2 else args.algorithm
     log(args, f"best on dev ({metric}): {best.dev_score:.2f} at epoch {best.best_epoch}: "
               f"--algorithm {shown} --features {shlex.quote(best.features)}"
               + (f" with {params}" if params else ""))

@@ -10,10 +10,24 @@ from collections.abc import Mapping
 from ..lazy import lazy_names
 from .base import SequenceTagger, load, register
 
+#: The registration of every learner, one line each: algorithm name -> (module of this package, class).
+#: A new learner is its own module (or folder) plus one line here.
+REGISTRY = {
+    "perceptron": ("perceptron", "StructuredPerceptron"),
+    "sapo": ("sapo", "SAPO"),
+    "crf": ("crf", "CRF"),
+    "crf-lbfgs": ("crf", "CRFLBFGS"),
+    "mira": ("mira", "MIRA"),
+    "nbest-mira": ("mira", "NBestMIRA"),
+    "perceptron2": ("second_order", "SecondOrderPerceptron"),
+    "sapo2": ("sapo2", "SecondOrderSAPO"),
+    "maxent": ("maxent", "MaxEnt"),
+    "bilstm": ("neural", "BiLSTM"),
+    "bilstm-crf": ("neural", "BiLSTMCRF"),
+}
+
 #: class name -> module of this package that defines it
-_CLASSES = {"StructuredPerceptron": "perceptron", "SAPO": "sapo", "CRF": "crf", "CRFLBFGS": "crf",
-            "MIRA": "mira", "NBestMIRA": "mira", "SecondOrderPerceptron": "second_order",
-            "SecondOrderSAPO": "sapo2", "MaxEnt": "maxent", "BiLSTM": "neural", "BiLSTMCRF": "neural"}
+_CLASSES = {cls: module for module, cls in REGISTRY.values()}
 
 
 #: Import a learner class on first use (PEP 562).
@@ -23,9 +37,7 @@ __getattr__, __dir__ = lazy_names(__name__, _CLASSES, globals())
 class _Learners(Mapping):
     """Algorithm name -> learner class; a class is imported when it is first looked up."""
 
-    _names = {"perceptron": "StructuredPerceptron", "sapo": "SAPO", "crf": "CRF", "crf-lbfgs": "CRFLBFGS",
-              "mira": "MIRA", "nbest-mira": "NBestMIRA", "perceptron2": "SecondOrderPerceptron",
-              "sapo2": "SecondOrderSAPO", "maxent": "MaxEnt", "bilstm": "BiLSTM", "bilstm-crf": "BiLSTMCRF"}
+    _names = {name: cls for name, (_, cls) in REGISTRY.items()}
 
     def __getitem__(self, name):
         return __getattr__(self._names[name])

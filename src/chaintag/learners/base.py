@@ -81,6 +81,17 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     with the model, and ``chaintag tag`` and ``eval`` use it by default.
     """
 
+    #: streamed training (in file order) gives the in-memory model bit for bit, so large files stream
+    streams_exactly = False
+
+    #: the model's order (2: label-trigram weights), and for a second-order learner the first-order
+    #: learner it extends (``chaintag train --algorithm NAME --order 2``)
+    order = 1
+    first_order = None
+
+    #: whether fit(checkpoint_dir=...) saves and resumes the run (chaintag.learners.epochs.Checkpoints)
+    supports_checkpoints = True
+
     #: how the epoch state is mixed between shards (chaintag.training.mixing.FAMILIES), None: not by mixing
     mixing_family = None
 
@@ -91,8 +102,20 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     algorithm = "base"
 
     # ------------------------------------------------------------ parameters
+    #: The learner's hyper-parameters (:class:`chaintag.learners.params.Param`), declared once: they give
+    #: ``__init__``, ``get_params`` / ``set_params``, the checks at ``fit`` and the command line's options.
+    params: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "params" in cls.__dict__ and "__init__" not in cls.__dict__:
+            from .params import make_init
+            cls.__init__ = make_init(cls.params)
+
     @classmethod
     def _param_names(cls) -> list[str]:
+        if cls.params:
+            return [p.name for p in cls.params]
         sig = inspect.signature(cls.__init__)
         return [p for p in sig.parameters if p != "self"]
 
@@ -166,13 +189,34 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         chaintag.errors.OutputError
             When a checkpoint cannot be written (the message names it).
         """
+        return self.fit_with(sentences, labels, dev, checkpoint_dir=checkpoint_dir, resume=resume)
+
+    def fit_with(self, sentences, labels, dev=None, *, trainer=None, checkpoint_dir=None,
+                 resume=False) -> "SequenceTagger":
+        """Train as :meth:`fit` does, the epochs run by ``trainer`` (e.g. on a cluster's workers).
+
+        Parameters
+        ----------
+        sentences, labels, dev, checkpoint_dir, resume
+            As for :meth:`fit`.
+        trainer : object, optional
+            ``trainer.source(data, dev_pack)`` gives the source of the epochs
+            (:mod:`chaintag.learners.epochs`); a learner solved by an optimizer
+            (``CRFLBFGS``) takes ``trainer.objective(data)`` instead. None: in memory.
+
+        Returns
+        -------
+        self
+        """
         if checkpoint_dir:
             from .checkpoint import folder_lock
             with folder_lock(checkpoint_dir):
-                return self._fit(sentences, labels, dev, checkpoint_dir, resume)
-        return self._fit(sentences, labels, dev, None, False)
+                return self._fit(sentences, labels, dev, checkpoint_dir, resume, trainer)
+        return self._fit(sentences, labels, dev, None, False, trainer)
 
-    def _fit(self, sentences, labels, dev, checkpoint_dir, resume) -> "SequenceTagger":
+    def _fit(self, sentences, labels, dev, checkpoint_dir, resume, trainer=None) -> "SequenceTagger":
+        from .params import check_params
+        check_params(self)  # every declared parameter within its bounds
         epochs = getattr(self, "epochs", 1)
         if not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise InputError(f"epochs must be a positive integer, not {epochs!r}")
@@ -260,7 +304,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
         data = TrainData(attrs, gold, index, ent_val=values, keep_attr_ids=type(self)._keeps_attr_ids)
         del attrs
-        if values is not None and ("_train" in self.__dict__ or "_objective" in self.__dict__):
+        if values is not None and trainer is not None:
             raise InputError("real-valued attributes are not offered by distributed training; "
                              "train in one process")
         dev_pack = None
@@ -269,10 +313,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
-        if checkpoint_dir:
-            self._train(data, dev_pack, checkpoint_dir, resume)
-        else:
-            self._train(data, dev_pack)
+        self._train(data, dev_pack, checkpoint_dir, resume, trainer=trainer)
         return self
 
     def _gazetteer(self, templates, columns, rows, labels):
@@ -396,78 +437,37 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         empty = np.zeros(0, dtype=np.int64)
         self._run_epoch(state if self._empty_epoch_is_noop else copy.deepcopy(state), data, empty)
 
-    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
-        from . import checkpoint as ckpt
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False, trainer=None) -> None:
+        """Run the epochs (:func:`chaintag.learners.epochs.run_epochs`) over the data in memory, or over
+        the source ``trainer.source(data, dev_pack)`` gives (shards on a cluster)."""
+        from .epochs import MemorySource, run_epochs
+        source = MemorySource(self, data, dev_pack) if trainer is None else trainer.source(data, dev_pack)
+        run_epochs(self, source, dev_pack, self._callbacks(checkpoint_dir, resume))
 
-        rng = np.random.default_rng(self.random_state)
-        state = self._begin(data)
-        n_sent = data.attrs.n_sentences
-        history: list[dict] = []
-        best_score = -np.inf
-        best_weights = None
-        best_epoch = 0
-        done = 0
-        print_ = self._fingerprint(data, dev_pack) if checkpoint_dir else ""
-        from ..progress import EpochProgress, progress_mode, say, step
+    def _callbacks(self, checkpoint_dir=None, resume=False) -> list:
+        """The callbacks of a run: checkpoints (with ``checkpoint_dir``), progress, the time budget."""
+        from ..progress import progress_mode
+        from .epochs import Checkpoints, Progress, TimeBudget
         mode = progress_mode(getattr(self, "progress", None))
-        if checkpoint_dir and resume:
-            try:
-                restored = ckpt.load_checkpoint(checkpoint_dir, state, print_)
-            except InputError as exc:
-                from ..features.spec import autotag_epochs
-                if getattr(self.extractor_, "autotags", None) is None or autotag_epochs(self.features) is not None:
-                    raise
-                raise InputError(f"{exc.message} (the labels of unlabeled text come from taggers trained for "
-                                 "this run's epochs: to resume with other epochs, train with @autoepochs=E in "
-                                 "the features, E fixed)", exc.path, exc.line) from None
-            if restored is not None:
-                done, history, (best_score, best_weights, best_epoch) = restored
-                if done > self.epochs:
-                    raise InputError(f"the checkpoint already holds {done} epochs, more than the "
-                                     f"{self.epochs} asked for; ask for at least {done}")
-                for _ in range(done):  # replay the sample orders of the epochs done
-                    if self.shuffle:
-                        rng.permutation(n_sent)
-                say(mode, f"resuming from the checkpoint in {checkpoint_dir}: epochs 1-{done} restored, "
-                          f"continuing at epoch {done + 1} of {self.epochs}" if done < self.epochs else
-                          f"resuming from the checkpoint in {checkpoint_dir}: all {done} epochs are done")
-            else:
-                say(mode, f"no checkpoint in {checkpoint_dir} yet: starting at epoch 1")
-        if done < self.epochs and self._compiled_kernels:
-            from ..progress import compile_step
-            with compile_step(mode):  # the line says whether they were compiled or loaded from the cache
-                self._warm_up(state, data)
-        if type(self)._progress_bar is not SequenceTagger._progress_bar:  # a learner's own epoch display
-            from ..progress import BarAdapter
-            bar = BarAdapter(self._progress_bar(), done)
-        else:
-            bar = EpochProgress(mode, self.epochs, f"{self.algorithm} epoch" + ("s" if mode == "bar" else ""),
-                                done)
+        callbacks = []
+        if checkpoint_dir:
+            callbacks.append(Checkpoints(checkpoint_dir, resume, mode, self._explain_resume_error))
+        own = type(self)._progress_bar is not SequenceTagger._progress_bar  # a learner's own epoch display
+        callbacks.append(Progress(mode, self._progress_bar() if own else None))
         limit = getattr(self, "max_seconds", None)  # a wall-clock budget, for learners that take one
-        t_train = time.perf_counter()
-        for epoch in range(done + 1, self.epochs + 1):
-            if limit is not None and epoch > done + 1 and time.perf_counter() - t_train > limit:
-                break
-            order = rng.permutation(n_sent).astype(np.int64) if self.shuffle else np.arange(n_sent, dtype=np.int64)
-            t0, c0 = time.perf_counter(), time.process_time()
-            stats = self._run_epoch(state, data, order)
-            seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
-            weights = self._current_weights(state)
-            check_weights(self, weights, data, epoch)  # NumericalError on NaN or inf (finite.py)
-            record = self._epoch_record(epoch, seconds, cpu_seconds, stats, weights, dev_pack)
-            if dev_pack is not None and record["dev_score"] > best_score:
-                best_score, best_weights, best_epoch = record["dev_score"], weights.copy(), epoch
-            history.append(record)
-            if checkpoint_dir:
-                ckpt.save_checkpoint(checkpoint_dir, epoch, state, history,
-                                     (best_score, best_weights, best_epoch), print_)
-            bar.update(epoch, record)
-        bar.close()
-        if best_weights is None:
-            best_weights, best_epoch = self._current_weights(state), len(history)
-        self.weights_ = np.ascontiguousarray(best_weights, dtype=np.float64)
-        self.best_epoch_ = best_epoch
-        self.history_ = history
+        if limit is not None:
+            callbacks.append(TimeBudget(limit))
+        return callbacks
+
+    def _explain_resume_error(self, exc: InputError) -> InputError:
+        """A checkpoint refused: with labels of unlabeled text whose taggers' epochs follow the run's,
+        say how to resume with other epochs."""
+        from ..features.spec import autotag_epochs
+        if getattr(self.extractor_, "autotags", None) is None or autotag_epochs(self.features) is not None:
+            return exc
+        return InputError(f"{exc.message} (the labels of unlabeled text come from taggers trained for "
+                          "this run's epochs: to resume with other epochs, train with @autoepochs=E in "
+                          "the features, E fixed)", exc.path, exc.line)
 
     def _fingerprint(self, data, dev_pack) -> str:
         """Checksum of the data and settings a checkpoint must match (:func:`checkpoint.fingerprint`)."""

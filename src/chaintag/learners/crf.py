@@ -7,9 +7,10 @@ import time
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import Param, pick
 from .crf_kernels import crf_objective, crf_sgd_epoch
-from .path_kernels import training_arrays
 from .finite import check_weights
+from .path_kernels import training_arrays
 from .scale_kernels import fold_average, fold_scale
 
 
@@ -52,22 +53,16 @@ class CRF(SequenceTagger):
     algorithm = "crf"
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, learning_rate=0.1, lr_schedule="bottou", l2=1.0,
-                 averaged=True, epochs=10, cc=0, feature_space="gold", shuffle=True, random_state=0,
-                 hash_bits=None, progress=None):
-        self.features = features
-        self.columns = columns
-        self.learning_rate = learning_rate
-        self.lr_schedule = lr_schedule
-        self.l2 = l2
-        self.averaged = averaged
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
+    params = (
+        *pick("features", "columns"),
+        Param("learning_rate", 0.1, float, "learning rate gamma_0", low=0, low_open=True, group="SAPO and CRF",
+              metavar="G"),
+        Param("lr_schedule", "bottou", str, "bottou: gamma_0 / (1 + gamma_0 lambda t/|S|); decay; fixed",
+              choices=("bottou", "decay", "fixed"), group="SAPO and CRF"),
+        Param("l2", 1.0, float, "L2 strength lambda", low=0, group="SAPO and CRF", metavar="LAMBDA"),
+        *pick("averaged", "epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress",
+              shuffle=True),
+    )
 
     def _begin(self, data: TrainData) -> dict:
         n_train = data.attrs.n_sentences
@@ -143,23 +138,22 @@ class CRFLBFGS(SequenceTagger):
     D. C. Liu, J. Nocedal (1989). SciPy's ``L-BFGS-B``.
     """
 
+    gradient_sum = True  # distributed by summing the objective's gradient over the shards
+    supports_checkpoints = False  # the L-BFGS state is not saved
+
     algorithm = "crf-lbfgs"
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, l2=1.0, l1=0.0, epochs=100, tol=1e-5, memory=6, cc=0,
-                 feature_space="gold", random_state=0, hash_bits=None, progress=None):
-        self.features = features
-        self.columns = columns
-        self.l2 = l2
-        self.l1 = l1
-        self.epochs = epochs
-        self.tol = tol
-        self.memory = memory
-        self.cc = cc
-        self.feature_space = feature_space
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
+    params = (
+        *pick("features", "columns"),
+        Param("l2", 1.0, float, "L2 strength lambda (CRFsuite's c2 = l2 / 2)", low=0, group="SAPO and CRF",
+              metavar="LAMBDA"),
+        Param("l1", 0.0, float, "L1 strength (CRFsuite's c1)", low=0, group="SAPO and CRF", metavar="C1"),
+        *pick("epochs", epochs=100),
+        Param("tol", 1e-5, float, "L-BFGS stopping tolerance", low=0, low_open=True, option=""),
+        Param("memory", 6, int, "L-BFGS memory (corrections kept)", low=1, option=""),
+        *pick("cc", "feature_space", "random_state", "hash_bits", "progress"),
+    )
 
     shuffle = False  # the driver asks; batch training has no sample order
 
@@ -177,7 +171,7 @@ class CRFLBFGS(SequenceTagger):
 
         return fun
 
-    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False) -> None:
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False, trainer=None) -> None:
         from ..lazy import require
         optimize = require("scipy.optimize", "lbfgs", "crf-lbfgs (L-BFGS)")
         Bounds, minimize = optimize.Bounds, optimize.minimize
@@ -189,7 +183,7 @@ class CRFLBFGS(SequenceTagger):
 
         history: list[dict] = []
         calls = {"n": 0}
-        objective = self._objective(data)
+        objective = self._objective(data) if trainer is None else trainer.objective(data)  # summed over shards
         l1 = float(self.l1)
         if l1 < 0 or float(self.l2) < 0:
             from ..errors import InputError

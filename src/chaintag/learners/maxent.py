@@ -40,6 +40,7 @@ from ..decoding.scoring import entry_values, feature_entries
 from ..features.extract import Attributes
 from ..features.space import FeatureIndex
 from .base import SequenceTagger, TrainData, register
+from .params import Param, pick
 from .finite import check_weights
 from .maxent_kernels import (local_log_proba, local_marginals_kernel, local_viterbi_kernel,  # noqa: F401
                              marginals_corpus_local, tag_corpus_local)
@@ -244,23 +245,23 @@ class MaxEnt(SequenceTagger):
     [['D', 'N']]
     """
 
+    supports_checkpoints = False  # one solver run
+
     constrained_decoding = False  # local probabilities, its own Viterbi
 
     algorithm = "maxent"
     _real_values = True  # feature-dict numbers: the design matrix and the kernels' values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, C=1.0, max_iter=100, tol=1e-3, solver="saga",
-                 cc=0, feature_space="gold", random_state=0, hash_bits=None):
-        self.features = features
-        self.columns = columns
-        self.C = C
-        self.hash_bits = hash_bits
-        self.max_iter = max_iter
-        self.tol = tol
-        self.solver = solver
-        self.cc = cc
-        self.feature_space = feature_space
-        self.random_state = random_state
+    params = (
+        *pick("features", "columns"),
+        Param("C", 1.0, float, "inverse L2 strength of the maxent tagger", low=0, low_open=True, option="--maxent-c",
+              group="maximum entropy", metavar="C"),
+        Param("max_iter", 100, int, "solver iterations", low=1, option=""),
+        Param("tol", 1e-3, float, "solver tolerance", low=0, low_open=True, option=""),
+        Param("solver", "saga", str, "scikit-learn solver of the maxent tagger", choices=("saga", "lbfgs"),
+              option="--maxent-solver", group="maximum entropy"),
+        *pick("cc", "feature_space", "random_state", "hash_bits"),
+    )
 
     def _check(self) -> None:
         if self.solver not in SOLVERS:
@@ -312,7 +313,7 @@ class MaxEnt(SequenceTagger):
         self._check()
         return super().fit(sentences, labels, dev=dev)
 
-    def _train(self, data: TrainData, dev_pack) -> None:
+    def _train(self, data: TrainData, dev_pack, checkpoint_dir=None, resume=False, trainer=None) -> None:
         from ..lazy import require
         ConvergenceWarning = require("sklearn.exceptions", "maxent", "the maxent tagger").ConvergenceWarning
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import Param, pick, with_defaults
 from .mira_kernels import mira_epoch
 from .path_kernels import training_arrays
 from .perceptron_kernels import gold_feature_ids
@@ -44,29 +45,27 @@ class MIRA(SequenceTagger):
     large-margin training of dependency parsers. ACL 2005.
     """
 
+    streams_exactly = True  # lazy averaging carries from chunk to chunk exactly
+
     mixing_family = "lazy"  # weights and lazily averaged sums
 
     algorithm = "mira"
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val; N-best MIRA too)
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
-    def __init__(self, *, features="pos", columns=None, n_best=1, C=1.0, averaged=True, loss="hamming",
-                 sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
-                 hash_bits=None, progress=None):
-        self.features = features
-        self.columns = columns
-        self.n_best = n_best
-        self.C = C
-        self.averaged = averaged
-        self.loss = loss
-        self.sequential = sequential
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
+    params = (
+        *pick("features", "columns"),
+        Param("n_best", 1, int, "candidates of each update (N-best MIRA: the top n)", low=1, group="SAPO and CRF",
+              metavar="N"),
+        Param("C", 1.0, float, "clip of MIRA step sizes (None, --no-clip: unclipped, a variant)", low=0, low_open=True,
+              none=True, option="--C", group="MIRA"),
+        *pick("averaged"),
+        Param("loss", "hamming", str, "MIRA loss", choices=("hamming", "sqrt-hamming"), option="--mira-loss",
+              group="MIRA"),
+        Param("sequential", False, bool, "N-best MIRA: one-constraint steps per candidate in turn (variant)",
+              group="MIRA", negatable=False),
+        *pick("epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress"),
+    )
 
     def _begin(self, data: TrainData) -> dict:
         if self.loss not in ("hamming", "sqrt-hamming"):
@@ -104,10 +103,4 @@ class NBestMIRA(MIRA):
 
     algorithm = "nbest-mira"
 
-    def __init__(self, *, features="pos", columns=None, n_best=5, C=1.0, averaged=True, loss="hamming",
-                 sequential=False, epochs=10, cc=0, feature_space="gold", shuffle=False, random_state=0,
-                 hash_bits=None, progress=None):
-        super().__init__(features=features, columns=columns, n_best=n_best, C=C, averaged=averaged, loss=loss,
-                         sequential=sequential, epochs=epochs, cc=cc, feature_space=feature_space,
-                         shuffle=shuffle, random_state=random_state, hash_bits=hash_bits,
-                         progress=progress)
+    params = with_defaults(MIRA.params, n_best=5)

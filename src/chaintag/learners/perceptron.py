@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import pick
 from .hogwild_kernels import perceptron_epoch_hogwild
 from .path_kernels import training_arrays
 from .perceptron_kernels import gold_feature_ids, perceptron_epoch
@@ -67,26 +68,16 @@ class StructuredPerceptron(SequenceTagger):
     [['D', 'N']]
     """
 
+    streams_exactly = True  # lazy averaging carries from chunk to chunk exactly
+
     mixing_family = "lazy"  # weights and lazily averaged sums
 
     algorithm = "perceptron"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
-                 feature_space="gold", shuffle=False, random_state=0, hash_bits=None, progress=None,
-                 n_jobs=1):
-        self.features = features
-        self.columns = columns
-        self.averaged = averaged
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
-        self.n_jobs = n_jobs
+    params = (*pick("features", "columns", "averaged", "epochs", "cc", "feature_space", "shuffle", "random_state",
+                    "hash_bits", "progress", "n_jobs"),)
 
     def _begin(self, data: TrainData) -> dict:
         n = data.index.n_weights

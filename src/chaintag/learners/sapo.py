@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .base import SequenceTagger, TrainData, register
+from .params import Param, pick
 from .hogwild_kernels import sapo_epoch_hogwild, sapo_scales
 from .path_kernels import training_arrays
 from .sapo_kernels import sapo_epoch
@@ -115,30 +116,26 @@ class SAPO(SequenceTagger):
     algorithm = "sapo"
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
-    def __init__(self, *, features="pos", columns=None, n_best=5, search="astar", beam_width=50,
-                 learning_rate=0.1, lr_schedule="decay", l2=1.0, l2_per_pass=False, stop_ratio=None,
-                 averaged=False, structure_reg=0.0, epochs=10, cc=0, feature_space="gold", shuffle=True,
-                 random_state=0, hash_bits=None, progress=None, n_jobs=1):
-        self.features = features
-        self.columns = columns
-        self.n_best = n_best
-        self.search = search
-        self.beam_width = beam_width
-        self.learning_rate = learning_rate
-        self.lr_schedule = lr_schedule
-        self.l2 = l2
-        self.l2_per_pass = l2_per_pass
-        self.stop_ratio = stop_ratio
-        self.averaged = averaged
-        self.structure_reg = structure_reg
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
-        self.n_jobs = n_jobs
+    params = (
+        *pick("features", "columns"),
+        Param("n_best", 5, int, "size of the top-n", low=1, group="SAPO and CRF", metavar="N"),
+        Param("search", "astar", str, "top-n search: exact A* or beam", choices=("astar", "beam"), group="SAPO and CRF"),
+        Param("beam_width", 50, int, "beam width of the beam search", low=1, group="SAPO and CRF", metavar="B"),
+        Param("learning_rate", 0.1, float, "learning rate gamma_0", low=0, low_open=True, group="SAPO and CRF",
+              metavar="G"),
+        Param("lr_schedule", "decay", str, "decay: gamma_0 / (1 + t/|S|); fixed", choices=("decay", "fixed"),
+              group="SAPO and CRF"),
+        Param("l2", 1.0, float, "L2 strength lambda (the SAPO paper used 2 POS, 5 NER, 1 chunking)", low=0,
+              group="SAPO and CRF", metavar="LAMBDA"),
+        Param("l2_per_pass", False, bool, "one L2 step per pass instead of one per sample (variant)",
+              group="SAPO and CRF", negatable=False),
+        Param("stop_ratio", None, float, "stop the top-n search once exp(s_1 - s_k) >= R (variant)", low=1,
+              low_open=True, none=True, group="SAPO and CRF", metavar="R"),
+        *pick("averaged", averaged=False),
+        Param("structure_reg", 0.0, float, "structure regularization (the SAPO authors' variant)", low=0, option=""),
+        *pick("epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress", "n_jobs",
+              shuffle=True),
+    )
 
     def _check(self, n_train: int) -> None:
         if self.search not in ("astar", "beam"):

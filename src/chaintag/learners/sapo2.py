@@ -11,6 +11,7 @@ from ..decoding.scoring import feature_entries
 from ..errors import ModelFormatError
 from ..io.model_file import load_model, save_model
 from .base import TrainData, register
+from .params import Param, pick
 from .sapo2_kernels import nbest_corpus_sapo2, sapo2_epoch, tag_corpus_sapo2
 from .scale_kernels import fold_average, fold_scale
 from .sapo import check_sapo_settings
@@ -154,6 +155,8 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     [['D', 'N']]
     """
 
+    first_order = "sapo"
+
     algorithm = "sapo2"
     _real_values = True
     _keeps_attr_ids = True  # pair features: the kernels read each entry's attribute
@@ -161,26 +164,23 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     tag_dict = False  # no tag dictionary: the pairs restrict the search
     tag_dict_min = 100
 
-    def __init__(self, *, features="pos", columns=None, n_best=5, learning_rate=0.1, lr_schedule="decay",
-                 l2=1.0, stop_ratio=None, averaged=False, pairs="seen", pair_features=False, epochs=10, cc=0,
-                 feature_space="gold", shuffle=True, random_state=0, hash_bits=None, progress=None):
-        self.features = features
-        self.columns = columns
-        self.n_best = n_best
-        self.learning_rate = learning_rate
-        self.lr_schedule = lr_schedule
-        self.l2 = l2
-        self.stop_ratio = stop_ratio
-        self.averaged = averaged
-        self.pairs = pairs
-        self.pair_features = pair_features
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.hash_bits = hash_bits
-        self.progress = progress
+    params = (
+        *pick("features", "columns"),
+        Param("n_best", 5, int, "size of the top-n", low=1, group="SAPO and CRF", metavar="N"),
+        Param("learning_rate", 0.1, float, "learning rate gamma_0", low=0, low_open=True, group="SAPO and CRF",
+              metavar="G"),
+        Param("lr_schedule", "decay", str, "decay: gamma_0 / (1 + t/|S|); fixed", choices=("decay", "fixed"),
+              group="SAPO and CRF"),
+        Param("l2", 1.0, float, "L2 strength lambda", low=0, group="SAPO and CRF", metavar="LAMBDA"),
+        Param("stop_ratio", None, float, "stop the top-n search once exp(s_1 - s_k) >= R (variant)", low=1,
+              low_open=True, none=True, group="SAPO and CRF", metavar="R"),
+        *pick("averaged", averaged=False),
+        Param("pairs", "seen", str, "label pairs searched: those seen in training, or all", choices=("seen", "all"),
+              option=""),
+        Param("pair_features", False, bool, "sapo --order 2: also conjoin every indicator attribute with the label "
+              "pair (y[i-1], y[i]) at its token (Sha and Pereira 2003)", group="second order"),
+        *pick("epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress", shuffle=True),
+    )
 
     def fit(self, sentences, labels, dev=None, *, checkpoint_dir=None, resume=False) -> "SecondOrderSAPO":
         """Train on labelled sentences; see :meth:`SequenceTagger.fit`.

@@ -10,6 +10,7 @@ from ..decoding.scoring import feature_entries
 from ..errors import ModelFormatError
 from ..io.model_file import load_model, save_model
 from .base import SequenceTagger, TrainData, as_rows, register
+from .params import Param, pick
 from .perceptron_kernels import gold_feature_ids
 from .second_order_kernels import first_order_size, perceptron2_epoch, tag_corpus2
 
@@ -187,27 +188,23 @@ class SecondOrderPerceptron(SequenceTagger):
     [['D', 'N']]
     """
 
+    order, first_order = 2, "perceptron"
+
     constrained_decoding = False  # second-order states: see chaintag.learners.constrained
 
     algorithm = "perceptron2"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
     _keeps_checkpoints = True  # the state is float arrays and a step; the tag dictionary is rebuilt from the data
 
-    def __init__(self, *, features="pos", columns=None, averaged=True, epochs=10, cc=0,
-                 feature_space="gold", shuffle=False, random_state=0, progress=None,
-                 tag_dict=True, tag_dict_min=100, hash_bits=None):
-        self.features = features
-        self.columns = columns
-        self.averaged = averaged
-        self.epochs = epochs
-        self.cc = cc
-        self.feature_space = feature_space
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.progress = progress
-        self.tag_dict = tag_dict
-        self.tag_dict_min = tag_dict_min
-        self.hash_bits = hash_bits
+    params = (
+        *pick("features", "columns", "averaged", "epochs", "cc", "feature_space", "shuffle", "random_state",
+              "progress"),
+        Param("tag_dict", True, bool, "second order: restrict each frequent word to the labels it was seen with",
+              group="second order"),
+        Param("tag_dict_min", 100, int, "second order: words seen at least N times are restricted", low=1,
+              group="second order", metavar="N"),
+        *pick("hash_bits"),
+    )
 
     # ------------------------------------------------------------------- fit
     def fit(self, sentences, labels, dev=None, *, checkpoint_dir=None, resume=False) -> "SecondOrderPerceptron":

@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import InputError, ModelFormatError
 from ..base import SequenceTagger
 from ..introspect import training_summary
+from ..params import Param, pick
 from ..tokens import MAX_LABELS, as_rows, check_column_rows, check_labels, default_columns, materialise
 from ._torch import require_torch
 from .batches import bucketed_batches, make_batch, to_device
@@ -91,6 +92,10 @@ def _adam(torch, params, lr):
         return torch.optim.Adam(params, lr=lr, fused=True)
     except (RuntimeError, TypeError, ValueError):
         return torch.optim.Adam(params, lr=lr)
+
+
+#: The --help group of the neural learners' options.
+_NEURAL = "neural learners (bilstm, bilstm-crf)"
 
 
 class NeuralTagger(SequenceTagger):
@@ -174,37 +179,39 @@ class NeuralTagger(SequenceTagger):
     _crf = False
     _empty_epoch_is_noop = True
 
-    def __init__(self, epochs=30, word_dim=None, embeddings=None, lowercase=True, unk_replace=0.5,
-                 char_encoder="cnn", char_dim=30, char_filters=50, char_window=3, char_hidden=25,
-                 max_word_length=30, feature_dim=25, hidden=200, dropout=0.5, optimizer="adam",
-                 learning_rate=None, lr_decay=0.05, clip=5.0, batch_size=32, max_seconds=None, columns=None, features=None,
-                 device="cpu", shuffle=True, random_state=0, progress=None):
-        self.epochs = epochs
-        self.word_dim = word_dim
-        self.embeddings = embeddings
-        self.lowercase = lowercase
-        self.unk_replace = unk_replace
-        self.char_encoder = char_encoder
-        self.char_dim = char_dim
-        self.char_filters = char_filters
-        self.char_window = char_window
-        self.char_hidden = char_hidden
-        self.max_word_length = max_word_length
-        self.feature_dim = feature_dim
-        self.hidden = hidden
-        self.dropout = dropout
-        self.optimizer = optimizer
-        self.learning_rate = learning_rate
-        self.lr_decay = lr_decay
-        self.clip = clip
-        self.batch_size = batch_size
-        self.max_seconds = max_seconds
-        self.columns = columns
-        self.features = features
-        self.device = device
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.progress = progress
+    params = (
+        *pick("epochs", epochs=30),
+        Param("word_dim", None, int, "word embedding size (default: 100, or the vectors file's)", low=1, none=True,
+              group=_NEURAL, metavar="N"),
+        Param("embeddings", None, str, "pretrained word vectors (word2vec, GloVe or fastText text format)",
+              none=True, group=_NEURAL, metavar="PATH"),
+        Param("lowercase", True, bool, "look words up lowercased", option=""),
+        Param("unk_replace", 0.5, float, "probability of replacing a singleton word by the unknown word", low=0,
+              high=1, option=""),
+        Param("char_encoder", "cnn", str, "character encoder: CNN (Ma and Hovy) or BiLSTM (Lample et al.)",
+              choices=("cnn", "lstm", "none"), group=_NEURAL),
+        Param("char_dim", 30, int, "character embedding size", low=1, option=""),
+        Param("char_filters", 50, int, "character CNN filters", low=1, option=""),
+        Param("char_window", 3, int, "character CNN window", low=1, option=""),
+        Param("char_hidden", 25, int, "character BiLSTM units per direction", low=1, option=""),
+        Param("max_word_length", 30, int, "characters of a word given to the character encoder", low=1, option=""),
+        Param("feature_dim", 25, int, "embedding size of each extra input column (0: none)", low=0, option=""),
+        Param("hidden", 200, int, "LSTM units per direction", low=1, option="--hidden-size", group=_NEURAL,
+              metavar="N"),
+        Param("dropout", 0.5, float, "dropout", low=0, high=1, high_open=True, group=_NEURAL, metavar="P"),
+        Param("optimizer", "adam", str, "adam (learning rate 0.001) or sgd (0.015, decayed per epoch)",
+              choices=("adam", "sgd"), group=_NEURAL),
+        Param("learning_rate", None, float, "learning rate (default: 0.001 for Adam, 0.015 for SGD)", low=0,
+              low_open=True, none=True, group="SAPO and CRF", metavar="G"),
+        Param("lr_decay", 0.05, float, "SGD's per-epoch decay", low=0, option=""),
+        Param("clip", 5.0, float, "gradient norm clipping threshold (0: none)", low=0, option=""),
+        Param("batch_size", 32, int, "sentences per minibatch", low=1, group=_NEURAL, metavar="N"),
+        Param("max_seconds", None, float, "start no new epoch after this many seconds", low=0, none=True, option=""),
+        *pick("columns"),
+        Param("features", None, None, "ignored (a common interface with the attribute-based learners)", option=""),
+        Param("device", "cpu", str, "PyTorch device (e.g. cuda)", group=_NEURAL),
+        *pick("shuffle", "random_state", "progress", shuffle=True),
+    )
 
     # ------------------------------------------------------------ settings
     def _check_params(self) -> None:
