@@ -9,6 +9,7 @@ import chaintag
 from chaintag.cli.main import main
 from chaintag.errors import InputError
 from chaintag.features.autotags import AutoTags, Profile, Text, fold_blocks, label_counts, normalize
+from chaintag.learners.stacking import build_autotags
 
 TEXT = "The dog barks\nthe 12 dogs bark\n\nA dog runs\nruns 7\n"
 
@@ -77,7 +78,7 @@ def test_jackknife_reads_the_other_blocks(tmp_path):
         seen.append(len(r))
         return Memory(r, ls)
 
-    at = AutoTags.build(fit, rows, labels, [str(tmp_path / "t.txt")], folds=2)
+    at = build_autotags(fit, rows, labels, [str(tmp_path / "t.txt")], folds=2)
     assert seen == [2, 2, 4]
     # block 0 (sentences 0, 1) is profiled by a model of sentences 2, 3: bank -> C, river -> B, money -> D
     # block 1 (sentences 2, 3) by a model of sentences 0, 1: bank -> A (tie A/C: name), river -> B, money -> D

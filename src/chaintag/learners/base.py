@@ -329,61 +329,9 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                                block=gazetteer_block(self.features))
 
     def _autotags(self, templates, columns, rows, labels):
-        """The labels of unlabeled text that the templates' ``atag`` / ``atag2`` columns read (None: none read).
-
-        Fold models and the full model are this learner with the same settings, without those templates
-        (:mod:`chaintag.features.autotags`), or with the ``@autofeatures=`` preset's; they read the word
-        column alone, since the text has nothing else, and learn the labels, or the ``@autotarget=`` column.
-        """
-        from ..features.autotags import AUTO_COLUMNS, AutoTags
-        from ..features.spec import (autotag_epochs, autotag_features, autotag_folds, autotag_sources,
-                                      autotag_target)
-        read = {a.column for t in templates for a in t.atoms if a.column in AUTO_COLUMNS and a.column not in columns}
-        if not read:
-            return None
-        from ..features.extract import refuse_vectors_of
-        refuse_vectors_of(templates, read)  # before the text's taggers are trained
-        sources = autotag_sources(self.features)
-        if not sources:
-            raise InputError("templates read the labels of unlabeled text (atag, atag2), but no text is named: "
-                             "add @autotags=PATH to the features (chaintag train --autotags PATH)")
-        own = autotag_features(self.features)
-        tagger_templates = templates if own is None else resolve_templates(own, columns, virtual=True)
-        for t in tagger_templates:
-            other = [a.column for a in t.atoms if a.column in columns and a.column != columns[0]]
-            if other and not any(a.column in AUTO_COLUMNS and a.column not in columns for a in t.atoms):
-                raise InputError(f"template {t.name!r} reads the column {other[0]!r}, but the models that tag the "
-                                 f"unlabeled text (atag, atag2) read the words alone: the text has no "
-                                 f"{other[0]!r} column (@autofeatures=PRESET names other attributes for them)")
-        from ..progress import progress_mode, say
-        mode = progress_mode(getattr(self, "progress", None))
-
-        params = self.get_params()
-        params.pop("progress", None)
-        if autotag_epochs(self.features) is not None and "epochs" in params:
-            params["epochs"] = autotag_epochs(self.features)
-        if own is not None:
-            params["features"] = own
-
-        def fit(fold_rows, fold_labels):
-            model = type(self)(**params)
-            model._without_autotags = True
-            if hasattr(model, "progress"):
-                model.progress = False
-            return model.fit(fold_rows, fold_labels)
-
-        import json
-        settings = json.dumps([type(self).__name__, params], sort_keys=True, default=str)
-        target = autotag_target(self.features)
-        if target is not None:  # the taggers learn a data column (a POS column: ambiguity classes)
-            if target not in columns[1:]:
-                raise InputError(f"@autotarget={target}: the text's taggers learn a data column other than the "
-                                 f"words; the data has {', '.join(columns)}")
-            j = columns.index(target)
-            labels = [[tok[j] for tok in sent] for sent in rows]
-        return AutoTags.build(fit, rows, [list(map(str, ls)) for ls in labels], sources,
-                              folds=autotag_folds(self.features), columns=sorted(read),
-                              report=lambda message: say(mode, message), settings=settings)
+        """The labels of unlabeled text the templates read (:func:`chaintag.learners.stacking.stack_on_text`)."""
+        from .stacking import stack_on_text
+        return stack_on_text(self, templates, columns, rows, labels)
 
     def _dict_extractor(self, hash_bits):
         """The extractor of feature-dict tokens (sklearn-crfsuite style input)."""
