@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     parser = build_parser(words[0] if words else None)
     args = parser.parse_args(argv)
     from .common import library_messages
-    library_messages(args)  # -q reaches the library's own lines (fetching on first use, log records)
+    restore_messages = library_messages(args)  # -q reaches the library's lines (first-use fetching, log records)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
     try:
@@ -98,6 +98,7 @@ def main(argv=None) -> int:
         return 130
     finally:
         restore()
+        restore_messages()
         if argv is None:  # the command line of this process, which exits next
             _skip_final_collection()
 
