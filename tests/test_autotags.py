@@ -311,7 +311,7 @@ def test_cli_train_and_tag(tmp_path, capsys):
 
 def test_large_files_train_in_memory_with_virtual_columns(tmp_path, monkeypatch):
     """A file big enough to stream by default trains in memory when templates read atag or gaz."""
-    import chaintag.cli.train_stream as ts
+    import chaintag.api.train_stream as ts
     monkeypatch.setattr(ts, "AUTO_BYTES", 0)
     sents, labels = _data()
     train = _train_file(tmp_path, sents, labels)

@@ -165,7 +165,7 @@ def test_cli_workers_stream_by_default_and_give_the_in_memory_model(client, corp
     path, _, _ = corpus
     import json
 
-    import chaintag.cli.train_stream as ts
+    import chaintag.api.train_stream as ts
     calls = []
     real = ts.fit_stream_distributed
     monkeypatch.setattr(ts, "fit_stream_distributed", lambda *a: calls.append(1) or real(*a))

@@ -14,7 +14,7 @@ import pytest
 import chaintag
 from chaintag.cli.common import library_messages
 from chaintag.cli.main import main
-from chaintag.cli.train_checks import check_dev_is_not_test, dev_test_reason
+from chaintag.api.train_checks import check_dev_is_not_test, dev_test_reason
 from chaintag.errors import InputError
 from chaintag.io.columns import read_sentences
 from chaintag.progress import CountProgress, compile_step, plural

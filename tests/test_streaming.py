@@ -77,7 +77,7 @@ def _train(corpus_file, tmp_path, out, *extra, features=("--features", "chunking
 @pytest.mark.parametrize("extra", [(), ("--algorithm", "mira", "--dev", "DEV"), ("--algorithm", "nbest-mira")])
 def test_cli_streamed_training_writes_the_in_memory_model(corpus_file, tmp_path, extra, monkeypatch):
     extra = tuple(str(corpus_file) if e == "DEV" else e for e in extra)
-    import chaintag.cli.train_stream as ts
+    import chaintag.api.train_stream as ts
     calls = []
     real = ts.fit_stream
     monkeypatch.setattr(ts, "fit_stream", lambda *a: calls.append(1) or real(*a))

@@ -22,6 +22,7 @@ from .lazy import lazy_names  # noqa: E402
 _LAZY = {"Corpus": "data.datasets", "load_corpus": "api.corpus", "EvalResult": "evaluation",
          "conlleval_report": "evaluation", "evaluate": "evaluation",
          "sequence_scorer": "learners.sklearn_compat", "tag_file": "api.tagging", "tag_stream": "api.tagging",
+         "train": "api.training", "FeatureSpec": "features.feature_spec",
          **{name: "learners" for name in ("CRF", "CRFLBFGS", "MIRA", "SAPO", "NBestMIRA",
                                           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "SequenceTagger",
                                           "StructuredPerceptron", "load", "make_learner", "BiLSTM",
@@ -35,5 +36,5 @@ __all__ = [
     "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "ModelFormatError",
     "EvalResult", "conlleval_report", "evaluate", "SequenceTagger", "StructuredPerceptron", "SAPO", "CRF",
     "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF",
-    "load", "make_learner", "sequence_scorer", "tag_file", "tag_stream",
+    "load", "make_learner", "sequence_scorer", "tag_file", "tag_stream", "train", "FeatureSpec",
 ]

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 from ..data.datasets import Corpus
 from ..data.datasets import load_corpus as _read_corpus
-from ..features.document import with_document_columns
 
-__all__ = ["load_corpus"]
+__all__ = ["load_corpus", "load_source", "sep_value"]
 
 
 def load_corpus(source, *, columns: str | Sequence[str] | None = None,
@@ -42,5 +41,44 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     corpus = _read_corpus(source, columns=columns, data_dir=data_dir, label_field=label_field, sep=sep,
                           encoding=encoding, labelled=labelled, format=format)
     if document_columns:
+        from ..features.document import with_document_columns
         with_document_columns(corpus)
+    return corpus
+
+
+def sep_value(sep: str | None) -> str | None:
+    """The reader's separator for a ``--sep`` value (``tab``, ``space``, ``\\t``, or as it is)."""
+    if sep is None:
+        return None
+    return {"tab": "\t", "\\t": "\t", "space": " "}.get(sep, sep)
+
+
+def load_source(source: str, options, labelled: bool = True, columns=None, log=None) -> Corpus:
+    """Load a corpus with the input-data settings of ``options`` (``columns``, ``data_dir``,
+    ``label_field``, ``sep``, ``encoding``, ``format``: the ``chaintag train`` options).
+
+    Parameters
+    ----------
+    source : str
+        A path or a dataset reference.
+    options : object
+        Has the attributes above (``sep`` as ``--sep`` gives it).
+    labelled : bool
+    columns : str, optional
+        Overrides ``options.columns``.
+    log : callable, optional
+        Gets the warnings about labels with control characters (naming file, line and label).
+
+    Returns
+    -------
+    Corpus
+    """
+    from ..data.label_check import describe_control_labels
+    corpus = _read_corpus(source, columns=columns if columns is not None else options.columns,
+                          data_dir=options.data_dir, label_field=options.label_field or "xpos",
+                          sep=sep_value(options.sep), encoding=options.encoding, labelled=labelled,
+                          format=getattr(options, "format", None))
+    if corpus.labels and log is not None:  # labels with control characters (NUL, ...)
+        for warning in describe_control_labels(corpus, corpus.source or source):
+            log(warning)
     return corpus

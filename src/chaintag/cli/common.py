@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 
+from ..api.corpus import sep_value  # noqa: F401 - the commands read --sep through it
 from ..progress import plural
 
 
@@ -40,25 +41,10 @@ def add_data_options(p: argparse.ArgumentParser, with_format: bool = False) -> N
     g.add_argument("--encoding", default="utf-8", help="input encoding (default: utf-8)")
 
 
-def sep_value(sep: str | None) -> str | None:
-    """Map the --sep option to the reader's separator."""
-    if sep is None:
-        return None
-    return {"tab": "\t", "\\t": "\t", "space": " "}.get(sep, sep)
-
-
 def load(source: str, args, labelled: bool = True, columns=None):
-    """Load a corpus with the input-data options of ``args``."""
-    from ..data.datasets import load_corpus
-    from ..data.label_check import describe_control_labels
-    corpus = load_corpus(source, columns=columns if columns is not None else args.columns,
-                         data_dir=args.data_dir, label_field=args.label_field or "xpos",
-                         sep=sep_value(args.sep), encoding=args.encoding, labelled=labelled,
-                         format=getattr(args, "format", None))
-    if corpus.labels:  # labels with control characters (NUL, ...): warn, naming file, line and label
-        for warning in describe_control_labels(corpus, corpus.source or source):
-            log(args, warning)
-    return corpus
+    """Load a corpus with the input-data options of ``args`` (warnings on stderr unless --quiet)."""
+    from ..api.corpus import load_source
+    return load_source(source, args, labelled=labelled, columns=columns, log=lambda m: log(args, m))
 
 
 class _StderrLines(logging.Handler):

@@ -56,7 +56,7 @@ def run(args) -> int:
         raise InputError(f"--epochs does not apply to {args.algorithm}: it trains to convergence, not in passes")
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
-    from .train_checks import check_dev_is_not_test
+    from ..api.train_checks import check_dev_is_not_test
     check_dev_is_not_test(args.dev, None, args.data_dir, "tune")
     grid = parse_grid(args.grid)
     fixed = parse_grid(args.fixed)

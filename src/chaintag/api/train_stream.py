@@ -36,18 +36,6 @@ AUTO_BYTES = 32 * 2**20
 CHUNK_SENTENCES = 5000
 
 
-def add_stream_options(p) -> None:
-    import argparse
-    p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
-                   help="read the training file in chunks of sentences and keep the model and one chunk in "
-                        "memory, not the corpus (perceptron, mira, nbest-mira, sapo, crf; default: on for "
-                        f"files of {AUTO_BYTES // 2**20} MiB or more when the model is the same either way: "
-                        "perceptron, mira and nbest-mira without --shuffle)")
-    p.add_argument("--stream-dir", metavar="DIR", default=None,
-                   help="where streamed training writes the corpus's compact arrays while it runs (default: "
-                        "the temporary folder, $TMPDIR); about 10-40 bytes per token, removed at the end")
-
-
 def _reads_columns(features, names) -> bool:
     """Whether templates read one of the columns ``names`` by name."""
     from ..features.feature_spec import FeatureSpec
@@ -62,7 +50,7 @@ def _reads_char_grams(features) -> bool:
 
 def _why_not(args, name: str) -> str | None:
     """Why this run cannot be streamed, or None."""
-    from .distributed_opts import wants_distributed
+    from .train_distributed import wants_distributed
     dist = wants_distributed(args)
     if args.train == "-":
         return "standard input is read once; streamed training reads its file three times"
@@ -105,7 +93,7 @@ def wants_stream(args, name: str) -> bool:
         if reason:
             raise InputError(f"--stream: {reason}")
         return True
-    from .distributed_opts import wants_distributed
+    from .train_distributed import wants_distributed
     if wants_distributed(args):
         return reason is None  # the shards, hence the model, are the same either way
     from ..learners import LEARNERS
@@ -143,7 +131,7 @@ def head_corpus(args):
 
 
 def _reader_options(args) -> dict:
-    from .common import sep_value
+    from .corpus import sep_value
     return dict(columns=args.columns, data_dir=args.data_dir, label_field=args.label_field or "xpos",
                 sep=sep_value(args.sep), encoding=args.encoding)
 

@@ -1,0 +1,396 @@
+"""Training as ``chaintag train`` does it: data read and checked, features chosen, learner fitted, model saved.
+
+:func:`train` is the Python entry point; the command line builds the same
+settings from its options and calls :func:`run_training`, then prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from ..errors import InputError
+from ..progress import plural
+from .corpus import load_source
+
+__all__ = ["TrainResult", "TrainOptions", "train", "run_training", "EXIT_HISTORY_NOT_WRITTEN", "EXIT_STATE_KEPT"]
+
+# exit codes of `chaintag train` beyond 0 (success) and 2 (error, nothing written)
+EXIT_HISTORY_NOT_WRITTEN = 3  # the model was saved; the --history file was not written
+EXIT_STATE_KEPT = 4  # the model was not saved to --model; the trained state was kept (the message says where)
+
+
+@dataclass
+class TrainResult:
+    """What a training run gives.
+
+    Attributes
+    ----------
+    model : SequenceTagger
+        The fitted model (saved to ``report["model"]`` when a path was given).
+    report : dict
+        ``model``, ``algorithm``, ``seconds``, ``best_epoch``, ``history`` (one record per
+        epoch), ``train`` (sentence and token counts), ``extraction_seconds``, and
+        ``n_features`` / ``n_attributes`` (or ``n_parameters``).
+    test : EvalResult or None
+        The test data's scores (conlleval semantics), when test data was given.
+    test_seconds : float
+    test_sentences : int
+    history_error : OSError or None
+        Set when the history file could not be written (the model was saved).
+    """
+
+    model: object
+    report: dict
+    test: object = None
+    test_seconds: float = 0.0
+    test_sentences: int = 0
+    history_error: OSError | None = None
+
+
+#: The settings of :func:`train` (the names of ``chaintag train``'s options) and their defaults.
+DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm="perceptron", order=1,
+                features=None, clusters=None, autotags=None, epochs=None, cc=0, hash_bits=None,
+                feature_space="gold", shuffle=None, seed=0, no_clip=None, history=None, checkpoint_dir=None,
+                resume=False, scheme=None, workers=None, scheduler=None, mixing=None, stream=None,
+                stream_dir=None, columns=None, data_dir=None, label_field=None, sep=None, encoding="utf-8",
+                format=None, quiet=True)
+
+
+class TrainOptions(SimpleNamespace):
+    """The settings of a training run (:data:`DEFAULTS`, with the given ones); learner flags read None."""
+
+    def __init__(self, **given):
+        unknown = set(given) - set(DEFAULTS)
+        if unknown:
+            raise TypeError(f"train() got unexpected settings {', '.join(sorted(unknown))} (learner parameters "
+                            "go in params=)")
+        super().__init__(**{**DEFAULTS, **given})
+
+    def __getattr__(self, name):  # a learner option the command line would have (--n-best, ...): not given
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None
+
+
+def train(train, *, params: dict | None = None, log=None, **settings) -> TrainResult:
+    """Train a model on a labelled corpus, as ``chaintag train`` does.
+
+    Parameters
+    ----------
+    train : str
+        A training file or a dataset reference (``conll2000:train``).
+    params : dict, optional
+        The learner's own parameters (``{"l2": 2, "n_best": 10}``), checked against what it declares
+        (:mod:`chaintag.learners.params`).
+    log : callable, optional
+        Gets one line per step (default: none).
+    **settings
+        The names of ``chaintag train``'s options (:data:`DEFAULTS`): ``algorithm``, ``features``,
+        ``dev``, ``dev_fraction``, ``test``, ``model`` (a path: the model is saved there), ``epochs``,
+        ``order``, ``clusters``, ``autotags``, ``checkpoint_dir``, ``resume``, ``scheme``, ...
+
+    Returns
+    -------
+    TrainResult
+        The fitted model, its report, and the test scores when ``test`` was given.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For bad data or settings.
+
+    Examples
+    --------
+    >>> result = chaintag.train("conll2000:train", test="conll2000:test", features="chunking",
+    ...                         algorithm="sapo", params={"l2": 1.0}, epochs=10)  # doctest: +SKIP
+    >>> result.test.f1  # doctest: +SKIP
+    """
+    opts = TrainOptions(train=train, **settings)
+    given = dict(params or {})
+
+    def learner_params(cls, shown):
+        declared = {p.name: p for p in cls.params}
+        unknown = sorted(set(given) - set(declared))
+        if unknown:
+            raise InputError(f"{shown} has no parameter {', '.join(unknown)}; it takes {', '.join(sorted(declared))}")
+        for name, value in given.items():
+            declared[name].check(value)
+        return given
+
+    return run_training(opts, log=log, settings=learner_params)
+
+
+def second_order_name(algorithm: str) -> str:
+    """The learner of ``--algorithm A --order 2``: the one that declares ``first_order = A``."""
+    from ..errors import InputError
+    from ..learners import LEARNERS
+    names = {LEARNERS[n].first_order: n for n in LEARNERS if LEARNERS[n].order == 2}
+    if algorithm not in names:
+        raise InputError("--order 2 is offered for the perceptron and SAPO (--algorithm perceptron or sapo)")
+    return names[algorithm]
+
+
+def run_training(opts, log=None, settings=None) -> TrainResult:
+    """Train and save a model as ``chaintag train`` does, from its settings.
+
+    Parameters
+    ----------
+    opts : object
+        The settings, with the names of ``chaintag train``'s options (``train``, ``dev``,
+        ``dev_fraction``, ``test``, ``model``, ``algorithm``, ``order``, ``features``,
+        ``clusters``, ``autotags``, ``epochs``, ``cc``, ``hash_bits``, ``feature_space``,
+        ``shuffle``, ``seed``, ``no_clip``, ``history``, ``checkpoint_dir``, ``resume``,
+        ``scheme``, ``workers``, ``scheduler``, ``mixing``, ``stream``, ``stream_dir``,
+        ``columns``, ``data_dir``, ``label_field``, ``sep``, ``encoding``, ``format``, ``quiet``):
+        see :class:`TrainOptions`.
+    log : callable, optional
+        Gets one line per step (data read, features, epochs, model saved).
+    settings : callable, optional
+        ``settings(cls, shown) -> dict``: the learner's own parameters for the class
+        ``cls`` (``shown``: the learner as the command line names it, for messages).
+
+    Returns
+    -------
+    TrainResult
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For bad data or settings (naming the file and line, or the option).
+    chaintag.errors.OutputError
+        When the model cannot be saved (the message says where the trained state is kept).
+    """
+    if log is None:
+        def log(message):
+            return None
+    from ..errors import InputError
+    from ..learners import make_learner
+
+    t0 = time.perf_counter()
+    from .train_stream import CHUNK_SENTENCES, head_corpus, wants_stream
+    streamed = wants_stream(opts, second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm)
+    train = head_corpus(opts) if streamed else load_source(opts.train, opts, log=log)
+    if train.n_sentences == 0:
+        raise InputError("no sentences to train on", train.source)
+    if streamed:
+        log(f"streamed training: {opts.train} is read in chunks of {CHUNK_SENTENCES} sentences (the checks "
+                  f"below read the first one: {plural(train.n_sentences, 'sentence')}, "
+                  f"{plural(train.n_tokens, 'token')})")
+    else:
+        log(f"read {plural(train.n_sentences, 'sentence')}, {plural(train.n_tokens, 'token')} from {opts.train}")
+    if opts.label_field and train.label_field is None:
+        log(f"warning: --label-field applies to CoNLL-U files; {opts.train} is a column file, whose "
+                  "label is its last column (or the one --columns names)")
+    from .train_checks import default_preset, describe_features, describe_labels, label_column_warnings
+    for warning in label_column_warnings(train):
+        log(f"warning: {warning}")
+    from ..learners import LEARNERS
+    if getattr(LEARNERS.get(opts.algorithm), "learns_representation", False):
+        # neural learners embed the columns themselves: no attribute templates, presets or clusters
+        for option, value in (("--features", opts.features), ("--clusters", opts.clusters),
+                              ("--autotags", opts.autotags)):
+            if value:
+                raise InputError(f"{option} does not apply to {opts.algorithm}: it learns its own token "
+                                 "representation (word, character and column embeddings)")
+        log(f"{opts.algorithm}: word, character and column embeddings of the columns "
+                  f"{', '.join(train.columns)} (no attribute templates); labels: {describe_labels(train)}")
+    else:
+        why = None
+        if opts.features is None:
+            opts.features, why = default_preset(train.columns, train.labels)
+        if opts.clusters:
+            from ..features.spec import with_clusters
+            opts.features = with_clusters(opts.features, opts.clusters)
+        if opts.autotags:
+            from ..features.spec import with_autotags
+            opts.features = with_autotags(opts.features, _text_paths(opts.autotags, opts.data_dir,
+                                                                     getattr(opts, "autotags_in_data_dir", False)))
+        from ..features.document import document_columns_read, with_document_columns
+        if document_columns_read(opts.features, train.columns):
+            # the templates read the document columns: computed from each file's documents (marker lines)
+            if streamed:
+                raise InputError("the document columns (abbr, docnext, doccap) need whole documents: train "
+                                 "without streaming (a file read in chunks has none)")
+            with_document_columns(train)
+            log(f"document columns abbr, docnext, doccap computed on {len(set(train.documents or [0]))} "
+                      f"document(s) of {opts.train}")
+        from ..features.templates import AUTO_COLUMNS, resolve_templates
+        templates = resolve_templates(opts.features, train.columns, virtual=True)
+        log(describe_features(opts.features, why, templates, train.columns, train))
+        if opts.autotags and not any(a.column in AUTO_COLUMNS and a.column not in train.columns
+                                     for t in templates for a in t.atoms):
+            log("warning: the unlabeled text (--autotags, or the recipe's) is not used: no template reads "
+                      "its labels (atag, atag2)")
+    from ..features.document import DOCUMENT_COLUMNS
+
+    def load_like_train(source):
+        """Another file of the run, with the document columns when the training data has them."""
+        corpus = load_source(source, opts, log=log)
+        if all(c in train.columns for c in DOCUMENT_COLUMNS) and not any(c in corpus.columns
+                                                                        for c in DOCUMENT_COLUMNS):
+            from ..features.document import with_document_columns
+            with_document_columns(corpus)
+        return corpus
+
+    dev = None
+    if opts.dev:
+        d = load_like_train(opts.dev)
+        dev = (d.tokens, d.labels)
+        log(f"dev: {plural(d.n_sentences, 'sentence')} from {opts.dev}")
+    elif opts.dev_fraction > 0:
+        cut = train.n_sentences - max(1, int(round(train.n_sentences * opts.dev_fraction)))
+        if cut < 1:
+            raise InputError("--dev-fraction leaves no training sentences")
+        dev = (train.tokens[cut:], train.labels[cut:])
+        train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
+        log(f"dev: the last {plural(len(dev[0]), 'sentence')}; training on the first {cut}")
+    # read the test data before training, so that a bad reference fails at once
+    test = load_like_train(opts.test) if opts.test else None
+    name = opts.algorithm
+    if opts.order == 2:
+        name = second_order_name(name)
+    params = dict(features=opts.features, columns=train.columns, cc=opts.cc,
+                  feature_space=opts.feature_space, random_state=opts.seed,
+                  progress=False if opts.quiet else True)  # bars on a terminal, else one line per epoch
+    # options left unset keep each learner's own default; a set option must apply (the learner declares it)
+    from ..learners import LEARNERS
+    cls = LEARNERS[name]
+    shown = f"{opts.algorithm} --order 2" if opts.order == 2 else name
+    mine = {p.flag for p in cls.params}
+    if getattr(opts, "maxent_c", None) is not None or getattr(opts, "maxent_solver", None) is not None:
+        if "--maxent-c" not in mine:
+            raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
+    if (getattr(opts, "C", None) is not None or opts.no_clip) and "--maxent-c" in mine:
+        raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
+    if opts.epochs is not None:
+        if "epochs" not in cls._param_names():
+            raise InputError(f"--epochs does not apply to {shown}")
+        params["epochs"] = opts.epochs
+    if opts.shuffle is not None:
+        if "shuffle" not in cls._param_names():
+            raise InputError(f"--shuffle/--no-shuffle does not apply to {shown}")
+        params["shuffle"] = opts.shuffle
+    if opts.hash_bits is not None:
+        if "hash_bits" not in cls._param_names():
+            raise InputError(f"--hash-bits does not apply to {shown}")
+        params["hash_bits"] = opts.hash_bits
+    params.update(settings(cls, shown) if settings is not None else {})
+    accepted = set(cls._param_names())
+    if opts.no_clip:
+        if "C" not in accepted:
+            raise InputError(f"--no-clip does not apply to {shown}")
+        params["C"] = None
+    learner = make_learner(name, strict=False, **params)
+    if "progress" not in accepted:  # maxent: its solver step is reported the same way
+        learner.progress = params["progress"]
+    learner.eval_scheme = opts.scheme  # dev scoring (best epoch) and --test
+    from .train_distributed import fit_with_options, wants_distributed
+    try:
+        if wants_distributed(opts):
+            from .train_stream import fit_stream_distributed
+            fit_with_options(learner, train, dev, opts, fit_streamed=fit_stream_distributed if streamed else None)
+        elif streamed:
+            from .train_stream import fit_stream
+            fit_stream(learner, opts, dev, train)
+        elif opts.checkpoint_dir:
+            learner.fit(train.tokens, train.labels, dev=dev, checkpoint_dir=opts.checkpoint_dir,
+                        resume=opts.resume)
+        else:
+            learner.fit(train.tokens, train.labels, dev=dev)
+    except ValueError as exc:  # bad hyper-parameter values
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(str(exc)) from None
+    learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
+    if opts.model:
+        try:
+            learner.save(opts.model)
+        except OSError as exc:  # a full disk, ...: keep the trained state, say where
+            raise _model_not_saved(opts, learner, exc) from None
+    train_seconds = time.perf_counter() - t0
+    message = getattr(learner, "optimizer_message_", None)
+    if message and "CONVERGENCE" not in message:
+        log(f"warning: L-BFGS stopped before converging ({message}); raise --epochs")
+    size = (f"{learner.n_parameters_} parameters" if hasattr(learner, "n_parameters_")
+            else f"{learner.feature_index_.n_features} features")
+    log(f"{'saved ' + str(opts.model) if opts.model else 'trained'}: {size}, "
+        f"{plural(len(learner.labels_), 'label')}, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
+    if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
+        best = learner.history_[learner.best_epoch_ - 1]
+        log(f"dev score of the kept epoch ({learner.best_epoch_}): {best['dev_score']:.2f}")
+    history_error = None
+    if opts.history:
+        from ..io.atomic import atomic_open
+        try:
+            with atomic_open(opts.history) as f:
+                for rec in learner.history_:
+                    f.write(json.dumps(rec) + "\n")
+        except OSError as exc:  # the model is saved: say so, and exit with its own code
+            history_error = exc
+    out = {"model": opts.model, "algorithm": name, "seconds": train_seconds,
+           "best_epoch": learner.best_epoch_, "history": learner.history_,
+           "train": (dict(learner.streamed_) if streamed else
+                     {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))}),
+           "extraction_seconds": learner.extraction_seconds_}
+    if hasattr(learner, "n_parameters_"):
+        out["n_parameters"] = learner.n_parameters_
+    else:
+        out.update(n_features=learner.feature_index_.n_features, n_attributes=learner.extractor_.n_attributes)
+    result = TrainResult(learner, out, history_error=history_error)
+    if test is not None:
+        t1 = time.perf_counter()
+        result.test = learner.evaluate(test.tokens, test.labels)
+        result.test_seconds, result.test_sentences = time.perf_counter() - t1, test.n_sentences
+    return result
+
+
+def _model_not_saved(args, learner, exc: OSError):
+    """The error for a model that could not be saved: where the trained state is kept, if anywhere.
+
+    With ``--checkpoint-dir`` the checkpoint holds the final state (rerun with
+    ``--resume`` to write the model without training again); otherwise the
+    model is saved to the temporary folder (``$TMPDIR``, else the system's)
+    or the home folder, whichever takes it.
+    """
+    from ..errors import OutputError
+    errno_ = getattr(exc, "errno", None)
+    if args.checkpoint_dir:
+        ck = os.path.join(args.checkpoint_dir, "checkpoint.npz")
+        if os.path.exists(ck):
+            return OutputError(f"{exc}; the model was not saved, the trained state is kept in {ck}: free some "
+                               "space and run the same command with --resume to write the model without "
+                               "training again", args.model, errno_, exit_code=EXIT_STATE_KEPT)
+    import tempfile
+    base = os.path.basename(args.model) or "model.npz"
+    stem = base[:-4] if base.endswith(".npz") else base
+    tried = []
+    for folder in (tempfile.gettempdir(), os.path.expanduser("~")):
+        rescue = os.path.join(folder, f"{stem}.rescued-{os.getpid()}.npz")
+        if folder in tried or os.path.abspath(folder) == os.path.dirname(os.path.abspath(args.model)):
+            continue
+        tried.append(folder)
+        try:
+            learner.save(rescue)
+        except (OSError, ValueError):  # cannot write there either (or no such folder)
+            continue
+        return OutputError(f"{exc}; the model was not saved there, the trained model was saved to {rescue} "
+                           "instead: move it where you want it", args.model, errno_, exit_code=EXIT_STATE_KEPT)
+    return OutputError(f"{exc}; the model was not saved, nor a rescue copy in {' or '.join(tried) or 'another folder'}"
+                       "; the trained model is lost", args.model, errno_)
+
+
+def _text_paths(paths, data_dir, in_data_dir: bool = False) -> list[str]:
+    """``--autotags`` paths; one that does not exist here but names a folder of the data directory (such
+    as ``unlabeled_en``) is read there. A recipe's text (``in_data_dir``) is always the data directory's."""
+    import os
+    from ..data.datasets import resolve_data_dir
+    out = []
+    for p in paths:
+        there = os.path.join(resolve_data_dir(data_dir), p)
+        local = os.path.exists(p) or os.path.isabs(p) or not os.path.exists(there)
+        out.append(p if local and not in_data_dir else there)
+    return out
