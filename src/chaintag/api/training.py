@@ -167,28 +167,57 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     if log is None:
         def log(message):
             return None
-    from ..errors import InputError
-    from ..learners import make_learner
-
     t0 = time.perf_counter()
-    from .train_stream import CHUNK_SENTENCES, head_corpus, wants_stream
+    from .train_stream import wants_stream
     streamed = wants_stream(opts, second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm)
+    train = _read_training_data(opts, streamed, log)
+    _choose_features(opts, train, streamed, log)
+    dev, test = _held_out_data(opts, train, log)
+    name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
+    learner = _make_learner(opts, name, train, settings)
+    _fit(learner, opts, train, dev, streamed)
+    learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
+    if opts.model:
+        try:
+            learner.save(opts.model)
+        except OSError as exc:  # a full disk, ...: keep the trained state, say where
+            raise _model_not_saved(opts, learner, exc) from None
+    train_seconds = time.perf_counter() - t0
+    result = TrainResult(learner, _report(opts, name, learner, train, dev, streamed, train_seconds, log))
+    result.history_error = _write_history(opts, learner)
+    if test is not None:
+        t1 = time.perf_counter()
+        result.test = learner.evaluate(test.tokens, test.labels)
+        result.test_seconds, result.test_sentences = time.perf_counter() - t1, test.n_sentences
+    return result
+
+
+def _read_training_data(opts, streamed: bool, log):
+    """The training corpus (its first chunk when streamed), with the warnings about its label column."""
+    from .train_checks import label_column_warnings
+    from .train_stream import CHUNK_SENTENCES, head_corpus
     train = head_corpus(opts) if streamed else load_source(opts.train, opts, log=log)
     if train.n_sentences == 0:
         raise InputError("no sentences to train on", train.source)
     if streamed:
         log(f"streamed training: {opts.train} is read in chunks of {CHUNK_SENTENCES} sentences (the checks "
-                  f"below read the first one: {plural(train.n_sentences, 'sentence')}, "
-                  f"{plural(train.n_tokens, 'token')})")
+            f"below read the first one: {plural(train.n_sentences, 'sentence')}, "
+            f"{plural(train.n_tokens, 'token')})")
     else:
         log(f"read {plural(train.n_sentences, 'sentence')}, {plural(train.n_tokens, 'token')} from {opts.train}")
     if opts.label_field and train.label_field is None:
         log(f"warning: --label-field applies to CoNLL-U files; {opts.train} is a column file, whose "
-                  "label is its last column (or the one --columns names)")
-    from .train_checks import default_preset, describe_features, describe_labels, label_column_warnings
+            "label is its last column (or the one --columns names)")
     for warning in label_column_warnings(train):
         log(f"warning: {warning}")
+    return train
+
+
+def _choose_features(opts, train, streamed: bool, log) -> None:
+    """Set ``opts.features``: the default preset when none is given, the resources named, the document
+    columns computed when the templates read them (a learner that embeds the columns takes none)."""
     from ..learners import LEARNERS
+    from .train_checks import default_preset, describe_features, describe_labels
     if getattr(LEARNERS.get(opts.algorithm), "learns_representation", False):
         # neural learners embed the columns themselves: no attribute templates, presets or clusters
         for option, value in (("--features", opts.features), ("--clusters", opts.clusters),
@@ -197,38 +226,43 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
                 raise InputError(f"{option} does not apply to {opts.algorithm}: it learns its own token "
                                  "representation (word, character and column embeddings)")
         log(f"{opts.algorithm}: word, character and column embeddings of the columns "
-                  f"{', '.join(train.columns)} (no attribute templates); labels: {describe_labels(train)}")
-    else:
-        why = None
-        if opts.features is None:
-            opts.features, why = default_preset(train.columns, train.labels)
-        if opts.clusters:
-            from ..features.spec import with_clusters
-            opts.features = with_clusters(opts.features, opts.clusters)
-        if opts.autotags:
-            from ..features.spec import with_autotags
-            opts.features = with_autotags(opts.features, _text_paths(opts.autotags, opts.data_dir,
-                                                                     getattr(opts, "autotags_in_data_dir", False)))
-        from ..features.document import document_columns_read, with_document_columns
-        if document_columns_read(opts.features, train.columns):
-            # the templates read the document columns: computed from each file's documents (marker lines)
-            if streamed:
-                raise InputError("the document columns (abbr, docnext, doccap) need whole documents: train "
-                                 "without streaming (a file read in chunks has none)")
-            with_document_columns(train)
-            log(f"document columns abbr, docnext, doccap computed on {len(set(train.documents or [0]))} "
-                      f"document(s) of {opts.train}")
-        from ..features.templates import AUTO_COLUMNS, resolve_templates
-        templates = resolve_templates(opts.features, train.columns, virtual=True)
-        log(describe_features(opts.features, why, templates, train.columns, train))
-        if opts.autotags and not any(a.column in AUTO_COLUMNS and a.column not in train.columns
-                                     for t in templates for a in t.atoms):
-            log("warning: the unlabeled text (--autotags, or the recipe's) is not used: no template reads "
-                      "its labels (atag, atag2)")
+            f"{', '.join(train.columns)} (no attribute templates); labels: {describe_labels(train)}")
+        return
+    why = None
+    if opts.features is None:
+        opts.features, why = default_preset(train.columns, train.labels)
+    if opts.clusters:
+        from ..features.spec import with_clusters
+        opts.features = with_clusters(opts.features, opts.clusters)
+    if opts.autotags:
+        from ..features.spec import with_autotags
+        opts.features = with_autotags(opts.features, _text_paths(opts.autotags, opts.data_dir,
+                                                                 getattr(opts, "autotags_in_data_dir", False)))
+    from ..features.document import document_columns_read, with_document_columns
+    if document_columns_read(opts.features, train.columns):
+        # the templates read the document columns: computed from each file's documents (marker lines)
+        if streamed:
+            raise InputError("the document columns (abbr, docnext, doccap) need whole documents: train "
+                             "without streaming (a file read in chunks has none)")
+        with_document_columns(train)
+        log(f"document columns abbr, docnext, doccap computed on {len(set(train.documents or [0]))} "
+            f"document(s) of {opts.train}")
+    from ..features.templates import AUTO_COLUMNS, resolve_templates
+    templates = resolve_templates(opts.features, train.columns, virtual=True)
+    log(describe_features(opts.features, why, templates, train.columns, train))
+    if opts.autotags and not any(a.column in AUTO_COLUMNS and a.column not in train.columns
+                                 for t in templates for a in t.atoms):
+        log("warning: the unlabeled text (--autotags, or the recipe's) is not used: no template reads "
+            "its labels (atag, atag2)")
+
+
+def _held_out_data(opts, train, log):
+    """The dev data (a file, or the end of the training data) and the test data, as the training data
+    reads them (with the document columns when it has them); the test data is read before training,
+    so that a bad reference fails at once."""
     from ..features.document import DOCUMENT_COLUMNS
 
     def load_like_train(source):
-        """Another file of the run, with the document columns when the training data has them."""
         corpus = load_source(source, opts, log=log)
         if all(c in train.columns for c in DOCUMENT_COLUMNS) and not any(c in corpus.columns
                                                                         for c in DOCUMENT_COLUMNS):
@@ -248,16 +282,15 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         dev = (train.tokens[cut:], train.labels[cut:])
         train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
         log(f"dev: the last {plural(len(dev[0]), 'sentence')}; training on the first {cut}")
-    # read the test data before training, so that a bad reference fails at once
-    test = load_like_train(opts.test) if opts.test else None
-    name = opts.algorithm
-    if opts.order == 2:
-        name = second_order_name(name)
+    return dev, (load_like_train(opts.test) if opts.test else None)
+
+
+def _make_learner(opts, name: str, train, settings):
+    """The learner ``name`` with the run's settings; an option given must be one the learner declares."""
+    from ..learners import LEARNERS, make_learner
     params = dict(features=opts.features, columns=train.columns, cc=opts.cc,
                   feature_space=opts.feature_space, random_state=opts.seed,
                   progress=False if opts.quiet else True)  # bars on a terminal, else one line per epoch
-    # options left unset keep each learner's own default; a set option must apply (the learner declares it)
-    from ..learners import LEARNERS
     cls = LEARNERS[name]
     shown = f"{opts.algorithm} --order 2" if opts.order == 2 else name
     mine = {p.flag for p in cls.params}
@@ -266,20 +299,14 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
             raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
     if (getattr(opts, "C", None) is not None or opts.no_clip) and "--maxent-c" in mine:
         raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
-    if opts.epochs is not None:
-        if "epochs" not in cls._param_names():
-            raise InputError(f"--epochs does not apply to {shown}")
-        params["epochs"] = opts.epochs
-    if opts.shuffle is not None:
-        if "shuffle" not in cls._param_names():
-            raise InputError(f"--shuffle/--no-shuffle does not apply to {shown}")
-        params["shuffle"] = opts.shuffle
-    if opts.hash_bits is not None:
-        if "hash_bits" not in cls._param_names():
-            raise InputError(f"--hash-bits does not apply to {shown}")
-        params["hash_bits"] = opts.hash_bits
-    params.update(settings(cls, shown) if settings is not None else {})
     accepted = set(cls._param_names())
+    for option, key, value in (("--epochs", "epochs", opts.epochs), ("--shuffle/--no-shuffle", "shuffle", opts.shuffle),
+                               ("--hash-bits", "hash_bits", opts.hash_bits)):
+        if value is not None:
+            if key not in accepted:
+                raise InputError(f"{option} does not apply to {shown}")
+            params[key] = value
+    params.update(settings(cls, shown) if settings is not None else {})
     if opts.no_clip:
         if "C" not in accepted:
             raise InputError(f"--no-clip does not apply to {shown}")
@@ -288,6 +315,11 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     if "progress" not in accepted:  # maxent: its solver step is reported the same way
         learner.progress = params["progress"]
     learner.eval_scheme = opts.scheme  # dev scoring (best epoch) and --test
+    return learner
+
+
+def _fit(learner, opts, train, dev, streamed: bool) -> None:
+    """Fit in memory, streamed from the file, or on a Dask cluster, as the settings ask."""
     from .train_distributed import fit_with_options, wants_distributed
     try:
         if wants_distributed(opts):
@@ -305,13 +337,10 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(exc)) from None
-    learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
-    if opts.model:
-        try:
-            learner.save(opts.model)
-        except OSError as exc:  # a full disk, ...: keep the trained state, say where
-            raise _model_not_saved(opts, learner, exc) from None
-    train_seconds = time.perf_counter() - t0
+
+
+def _report(opts, name, learner, train, dev, streamed, train_seconds, log) -> dict:
+    """The run's figures (and its log lines: the model saved, the dev score of the kept epoch)."""
     message = getattr(learner, "optimizer_message_", None)
     if message and "CONVERGENCE" not in message:
         log(f"warning: L-BFGS stopped before converging ({message}); raise --epochs")
@@ -322,15 +351,6 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
         best = learner.history_[learner.best_epoch_ - 1]
         log(f"dev score of the kept epoch ({learner.best_epoch_}): {best['dev_score']:.2f}")
-    history_error = None
-    if opts.history:
-        from ..io.atomic import atomic_open
-        try:
-            with atomic_open(opts.history) as f:
-                for rec in learner.history_:
-                    f.write(json.dumps(rec) + "\n")
-        except OSError as exc:  # the model is saved: say so, and exit with its own code
-            history_error = exc
     out = {"model": opts.model, "algorithm": name, "seconds": train_seconds,
            "best_epoch": learner.best_epoch_, "history": learner.history_,
            "train": (dict(learner.streamed_) if streamed else
@@ -340,12 +360,21 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         out["n_parameters"] = learner.n_parameters_
     else:
         out.update(n_features=learner.feature_index_.n_features, n_attributes=learner.extractor_.n_attributes)
-    result = TrainResult(learner, out, history_error=history_error)
-    if test is not None:
-        t1 = time.perf_counter()
-        result.test = learner.evaluate(test.tokens, test.labels)
-        result.test_seconds, result.test_sentences = time.perf_counter() - t1, test.n_sentences
-    return result
+    return out
+
+
+def _write_history(opts, learner) -> OSError | None:
+    """Write the per-epoch history as JSON lines (atomically); the error when it could not be written."""
+    if not opts.history:
+        return None
+    from ..io.atomic import atomic_open
+    try:
+        with atomic_open(opts.history) as f:
+            for rec in learner.history_:
+                f.write(json.dumps(rec) + "\n")
+    except OSError as exc:  # the model is saved: say so, and exit with its own code
+        return exc
+    return None
 
 
 def _model_not_saved(args, learner, exc: OSError):
