@@ -98,64 +98,16 @@ def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", option
     from ..features.document import model_document_columns
     from .tag_writers import OrderedWriter
     options = dict(options or {})
-    nbest = options.get("nbest")
     own = writer is None
     if own:
         writer = OrderedWriter(out, model, "", 1, options)
     # a model with document columns is given one whole document per batch (markers end a batch)
     whole_documents = bool(model_document_columns(model))
-    n = 0
     with writer if own else contextlib.nullcontext(writer):
         if kind == "conllu":
-            feature_picker(model, columns, 1, name, None)  # the words of CoNLL-U input: one column, FORM
-            batch = []
-            for block in sentences:
-                if progress is not None:
-                    progress(1)
-                batch.append(block)
-                n += bool(block.sentence.tokens)
-                if len(batch) >= batch_size and not whole_documents:
-                    writer.batch("conllu", batch, None, "\t")
-                    batch = []
-            if batch:
-                writer.batch("conllu", batch, None, "\t")
-            return n
-        batch = []
-        picker = "unset"
-        out_sep = None
-        for sent in sentences:
-            if progress is not None:
-                progress(1)
-            if sent.marker is not None:
-                # document markers are copied through, each followed by a blank line
-                if batch:
-                    writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
-                    batch = []
-                if not nbest:
-                    writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
-                continue
-            if not sent.tokens:  # a blank line of plain text: an empty line of text output
-                if kind == "text":
-                    batch.append([])
-                continue
-            if picker == "unset":
-                picker = feature_picker(model, columns, len(sent.tokens[0]), name, sent.line)
-                if input_format == "columns" and warn is not None and looks_like_text(model, sent.tokens):
-                    warn(f"warning: {name}: the first sentence looks like lines of plain text (every line "
-                         f"has {len(sent.tokens[0])} different words); this model reads "
-                         f"{expected_input(model)[5:]}")
-                # the output keeps the input's separator (tab-separated tokens may hold spaces)
-                out_sep = sep.get("sep", " ") if isinstance(sep, dict) else sep
-            if options.get("partial"):
-                check_partial_sentence(model, sent.tokens, name, sent.line)
-            batch.append(sent.tokens)
-            n += 1
-            if len(batch) >= batch_size and not whole_documents:
-                writer.batch(kind, batch, picker, out_sep)
-                batch = []
-        if batch:
-            writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
-    return n
+            return _tag_blocks(model, sentences, writer, columns, name, batch_size, whole_documents, progress)
+        return _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_format, batch_size,
+                              name, whole_documents, progress, warn)
 
 
 def tag_file(model, source="-", output="-", *, model_path=None, format: str | None = None,
@@ -207,23 +159,8 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     """
     if isinstance(model, (str, os.PathLike)):
         model_path, model = os.fspath(model), None
-    chosen = [opt for opt, v in (("--nbest", nbest), ("--confidence", confidence),
-                                 ("--marginals", marginals or None)) if v is not None]
-    if len(chosen) > 1:
-        raise InputError(f"use one of {', '.join(chosen)}, not several")
-    for opt, k in (("--nbest", nbest), ("--confidence", confidence)):
-        if k is not None and not 1 <= k <= MAX_K:
-            raise InputError(f"{opt} takes K between 1 and {MAX_K} (got {k})")
-    for path in (model_path, None if os.fspath(source) == "-" else source):
-        if path and os.fspath(output) != "-" and os.path.exists(path) and os.path.exists(output) \
-                and os.path.samefile(path, output):
-            raise InputError("--output would overwrite an input file", os.fspath(output))
-    if batch_size < 1:
-        raise InputError("--batch-size must be at least 1")
-    if jobs < 1:
-        raise InputError("--jobs must be at least 1")
-    if (jobs > 1 or workers is not None or scheduler) and not model_path:
-        raise InputError("tagging in several processes loads the model from its file: give model_path")
+    chosen = _check_options(source, output, model_path, nbest, confidence, marginals, batch_size, jobs,
+                            workers, scheduler)
     if model is None:
         from ..learners import load
         model = load(model_path)
@@ -235,6 +172,76 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     elif trained_on and label_field != trained_on and warn is not None:
         warn(f"warning: the model was trained on {trained_on.upper()} labels; they are written into the "
              f"{label_field.upper()} column")
+    sentences, info, name, kind, options = _plan(model, source, format, output_format, sep, encoding, data_dir,
+                                                 nbest, confidence, marginals, constrain, scheme, partial,
+                                                 label_field, chosen)
+    return _write(model, model_path, sentences, output, kind, options, columns, info, name, batch_size, jobs,
+                  workers, scheduler, progress, warn)
+
+
+def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_format, batch_size, name,
+                   whole_documents, progress, warn) -> int:
+    """Sentences of a column file or text tagged in batches; markers copied through; the sentences tagged."""
+    nbest, n = options.get("nbest"), 0
+    batch = []
+    picker = "unset"
+    out_sep = None
+    for sent in sentences:
+        if progress is not None:
+            progress(1)
+        if sent.marker is not None:
+            # document markers are copied through, each followed by a blank line
+            if batch:
+                writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
+                batch = []
+            if not nbest:
+                writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
+            continue
+        if not sent.tokens:  # a blank line of plain text: an empty line of text output
+            if kind == "text":
+                batch.append([])
+            continue
+        if picker == "unset":
+            picker = feature_picker(model, columns, len(sent.tokens[0]), name, sent.line)
+            if input_format == "columns" and warn is not None and looks_like_text(model, sent.tokens):
+                warn(f"warning: {name}: the first sentence looks like lines of plain text (every line "
+                     f"has {len(sent.tokens[0])} different words); this model reads "
+                     f"{expected_input(model)[5:]}")
+            # the output keeps the input's separator (tab-separated tokens may hold spaces)
+            out_sep = sep.get("sep", " ") if isinstance(sep, dict) else sep
+        if options.get("partial"):
+            check_partial_sentence(model, sent.tokens, name, sent.line)
+        batch.append(sent.tokens)
+        n += 1
+        if len(batch) >= batch_size and not whole_documents:
+            writer.batch(kind, batch, picker, out_sep)
+            batch = []
+    if batch:
+        writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
+    return n
+
+
+def _tag_blocks(model, blocks, writer, columns, name, batch_size, whole_documents, progress) -> int:
+    """CoNLL-U blocks tagged in batches and written back whole; the number of sentences."""
+    feature_picker(model, columns, 1, name, None)  # the words of CoNLL-U input: one column, FORM
+    batch, n = [], 0
+    for block in blocks:
+        if progress is not None:
+            progress(1)
+        batch.append(block)
+        n += bool(block.sentence.tokens)
+        if len(batch) >= batch_size and not whole_documents:
+            writer.batch("conllu", batch, None, "\t")
+            batch = []
+    if batch:
+        writer.batch("conllu", batch, None, "\t")
+    return n
+
+
+def _plan(model, source, format, output_format, sep, encoding, data_dir, nbest, confidence, marginals, constrain,
+          scheme, partial, label_field, chosen):
+    """Open the input and decide the output: the sentences (or CoNLL-U blocks), the reader's info, the
+    input's name, the kind of output and the batch options."""
     blocks = format in (None, "conllu") and (output_format or "conllu") == "conllu"
     sentences, info, name = open_sentences(source, format=format, sep=sep, encoding=encoding, data_dir=data_dir,
                                            conllu_blocks=blocks)
@@ -258,6 +265,35 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
             sentences = (block.sentence for block in sentences if block.sentence.tokens)
     if kind != "conllu" and (constrain or partial or scheme):
         options.update(_constraint_options(model, constrain, scheme, partial, info["format"]))
+    return sentences, info, name, kind, options
+
+
+def _check_options(source, output, model_path, nbest, confidence, marginals, batch_size, jobs, workers,
+                   scheduler) -> list[str]:
+    """Refuse options that cannot go together or out of bounds; the extra outputs chosen (at most one)."""
+    chosen = [opt for opt, v in (("--nbest", nbest), ("--confidence", confidence),
+                                 ("--marginals", marginals or None)) if v is not None]
+    if len(chosen) > 1:
+        raise InputError(f"use one of {', '.join(chosen)}, not several")
+    for opt, k in (("--nbest", nbest), ("--confidence", confidence)):
+        if k is not None and not 1 <= k <= MAX_K:
+            raise InputError(f"{opt} takes K between 1 and {MAX_K} (got {k})")
+    for path in (model_path, None if os.fspath(source) == "-" else source):
+        if path and os.fspath(output) != "-" and os.path.exists(path) and os.path.exists(output) \
+                and os.path.samefile(path, output):
+            raise InputError("--output would overwrite an input file", os.fspath(output))
+    if batch_size < 1:
+        raise InputError("--batch-size must be at least 1")
+    if jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if (jobs > 1 or workers is not None or scheduler) and not model_path:
+        raise InputError("tagging in several processes loads the model from its file: give model_path")
+    return chosen
+
+
+def _write(model, model_path, sentences, output, kind, options, columns, info, name, batch_size, jobs, workers,
+           scheduler, progress, warn) -> int:
+    """Tag into the output file (atomically) or stdout, with the writer the settings ask for."""
     from ..io.atomic import atomic_open
     from .tag_dask import make_writer
     opened = (contextlib.nullcontext(sys.stdout) if os.fspath(output) == "-"
