@@ -252,36 +252,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
                                 f"{n_labels * n_labels * 8 / 2**30:.1f} GiB): is the label column right? "
                                 "(see --columns)")
         t_start = time.perf_counter()
-        from ..features.spec import resolve_resources
-        resources = None if dict_input else resolve_resources(self.features)  # @clusters=FILE parts
-        hash_bits = getattr(self, "hash_bits", None)
-        if dict_input:
-            extractor = self._dict_extractor(hash_bits)
-        elif hash_bits is not None:
-            templates = resolve_templates(self.features, columns)
-            from ..features.hashed import HashedAttributeExtractor
-            try:
-                extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits,
-                                                     resources=resources)
-            except InputError:
-                raise
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
-        else:
-            from ..features.spec import vector_dim, vector_scale
-            templates = resolve_templates(self.features, columns, virtual=True)
-            if getattr(self, "_without_autotags", False):  # a fold model of the labels of unlabeled text
-                from ..features.autotags import AUTO_COLUMNS
-                templates = [t for t in templates if not any(a.column in AUTO_COLUMNS and a.column not in columns
-                                                             for a in t.atoms)]
-            extractor = AttributeExtractor(templates, columns, resources=resources,
-                                           vec_scale=vector_scale(self.features), vec_dim=vector_dim(self.features),
-                                           gazetteer=self._gazetteer(templates, columns, rows, labels),
-                                           autotags=self._autotags(templates, columns, rows, labels))
-            if extractor.has_vectors and not type(self)._real_values:
-                raise InputError(f"vec(...) templates give real-valued attributes, which {type(self).__name__} "
-                                 "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
-                                 "crf-lbfgs, mira, nbest-mira, maxent) or drop the vec templates")
+        extractor = self._extractor(dict_input, columns, rows, labels)
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         from ..progress import plural, progress_mode, step
         with step(progress_mode(getattr(self, "progress", None)),
@@ -315,6 +286,41 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             dev_pack = (extractor.transform(dev_rows), dev_labels)
         self._train(data, dev_pack, checkpoint_dir, resume, trainer=trainer)
         return self
+
+    def _extractor(self, dict_input: bool, columns, rows, labels):
+        """The attribute extractor of the training data: of feature dicts, hashed, or exact (with the
+        resources, the gazetteer and the labels of unlabeled text its templates read)."""
+        from ..features.spec import resolve_resources
+        resources = None if dict_input else resolve_resources(self.features)  # @clusters=FILE parts
+        hash_bits = getattr(self, "hash_bits", None)
+        if dict_input:
+            extractor = self._dict_extractor(hash_bits)
+        elif hash_bits is not None:
+            templates = resolve_templates(self.features, columns)
+            from ..features.hashed import HashedAttributeExtractor
+            try:
+                extractor = HashedAttributeExtractor(templates, columns, hash_bits=hash_bits,
+                                                     resources=resources)
+            except InputError:
+                raise
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+        else:
+            from ..features.spec import vector_dim, vector_scale
+            templates = resolve_templates(self.features, columns, virtual=True)
+            if getattr(self, "_without_autotags", False):  # a fold model of the labels of unlabeled text
+                from ..features.autotags import AUTO_COLUMNS
+                templates = [t for t in templates if not any(a.column in AUTO_COLUMNS and a.column not in columns
+                                                             for a in t.atoms)]
+            extractor = AttributeExtractor(templates, columns, resources=resources,
+                                           vec_scale=vector_scale(self.features), vec_dim=vector_dim(self.features),
+                                           gazetteer=self._gazetteer(templates, columns, rows, labels),
+                                           autotags=self._autotags(templates, columns, rows, labels))
+            if extractor.has_vectors and not type(self)._real_values:
+                raise InputError(f"vec(...) templates give real-valued attributes, which {type(self).__name__} "
+                                 "does not read; train a learner with valued kernels (perceptron, sapo, crf, "
+                                 "crf-lbfgs, mira, nbest-mira, maxent) or drop the vec templates")
+        return extractor
 
     def _gazetteer(self, templates, columns, rows, labels):
         """The gazetteer of the templates' ``gaz`` / ``gazn`` columns, built on the training data (None: none read)."""
