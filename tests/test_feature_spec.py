@@ -80,3 +80,14 @@ def test_a_learner_takes_a_feature_spec_as_its_text():
 
 def test_the_optional_parts_of_a_preset_follow_the_columns():
     assert len(resolve_templates("ner", ["word", "pos"])) == len(resolve_templates("ner", ["word"])) + 5
+
+
+def test_a_model_file_keeps_the_specification_as_text(tmp_path):
+    spec = FeatureSpec.parse("w[0];suf2(w[0])")
+    a = chaintag.StructuredPerceptron(features=spec, epochs=2).fit(SENTS, LABELS)
+    b = chaintag.StructuredPerceptron(features="w[0];suf2(w[0])", epochs=2).fit(SENTS, LABELS)
+    a.save(tmp_path / "a.npz")
+    b.save(tmp_path / "b.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    back = chaintag.load(tmp_path / "a.npz")
+    assert back.features == "w[0];suf2(w[0])" and back.predict(SENTS) == a.predict(SENTS)

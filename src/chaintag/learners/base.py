@@ -132,6 +132,11 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             setattr(self, k, v)
         return self
 
+    def _stored_params(self) -> dict[str, Any]:
+        """The hyper-parameters as a model file keeps them: a ``FeatureSpec`` as its text."""
+        from ..features.feature_spec import FeatureSpec
+        return {k: (v.to_text() if isinstance(v, FeatureSpec) else v) for k, v in self.get_params().items()}
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
@@ -605,7 +610,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
         check_weights(self, self.weights_)  # never a model file with NaN or inf weights
         ex_meta, ex_arrays = self.extractor_.state()
         # settings that do not change the model (progress display) stay out of its file
-        params = {k: v for k, v in self.get_params().items() if k != "progress"}
+        params = {k: v for k, v in self._stored_params().items() if k != "progress"}
         meta = {
             "algorithm": self.algorithm,
             "params": params,

@@ -35,7 +35,7 @@ def fingerprint(model, data, dev_pack=None) -> str:
     attribute table, the training labels, the labels of unlabeled text that the training tokens
     read (when the templates read them) and the dev data (its presence and content)."""
     h = hashlib.sha256()
-    params = {k: v for k, v in model.get_params().items() if k not in ("epochs", "progress")}
+    params = {k: v for k, v in model._stored_params().items() if k not in ("epochs", "progress")}
     h.update(json.dumps([model.algorithm, params, model.labels_], sort_keys=True, default=str).encode())
     h.update(np.ascontiguousarray(model.extractor_.attr_keys).tobytes())
     # a corpus sharded on disk gives its gold labels part by part (the same bytes, in order)

@@ -178,7 +178,7 @@ class IntrospectionMixin:
         return {
             "algorithm": self.algorithm,
             "class": type(self).__name__,
-            "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in self.get_params().items()},
+            "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in self._stored_params().items()},
             "training": training,
             "best_epoch": getattr(self, "best_epoch_", None),
             "epochs_run": len(getattr(self, "history_", []) or []),
