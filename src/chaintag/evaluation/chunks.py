@@ -405,6 +405,127 @@ def _count_agreeing(gold_sentence: Sequence[str], pred_sentence: Sequence[str], 
     return n
 
 
+def _check_inputs(gold: Sequence, pred: Sequence) -> None:
+    """Raise for mismatched sentence counts or lengths, strings and non-string labels.
+
+    Sentences are checked in order, each one's lengths before its labels'
+    types, so the first faulty sentence is the one reported.
+    """
+    _check_sentence_counts(gold, pred)
+    for index, (gold_sentence, pred_sentence) in enumerate(zip(gold, pred)):
+        _check_sentence(index, gold_sentence, pred_sentence)
+        for lab in (*gold_sentence, *pred_sentence):
+            if not isinstance(lab, str):
+                split_label(lab)  # raises the TypeError
+
+
+@dataclass
+class _Tally:
+    """Counts gathered over the sentences by :func:`_tally`."""
+
+    gold_counts: dict[str, int] = field(default_factory=dict)
+    pred_counts: dict[str, int] = field(default_factory=dict)
+    correct_counts: dict[str, int] = field(default_factory=dict)
+    stray_gold: dict[str, int] = field(default_factory=dict)
+    stray_pred: dict[str, int] = field(default_factory=dict)
+    n_tokens: int = 0
+    n_correct_tokens: int = 0
+
+
+def _count_strays(tally: _Tally, stray, gold_sentence: Sequence[str],
+                  pred_sentence: Sequence[str]) -> None:
+    """Add a sentence's stray labels (those in ``stray``) to the tally, per side."""
+    for side, seq in ((tally.stray_gold, gold_sentence), (tally.stray_pred, pred_sentence)):
+        for lab in seq:
+            if lab in stray:
+                side[lab] = side.get(lab, 0) + 1
+
+
+def _count_chunks(tally: _Tally, gold_chunks: list, pred_chunks: list) -> None:
+    """Add a sentence's gold, predicted and correct chunks to the per-type counts."""
+    gold_counts, pred_counts, correct_counts = (
+        tally.gold_counts, tally.pred_counts, tally.correct_counts)
+    for chunk in gold_chunks:
+        kind = chunk[0]
+        gold_counts[kind] = gold_counts.get(kind, 0) + 1
+    for chunk in pred_chunks:
+        kind = chunk[0]
+        pred_counts[kind] = pred_counts.get(kind, 0) + 1
+    if gold_chunks and pred_chunks:
+        gold_set = set(gold_chunks)
+        for chunk in pred_chunks:
+            if chunk in gold_set:
+                kind = chunk[0]
+                correct_counts[kind] = correct_counts.get(kind, 0) + 1
+
+
+def _tally(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]], chosen) -> _Tally:
+    """Count tokens, agreeing tokens, strays and chunks over all sentence pairs.
+
+    ``chosen`` is the scheme that :func:`~chaintag.evaluation.schemes.
+    detect_scheme` picked: its ``read`` maps labels to their reading and
+    its ``stray`` holds the labels that fit no prefix of the scheme.
+    """
+    cache: dict = dict(chosen.read)
+    token_cache: dict = {}
+    stray = chosen.stray
+    tally = _Tally()
+    for gold_sentence, pred_sentence in zip(gold, pred):
+        if stray:
+            _count_strays(tally, stray, gold_sentence, pred_sentence)
+        gold_chunks = _scan(gold_sentence, cache)
+        pred_chunks = _scan(pred_sentence, cache)
+        tally.n_tokens += len(gold_sentence)
+        tally.n_correct_tokens += _count_agreeing(gold_sentence, pred_sentence, token_cache)
+        _count_chunks(tally, gold_chunks, pred_chunks)
+    return tally
+
+
+def _per_type(tally: _Tally) -> dict[str, dict]:
+    """Precision, recall, F1 and counts of every type seen in gold or in the predictions."""
+    per_type: dict[str, dict] = {}
+    for kind in sorted(set(tally.gold_counts) | set(tally.pred_counts)):
+        n_gold = tally.gold_counts.get(kind, 0)
+        n_pred = tally.pred_counts.get(kind, 0)
+        n_correct = tally.correct_counts.get(kind, 0)
+        p, r, f = _prf(n_correct, n_gold, n_pred)
+        per_type[kind] = {"precision": p, "recall": r, "f1": f,
+                          "n_gold": n_gold, "n_pred": n_pred, "n_correct": n_correct}
+    return per_type
+
+
+def _result(gold: Sequence, pred: Sequence, chosen, tally: _Tally) -> EvalResult:
+    """The :class:`EvalResult` of a tally: overall and per-type scores, accuracy, scheme."""
+    per_type = _per_type(tally)
+    n_gold_chunks = sum(tally.gold_counts.values())
+    n_pred_chunks = sum(tally.pred_counts.values())
+    n_correct_chunks = sum(tally.correct_counts.values())
+    precision, recall, f1 = _prf(n_correct_chunks, n_gold_chunks, n_pred_chunks)
+    n_tokens, n_correct_tokens = tally.n_tokens, tally.n_correct_tokens
+    accuracy = 100.0 * n_correct_tokens / n_tokens if n_tokens > 0 else 0.0
+    return EvalResult(
+        accuracy=accuracy,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        per_type=per_type,
+        n_sentences=len(gold),
+        n_tokens=n_tokens,
+        n_gold_chunks=n_gold_chunks,
+        n_pred_chunks=n_pred_chunks,
+        n_correct_chunks=n_correct_chunks,
+        n_correct_tokens=n_correct_tokens,
+        scheme=chosen.name,
+        scheme_detected=chosen.detected,
+        is_chunking=chosen.is_chunking,
+        scheme_typed=chosen.typed,
+        stray_gold=tally.stray_gold,
+        stray_pred=tally.stray_pred,
+        scheme_suggested=_suggest(gold, pred, chosen, tally.stray_gold, tally.stray_pred),
+        label_format=chosen.notation,
+    )
+
+
 def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
              scheme: str | None = "auto", label_format: str | None = None) -> EvalResult:
     """Score predicted labels against gold labels as ``conlleval`` does.
@@ -473,83 +594,11 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
     >>> round(r.accuracy, 2)
     66.67
     """
-    _check_sentence_counts(gold, pred)
-    for index, (gold_sentence, pred_sentence) in enumerate(zip(gold, pred)):
-        _check_sentence(index, gold_sentence, pred_sentence)
-        for lab in (*gold_sentence, *pred_sentence):
-            if not isinstance(lab, str):
-                split_label(lab)  # raises the TypeError
+    _check_inputs(gold, pred)
     from .schemes import detect_scheme
     chosen = detect_scheme(gold, pred, scheme, label_format)
-    cache: dict = dict(chosen.read)
-    token_cache: dict = {}
-    stray_gold: dict[str, int] = {}
-    stray_pred: dict[str, int] = {}
-    stray = chosen.stray
-    gold_counts: dict[str, int] = {}
-    pred_counts: dict[str, int] = {}
-    correct_counts: dict[str, int] = {}
-    n_tokens = 0
-    n_correct_tokens = 0
-    for gold_sentence, pred_sentence in zip(gold, pred):
-        if stray:
-            for side, seq in ((stray_gold, gold_sentence), (stray_pred, pred_sentence)):
-                for lab in seq:
-                    if lab in stray:
-                        side[lab] = side.get(lab, 0) + 1
-        gold_chunks = _scan(gold_sentence, cache)
-        pred_chunks = _scan(pred_sentence, cache)
-        n_tokens += len(gold_sentence)
-        n_correct_tokens += _count_agreeing(gold_sentence, pred_sentence, token_cache)
-        for chunk in gold_chunks:
-            kind = chunk[0]
-            gold_counts[kind] = gold_counts.get(kind, 0) + 1
-        for chunk in pred_chunks:
-            kind = chunk[0]
-            pred_counts[kind] = pred_counts.get(kind, 0) + 1
-        if gold_chunks and pred_chunks:
-            gold_set = set(gold_chunks)
-            for chunk in pred_chunks:
-                if chunk in gold_set:
-                    kind = chunk[0]
-                    correct_counts[kind] = correct_counts.get(kind, 0) + 1
-
-    per_type: dict[str, dict] = {}
-    for kind in sorted(set(gold_counts) | set(pred_counts)):
-        n_gold = gold_counts.get(kind, 0)
-        n_pred = pred_counts.get(kind, 0)
-        n_correct = correct_counts.get(kind, 0)
-        p, r, f = _prf(n_correct, n_gold, n_pred)
-        per_type[kind] = {"precision": p, "recall": r, "f1": f,
-                          "n_gold": n_gold, "n_pred": n_pred, "n_correct": n_correct}
-
-    n_gold_chunks = sum(gold_counts.values())
-    n_pred_chunks = sum(pred_counts.values())
-    n_correct_chunks = sum(correct_counts.values())
-    precision, recall, f1 = _prf(n_correct_chunks, n_gold_chunks, n_pred_chunks)
-    accuracy = 100.0 * n_correct_tokens / n_tokens if n_tokens > 0 else 0.0
-    return EvalResult(
-        accuracy=accuracy,
-        precision=precision,
-        recall=recall,
-        f1=f1,
-        per_type=per_type,
-        n_sentences=len(gold),
-        n_tokens=n_tokens,
-        n_gold_chunks=n_gold_chunks,
-        n_pred_chunks=n_pred_chunks,
-        n_correct_chunks=n_correct_chunks,
-        n_correct_tokens=n_correct_tokens,
-        scheme=chosen.name,
-        scheme_detected=chosen.detected,
-        is_chunking=chosen.is_chunking,
-        scheme_typed=chosen.typed,
-        stray_gold=stray_gold,
-        stray_pred=stray_pred,
-        scheme_suggested=_suggest(gold, pred, chosen, stray_gold, stray_pred),
-        label_format=chosen.notation,
-    )
-
+    tally = _tally(gold, pred, chosen)
+    return _result(gold, pred, chosen, tally)
 
 def _suggest(gold, pred, chosen, stray_gold, stray_pred) -> str | None:
     """The detected scheme when a given scheme leaves strays that the detected one reads, else None."""
