@@ -72,6 +72,115 @@ def _merge_pairs(keys, labels, counts):
     return keys[starts], labels[starts], np.add.reduceat(counts, starts)
 
 
+def _grow_vocabularies(extractor, chunks, sequences) -> list:
+    """Pass 1: grow the derived columns' vocabularies in order of first appearance.
+
+    Returns the sorted labels; fills ``sequences`` (when given) with the
+    gold label sequences, one string object per label within a chunk.
+    """
+    label_set = set()
+    for _, tokens, labels in chunks():
+        extractor._derive(tokens, grow=True)
+        for ls in labels:
+            label_set.update(ls)
+        if sequences is not None:
+            canon: dict = {}
+            sequences.extend([canon.setdefault(y, y) for y in ls] for ls in labels)
+    return sorted(label_set)
+
+
+def _set_radix(extractor) -> None:
+    """Each template's radix (its atoms' vocabulary sizes) and whether its keys are hashed."""
+    extractor.radix, extractor.hashed = [], []
+    for t in range(len(extractor.templates)):
+        radix = np.asarray([extractor._derived[r].size for r in extractor._atom_rows[t]], dtype=np.int64)
+        product = 1
+        for r in radix.tolist():
+            product *= int(r)
+        extractor.radix.append(radix)
+        extractor.hashed.append(bool(product >= EXACT_KEY_LIMIT))
+
+
+def _count_pairs(extractor, chunks, label_id: dict, n_labels: int) -> list:
+    """Pass 2: per template, the (key, label, count) arrays merged over all chunks."""
+    n_t = len(extractor.templates)
+    acc = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)) for _ in range(n_t)]
+    for _, tokens, labels in chunks():
+        sent_ptr, derived = extractor._derive(tokens, grow=False)
+        gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int64,
+                           count=int(sent_ptr[-1]))
+        for t in range(n_t):
+            ids, uniques = intern_keys(extractor._keys(sent_ptr, derived, t))
+            fired = ids >= 0
+            codes, counts = np.unique(ids[fired].astype(np.int64) * n_labels + gold[fired], return_counts=True)
+            k0, l0, c0 = acc[t]
+            acc[t] = _merge_pairs(np.concatenate([k0, uniques[codes // n_labels]]),
+                                  np.concatenate([l0, codes % n_labels]),
+                                  np.concatenate([c0, counts.astype(np.int64)]))
+        del sent_ptr, derived, gold
+    return acc
+
+
+def _attribute_table(extractor, acc: list, n_labels: int):
+    """Set the extractor's sorted attribute table from the pair counts (``acc`` is emptied).
+
+    Returns the (attribute id * n_labels + label) codes and their counts.
+    """
+    keys_per_template, codes, counts = [], [], []
+    offset = 0
+    for t in range(len(acc)):
+        k, lab, c = acc[t]
+        table = np.unique(k)
+        keys_per_template.append(table)
+        codes.append((offset + np.searchsorted(table, k)) * n_labels + lab)
+        counts.append(c)
+        offset += len(table)
+    acc.clear()  # the pair counts are no longer needed
+    extractor._set_table(keys_per_template)
+    return np.concatenate(codes), np.concatenate(counts)
+
+
+def _table_and_index(extractor, acc: list, n_labels: int, cc: int, space: str) -> FeatureIndex:
+    """The attribute table, then the feature index of ``space`` with cut-off ``cc``; prunes the extractor."""
+    codes, counts = _attribute_table(extractor, acc, n_labels)
+    minimum = max(int(cc), 1)
+    n_attr = extractor.n_attributes
+    if space == "gold":
+        codes = np.sort(codes[counts >= minimum])
+        feat_attr = codes // n_labels
+        feat_label = (codes % n_labels).astype(np.int32)
+    else:
+        attr_counts = np.bincount(codes // n_labels, weights=counts, minlength=n_attr)
+        kept = np.flatnonzero(attr_counts >= minimum)
+        feat_attr = np.repeat(kept, n_labels)
+        feat_label = np.tile(np.arange(n_labels, dtype=np.int32), len(kept))
+    per_attr = np.bincount(feat_attr, minlength=n_attr)
+    keep = per_attr > 0
+    feat_ptr = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+    np.cumsum(per_attr[keep], out=feat_ptr[1:])
+    index = FeatureIndex(feat_ptr, np.ascontiguousarray(feat_label, dtype=np.int32), n_labels)
+    extractor.prune(keep)
+    return index
+
+
+def _write_chunks(extractor, chunks, folder: str, index: FeatureIndex, label_id: dict,
+                  n_labels: int) -> tuple[list[int], int]:
+    """Pass 3: each chunk's arrays, to disk; returns the chunk bounds and the token count."""
+    from ..decoding.scoring import feature_entries
+    bounds, n_tokens = [0], 0
+    corpus = StreamedCorpus(folder, [0], 0)
+    for c, (_, tokens, labels) in enumerate(chunks()):
+        attrs = extractor.transform(tokens)
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, index.feat_ptr, n_labels)
+        gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int32, count=attrs.n_tokens)
+        for name, arr in zip(ARRAYS, (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold)):
+            np.save(corpus.path(c, name), arr)
+        bounds.append(bounds[-1] + attrs.n_sentences)
+        n_tokens += attrs.n_tokens
+        del attrs, ent_lo, ent_n, gold
+    return bounds, n_tokens
+
+
 def extract_to_disk(extractor, chunks, folder: str, cc: int = 0, space: str = "gold", sequences=None):
     """Fit ``extractor`` and build the feature index over a corpus read in chunks; write the chunks' arrays.
 
@@ -105,83 +214,11 @@ def extract_to_disk(extractor, chunks, folder: str, cc: int = 0, space: str = "g
     """
     if space not in ("gold", "all"):
         raise ValueError(f"unknown feature space {space!r}; expected 'gold' or 'all'")
-    # pass 1: labels, and the vocabularies of the derived columns in order of first appearance
-    label_set = set()
-    for _, tokens, labels in chunks():
-        extractor._derive(tokens, grow=True)
-        for ls in labels:
-            label_set.update(ls)
-        if sequences is not None:
-            canon: dict = {}
-            sequences.extend([canon.setdefault(y, y) for y in ls] for ls in labels)
-    label_list = sorted(label_set)
+    label_list = _grow_vocabularies(extractor, chunks, sequences)
     label_id = {lab: k for k, lab in enumerate(label_list)}
     n_labels = len(label_list)
-    extractor.radix, extractor.hashed = [], []
-    for t in range(len(extractor.templates)):
-        radix = np.asarray([extractor._derived[r].size for r in extractor._atom_rows[t]], dtype=np.int64)
-        product = 1
-        for r in radix.tolist():
-            product *= int(r)
-        extractor.radix.append(radix)
-        extractor.hashed.append(bool(product >= EXACT_KEY_LIMIT))
-    # pass 2: keys and (key, label) counts per template
-    n_t = len(extractor.templates)
-    acc = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)) for _ in range(n_t)]
-    for _, tokens, labels in chunks():
-        sent_ptr, derived = extractor._derive(tokens, grow=False)
-        gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int64,
-                           count=int(sent_ptr[-1]))
-        for t in range(n_t):
-            ids, uniques = intern_keys(extractor._keys(sent_ptr, derived, t))
-            fired = ids >= 0
-            codes, counts = np.unique(ids[fired].astype(np.int64) * n_labels + gold[fired], return_counts=True)
-            k0, l0, c0 = acc[t]
-            acc[t] = _merge_pairs(np.concatenate([k0, uniques[codes // n_labels]]),
-                                  np.concatenate([l0, codes % n_labels]),
-                                  np.concatenate([c0, counts.astype(np.int64)]))
-        del sent_ptr, derived, gold
-    keys_per_template, codes, counts = [], [], []
-    offset = 0
-    for t in range(n_t):
-        k, lab, c = acc[t]
-        table = np.unique(k)
-        keys_per_template.append(table)
-        codes.append((offset + np.searchsorted(table, k)) * n_labels + lab)
-        counts.append(c)
-        offset += len(table)
-    del acc
-    extractor._set_table(keys_per_template)
-    codes, counts = np.concatenate(codes), np.concatenate(counts)
-    minimum = max(int(cc), 1)
-    n_attr = extractor.n_attributes
-    if space == "gold":
-        codes = np.sort(codes[counts >= minimum])
-        feat_attr = codes // n_labels
-        feat_label = (codes % n_labels).astype(np.int32)
-    else:
-        attr_counts = np.bincount(codes // n_labels, weights=counts, minlength=n_attr)
-        kept = np.flatnonzero(attr_counts >= minimum)
-        feat_attr = np.repeat(kept, n_labels)
-        feat_label = np.tile(np.arange(n_labels, dtype=np.int32), len(kept))
-    per_attr = np.bincount(feat_attr, minlength=n_attr)
-    keep = per_attr > 0
-    feat_ptr = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
-    np.cumsum(per_attr[keep], out=feat_ptr[1:])
-    index = FeatureIndex(feat_ptr, np.ascontiguousarray(feat_label, dtype=np.int32), n_labels)
-    extractor.prune(keep)
-    del codes, counts, feat_attr
-    # pass 3: the chunks' entries, to disk
-    from ..decoding.scoring import feature_entries
-    bounds, n_tokens = [0], 0
-    corpus = StreamedCorpus(folder, [0], 0)
-    for c, (_, tokens, labels) in enumerate(chunks()):
-        attrs = extractor.transform(tokens)
-        ent_lo, ent_n = feature_entries(attrs.attr_ids, index.feat_ptr, n_labels)
-        gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int32, count=attrs.n_tokens)
-        for name, arr in zip(ARRAYS, (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold)):
-            np.save(corpus.path(c, name), arr)
-        bounds.append(bounds[-1] + attrs.n_sentences)
-        n_tokens += attrs.n_tokens
-        del attrs, ent_lo, ent_n, gold
+    _set_radix(extractor)
+    acc = _count_pairs(extractor, chunks, label_id, n_labels)
+    index = _table_and_index(extractor, acc, n_labels, cc, space)
+    bounds, n_tokens = _write_chunks(extractor, chunks, folder, index, label_id, n_labels)
     return label_list, index, StreamedCorpus(folder, bounds, n_tokens)
