@@ -250,6 +250,53 @@ def _spec_names(spec) -> list[str]:
     return [str(n).strip() for n in names]
 
 
+def _default_columns(n_columns: int, labelled: bool, path, line
+                     ) -> tuple[tuple[str | None, ...], int | None]:
+    """The roles of :func:`parse_columns` with no spec: ``word``, ``pos``, ``c2``, ... then the label."""
+    if labelled and n_columns < 2:
+        raise InputError(f"found {n_columns} column{'s' if n_columns != 1 else ''}; a labelled "
+                         "file needs a token column and a label column", path, line)
+    n_features = n_columns - 1 if labelled else n_columns
+    default = ("word", "pos")
+    names = tuple(default[i] if i < 2 else f"c{i}" for i in range(n_features))
+    return (names + (None,), n_columns - 1) if labelled else (names, None)
+
+
+def _spec_columns(spec, n_columns: int, labelled: bool, path, line
+                  ) -> tuple[tuple[str | None, ...], int | None]:
+    """The roles of :func:`parse_columns` from a column spec, checked name by name."""
+    given = _spec_names(spec)
+    shown = ",".join(given)
+    if len(given) != n_columns:
+        raise InputError(f"column spec {shown!r} names {len(given)} column"
+                         f"{'s' if len(given) != 1 else ''} but the file has {n_columns}",
+                         path, line)
+    names: list[str | None] = []
+    label_index = None
+    seen = set()
+    for i, n in enumerate(given):
+        if n == LABEL:
+            if label_index is not None:
+                raise InputError(f"column spec {shown!r} names two label columns", path, line)
+            label_index = i
+            names.append(None)
+        elif n == IGNORE:
+            names.append(None)
+        elif not n.isidentifier():
+            raise InputError(f"column spec {shown!r}: {n!r} is not a valid column name "
+                             "(letters, digits, '_'; or 'label', or '_' to ignore)", path, line)
+        elif n in seen:
+            raise InputError(f"column spec {shown!r} names column {n!r} twice", path, line)
+        else:
+            seen.add(n)
+            names.append(n)
+    if not seen:
+        raise InputError(f"column spec {shown!r} names no feature column", path, line)
+    if labelled and label_index is None:
+        raise InputError(f"column spec {shown!r} has no 'label' column", path, line)
+    return tuple(names), label_index
+
+
 def parse_columns(spec: str | Sequence[str] | None, n_columns: int, *, labelled: bool = True,
                   path: str | None = None, line: int | None = None
                   ) -> tuple[tuple[str | None, ...], int | None]:
@@ -296,48 +343,83 @@ def parse_columns(spec: str | Sequence[str] | None, n_columns: int, *, labelled:
     (('word', 'pos', None), 2)
     """
     if spec is None:
-        if labelled and n_columns < 2:
-            raise InputError(f"found {n_columns} column{'s' if n_columns != 1 else ''}; a labelled "
-                             "file needs a token column and a label column", path, line)
-        n_features = n_columns - 1 if labelled else n_columns
-        default = ("word", "pos")
-        names = tuple(default[i] if i < 2 else f"c{i}" for i in range(n_features))
-        return (names + (None,), n_columns - 1) if labelled else (names, None)
-
-    given = _spec_names(spec)
-    shown = ",".join(given)
-    if len(given) != n_columns:
-        raise InputError(f"column spec {shown!r} names {len(given)} column"
-                         f"{'s' if len(given) != 1 else ''} but the file has {n_columns}",
-                         path, line)
-    names: list[str | None] = []
-    label_index = None
-    seen = set()
-    for i, n in enumerate(given):
-        if n == LABEL:
-            if label_index is not None:
-                raise InputError(f"column spec {shown!r} names two label columns", path, line)
-            label_index = i
-            names.append(None)
-        elif n == IGNORE:
-            names.append(None)
-        elif not n.isidentifier():
-            raise InputError(f"column spec {shown!r}: {n!r} is not a valid column name "
-                             "(letters, digits, '_'; or 'label', or '_' to ignore)", path, line)
-        elif n in seen:
-            raise InputError(f"column spec {shown!r} names column {n!r} twice", path, line)
-        else:
-            seen.add(n)
-            names.append(n)
-    if not seen:
-        raise InputError(f"column spec {shown!r} names no feature column", path, line)
-    if labelled and label_index is None:
-        raise InputError(f"column spec {shown!r} has no 'label' column", path, line)
-    return tuple(names), label_index
+        return _default_columns(n_columns, labelled, path, line)
+    return _spec_columns(spec, n_columns, labelled, path, line)
 
 
 def _spec_has_label(spec) -> bool:
     return spec is not None and LABEL in _spec_names(spec)
+
+
+def _open_source(source, data_dir, format):
+    """The file to read for :func:`load_corpus`: ``(path, name, format, spec, separator)``.
+
+    Standard input (``"-"``) has no spec nor separator and its format is
+    ``format`` or sniffed; anything else goes through :func:`resolve`.
+    """
+    if isinstance(source, str) and source == "-":
+        path, fmt = stdin_source(format)
+        return path, "<stdin>", fmt, None, None
+    found = resolve(source, data_dir)
+    return found.path, os.fspath(found.path), found.format, found.columns, found.sep
+
+
+def _first_sentence_columns(corpus: Corpus, sentence, spec, want_labels: bool, name, sep):
+    """Decide the columns' roles from the first sentence; set the corpus's columns.
+
+    Returns ``(feature_idx, label_index, keep_rows)``: the indices of the
+    feature columns, that of the label column (or None) and whether the
+    rows are kept as read (every column a feature, in order).
+    """
+    fmt = corpus.format
+    try:
+        names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,
+                                           path=name, line=sentence.line)
+    except InputError as exc:
+        if fmt != "conllu" and sep == "\t" and any(" " in f for f in sentence.tokens[0]):
+            raise InputError(exc.message + " (read with --sep tab, but its columns look "
+                             "space-separated)", exc.path, exc.line) from None
+        raise
+    feature_idx = [i for i, n in enumerate(names) if n is not None]
+    keep_rows = feature_idx == list(range(len(names)))
+    corpus.columns = tuple(names[i] for i in feature_idx)
+    if fmt != "conllu":
+        corpus.label_column, corpus.n_file_columns = label_index, len(names)
+    if label_index is None:
+        corpus.labels = None
+    return feature_idx, label_index, keep_rows
+
+
+def _read_sentences(corpus: Corpus, sentences, spec, want_labels: bool, name, sep) -> None:
+    """Append each sentence's feature rows, labels, line and document to ``corpus``.
+
+    A document marker makes the next sentence start a new document; the
+    first sentence decides the columns (:func:`_first_sentence_columns`).
+    """
+    feature_idx: list[int] = []
+    label_index = None
+    keep_rows = False
+    documents: list[int] = []
+    doc, doc_seen = 0, False
+    for sentence in sentences:
+        if sentence.marker is not None:  # a document marker: the next sentence starts a new document
+            if doc_seen:
+                doc, doc_seen = doc + 1, False
+            continue
+        documents.append(doc)
+        doc_seen = True
+        if not corpus.lines:
+            feature_idx, label_index, keep_rows = _first_sentence_columns(
+                corpus, sentence, spec, want_labels, name, sep)
+        rows = sentence.tokens
+        if keep_rows:
+            corpus.tokens.append(rows)
+        else:
+            corpus.tokens.append([tuple(row[i] for i in feature_idx) for row in rows])
+        if label_index is not None:
+            corpus.labels.append([row[label_index] for row in rows])
+        corpus.lines.append(sentence.line)
+    corpus.documents = documents
 
 
 def load_corpus(source, *, columns: str | Sequence[str] | None = None,
@@ -385,19 +467,12 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
     """
     if format is not None and format not in ("columns", "conllu"):
         raise ValueError(f"format must be 'columns' or 'conllu', not {format!r}")
-    is_stdin = isinstance(source, str) and source == "-"
-    if is_stdin:
-        path, fmt = stdin_source(format)
-        name, spec, file_sep = "<stdin>", None, None
-    else:
-        found = resolve(source, data_dir)
-        path, name, fmt = found.path, os.fspath(found.path), found.format
-        spec, file_sep = found.columns, found.sep
+    path, name, fmt, spec, file_sep = _open_source(source, data_dir, format)
     if format is not None:
         fmt = format
     if columns is not None:
         spec = columns
-    source_str = "<stdin>" if is_stdin else os.fspath(source)
+    source_str = "<stdin>" if isinstance(source, str) and source == "-" else os.fspath(source)
     want_labels = labelled or _spec_has_label(spec)
 
     if fmt == "conllu":
@@ -412,41 +487,5 @@ def load_corpus(source, *, columns: str | Sequence[str] | None = None,
                     format=fmt)
     if spec is not None:
         corpus.columns = tuple(n for n in _spec_names(spec) if n not in (LABEL, IGNORE))
-    feature_idx: list[int] = []
-    label_index = None
-    keep_rows = False
-    documents: list[int] = []
-    doc, doc_seen = 0, False
-    for sentence in sentences:
-        if sentence.marker is not None:  # a document marker: the next sentence starts a new document
-            if doc_seen:
-                doc, doc_seen = doc + 1, False
-            continue
-        documents.append(doc)
-        doc_seen = True
-        if not corpus.lines:
-            try:
-                names, label_index = parse_columns(spec, len(sentence.tokens[0]), labelled=want_labels,
-                                                   path=name, line=sentence.line)
-            except InputError as exc:
-                if fmt != "conllu" and sep == "\t" and any(" " in f for f in sentence.tokens[0]):
-                    raise InputError(exc.message + " (read with --sep tab, but its columns look "
-                                     "space-separated)", exc.path, exc.line) from None
-                raise
-            feature_idx = [i for i, n in enumerate(names) if n is not None]
-            keep_rows = feature_idx == list(range(len(names)))
-            corpus.columns = tuple(names[i] for i in feature_idx)
-            if fmt != "conllu":
-                corpus.label_column, corpus.n_file_columns = label_index, len(names)
-            if label_index is None:
-                corpus.labels = None
-        rows = sentence.tokens
-        if keep_rows:
-            corpus.tokens.append(rows)
-        else:
-            corpus.tokens.append([tuple(row[i] for i in feature_idx) for row in rows])
-        if label_index is not None:
-            corpus.labels.append([row[label_index] for row in rows])
-        corpus.lines.append(sentence.line)
-    corpus.documents = documents
+    _read_sentences(corpus, sentences, spec, want_labels, name, sep)
     return corpus
