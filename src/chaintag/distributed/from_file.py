@@ -92,6 +92,30 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     R. McDonald, K. Hall, G. Mann. Distributed training strategies for the
     structured perceptron. NAACL 2010.
     """
+    lbfgs, family = _check_options(learner, mixing, chunk_sentences)
+    if client is None:
+        from .cluster import open_client
+        with open_client(workers=workers, scheduler=scheduler) as own:
+            return fit_distributed_file(learner, source, dev, client=own, shards=shards or workers, mixing=mixing,
+                                        checkpoint_dir=checkpoint_dir, resume=resume, max_retries=max_retries,
+                                        folder=folder, chunk_sentences=chunk_sentences, columns=columns,
+                                        data_dir=data_dir, label_field=label_field, sep=sep, encoding=encoding)
+    k = _shard_count(client, shards)
+    chunks = _chunk_source(source, chunk_sentences, columns, data_dir, label_field, sep, encoding)
+    run = (learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_retries, folder)
+    if checkpoint_dir:
+        from ..learners.checkpoint import folder_lock
+        with folder_lock(checkpoint_dir):
+            return _fit(*run, checkpoint_dir, resume)
+    return _fit(*run, None, False)
+
+
+def _check_options(learner, mixing, chunk_sentences):
+    """Raise for a bad ``mixing``, learner or ``chunk_sentences``; return ``(lbfgs, family)``.
+
+    ``lbfgs`` tells a learner whose gradient is summed over the shards;
+    ``family`` is the mixing family of the others (None for ``lbfgs``).
+    """
     from ..training.mixing import family_of
     if mixing not in ("uniform", "updates"):
         raise InputError(f"mixing must be 'uniform' or 'updates', not {mixing!r}")
@@ -103,17 +127,20 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
         raise InputError(f"chunk_sentences must be at least 1 (got {chunk_sentences})")
     if getattr(learner, "hash_bits", None) is not None:
         raise InputError("distributed training from a file uses exact attributes: leave out hash_bits")
-    if client is None:
-        from .cluster import open_client
-        with open_client(workers=workers, scheduler=scheduler) as own:
-            return fit_distributed_file(learner, source, dev, client=own, shards=shards or workers, mixing=mixing,
-                                        checkpoint_dir=checkpoint_dir, resume=resume, max_retries=max_retries,
-                                        folder=folder, chunk_sentences=chunk_sentences, columns=columns,
-                                        data_dir=data_dir, label_field=label_field, sep=sep, encoding=encoding)
+    return lbfgs, family
+
+
+def _shard_count(client, shards) -> int:
+    """``shards``, or the number of live workers of ``client``; at least 1."""
     from .cluster import live_workers
     k = int(shards) if shards is not None else max(1, len(live_workers(client)))
     if k < 1:
         raise InputError(f"the number of shards must be at least 1 (got {k})")
+    return k
+
+
+def _chunk_source(source, chunk_sentences, columns, data_dir, label_field, sep, encoding):
+    """A callable returning a new iterator of ``(names, tokens, labels)`` chunks of ``source``."""
     from ..streaming.reader import iter_chunks
 
     def chunks():
@@ -122,12 +149,7 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
         return iter_chunks(source, chunk_sentences, columns=columns, data_dir=data_dir,
                            label_field=label_field, sep=sep, encoding=encoding)
 
-    run = (learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_retries, folder)
-    if checkpoint_dir:
-        from ..learners.checkpoint import folder_lock
-        with folder_lock(checkpoint_dir):
-            return _fit(*run, checkpoint_dir, resume)
-    return _fit(*run, None, False)
+    return chunks
 
 
 def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_retries, folder,
