@@ -360,20 +360,12 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     scheme, spec_notation = split_scheme_spec(scheme)
     wanted = resolve_scheme(scheme)
     candidates = resolve_notation(notation if notation is not None else spec_notation)
-    counts: Counter = Counter()
-    for seqs in (gold, pred):
-        for seq in seqs:
-            counts.update(seq)
+    counts = _count_labels(gold, pred)
     written = detect_notation(counts, candidates)
     info = {lab: _parse(lab, written) for lab in counts}
-    n_by_kind = Counter()
-    for lab, n in counts.items():
-        n_by_kind[info[lab][0]] += n
-    n_tokens = sum(counts.values())
-    has_typed = n_by_kind["typed"] > 0
-    all_bare = n_by_kind["bare"] > 0 and n_by_kind["bare"] + n_by_kind["O"] == n_tokens
+    has_typed, all_bare, mostly_typed = _label_kinds(counts, info)
     if wanted == "auto":
-        if has_typed and 2 * (n_by_kind["typed"] + n_by_kind["O"]) >= n_tokens:
+        if mostly_typed:
             typed = True
         elif all_bare:
             typed = False
@@ -387,7 +379,43 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     else:
         name, detected = wanted, False
         typed = not (all_bare and not has_typed)
-    allowed = SCHEMES[name]
+    read, stray = _read_labels(info, SCHEMES[name], typed)
+    return Scheme(name, typed=typed, detected=detected, read=read, stray=stray, notation=written)
+
+
+def _count_labels(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> Counter:
+    """How many tokens carry each label, in gold and predictions together."""
+    counts: Counter = Counter()
+    for seqs in (gold, pred):
+        for seq in seqs:
+            counts.update(seq)
+    return counts
+
+
+def _label_kinds(counts: Counter, info: dict) -> tuple[bool, bool, bool]:
+    """``(has_typed, all_bare, mostly_typed)`` of the label tokens.
+
+    ``has_typed``: some token has a prefix and a type; ``all_bare``: every
+    token is ``O`` or a bare prefix, and one is not ``O``; ``mostly_typed``:
+    ``has_typed``, and typed tokens and ``O`` make at least half of them.
+    """
+    n_by_kind = Counter()
+    for lab, n in counts.items():
+        n_by_kind[info[lab][0]] += n
+    n_tokens = sum(counts.values())
+    has_typed = n_by_kind["typed"] > 0
+    all_bare = n_by_kind["bare"] > 0 and n_by_kind["bare"] + n_by_kind["O"] == n_tokens
+    mostly_typed = has_typed and 2 * (n_by_kind["typed"] + n_by_kind["O"]) >= n_tokens
+    return has_typed, all_bare, mostly_typed
+
+
+def _read_labels(info: dict, allowed, typed: bool) -> tuple[dict, set]:
+    """How each label is read in a scheme with prefixes ``allowed``, and the strays.
+
+    ``O`` and labels of the other kind (bare when ``typed``, typed when not)
+    or with a prefix outside ``allowed`` are read as outside; the latter two
+    are strays. The others are read with their prefix in ``conlleval``'s terms.
+    """
     read, stray = {}, set()
     for lab, (kind, prefix, typ) in info.items():
         if kind == "O":
@@ -397,4 +425,4 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
         else:
             read[lab] = ("O", "")
             stray.add(lab)
-    return Scheme(name, typed=typed, detected=detected, read=read, stray=stray, notation=written)
+    return read, stray
