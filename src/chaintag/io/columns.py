@@ -341,9 +341,7 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
     [[('He', 'PRP'), ('runs', 'VBZ')], [('.', '.')]]
     """
     name = source_name(source, name)
-    split = None
-    n_columns = 0
-    columns_line = 0
+    columns = _TokenLineSplitter(sep, name, info)
     tokens: list[tuple[str, ...]] = []
     first = 0
     lineno = 0
@@ -356,28 +354,59 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
             if markers and line.startswith(DOCUMENT_MARKERS):
                 yield Sentence([], lineno, line.rstrip(ASCII_WHITESPACE))
             continue
-        if split is None:
-            split = _make_splitter(sep, line)
-            if info is not None:
-                info["sep"] = "\t" if (sep == "\t" or (sep is None and "\t" in line)) else (sep or " ")
-            fields = split(line)
-            n_columns, columns_line, first_line = len(fields), lineno, line
-        else:
-            fields = split(line)
-            if len(fields) != n_columns:
-                hint = ("; this looks like CoNLL-U: read it as such (--format conllu, or a .conllu file name)"
-                        if _looks_like_conllu(first_line, line) else _mixed_separators_hint(split, line, n_columns))
-                raise InputError(
-                    f"expected {n_columns} column{'s' if n_columns != 1 else ''} "
-                    f"(as on line {columns_line}), found {len(fields)}{hint}", name, lineno)
-        if "" in fields:
-            raise InputError(f"column {fields.index('') + 1} is empty (two separators in a row?)",
-                             name, lineno)
+        fields = columns.fields(line, lineno)
         if not tokens:
             first = lineno
         tokens.append(tuple(fields))
     if tokens:
         yield Sentence(tokens, first)
+
+
+class _TokenLineSplitter:
+    """Splits the token lines of a column file, checking each against the first one.
+
+    The first token line decides the separator (when ``sep`` is None) and
+    the number of columns; the separator in use goes to ``info["sep"]``
+    when ``info`` is given.
+    """
+
+    def __init__(self, sep: str | None, name: str, info: dict | None):
+        self.sep, self.name, self.info = sep, name, info
+        self.split = None
+        self.n_columns = 0
+        self.columns_line = 0
+        self.first_line = ""
+
+    def fields(self, line: str, lineno: int) -> list[str]:
+        """The fields of token line ``lineno``.
+
+        Raises
+        ------
+        InputError
+            The line has a different number of columns from the first token
+            line, or an empty column.
+        """
+        sep, name = self.sep, self.name
+        if self.split is None:
+            split = self.split = _make_splitter(sep, line)
+            if self.info is not None:
+                self.info["sep"] = "\t" if (sep == "\t" or (sep is None and "\t" in line)) else (sep or " ")
+            fields = split(line)
+            self.n_columns, self.columns_line, self.first_line = len(fields), lineno, line
+        else:
+            split, n_columns = self.split, self.n_columns
+            fields = split(line)
+            if len(fields) != n_columns:
+                hint = ("; this looks like CoNLL-U: read it as such (--format conllu, or a .conllu file name)"
+                        if _looks_like_conllu(self.first_line, line)
+                        else _mixed_separators_hint(split, line, n_columns))
+                raise InputError(
+                    f"expected {n_columns} column{'s' if n_columns != 1 else ''} "
+                    f"(as on line {self.columns_line}), found {len(fields)}{hint}", name, lineno)
+        if "" in fields:
+            raise InputError(f"column {fields.index('') + 1} is empty (two separators in a row?)",
+                             name, lineno)
+        return fields
 
 
 def _mixed_separators_hint(split, line: str, n_columns: int) -> str:
