@@ -478,59 +478,87 @@ class AttributeExtractor:
         offset = 0
         extra = []
         for t in range(len(self.templates)):
-            if t in self._gram_t:  # one attribute per n-gram that some training token has
-                per_token, grams = self._gram_rows[t]
-                uniques, rank = np.unique(grams, return_inverse=True)
-                self.radix.append(np.asarray([max(len(self._grams[t].values), 1)], dtype=np.int64))
-                self.hashed.append(False)
-                extra.append((per_token, (offset + rank).astype(np.int32)))
-                if labels is not None and len(grams):
-                    pair_codes, pair_counts = np.unique(
-                        (offset + rank).astype(np.int64) * n_labels + np.repeat(labels, per_token), return_counts=True)
-                    codes.append(pair_codes)
-                    counts.append(pair_counts.astype(np.int64))
-                keys_per_template.append(uniques.astype(np.int64))
-                offset += len(uniques)
-                continue
-            if t in self._vec_t:  # one attribute per dimension, where some training token has a vector
-                has = self._vec_rows[self._vec_t.index(t)] >= 0
-                dim = self.vector_dim if has.any() else 0
-                self.radix.append(np.asarray([max(dim, 1)], dtype=np.int64))
-                self.hashed.append(False)
-                if labels is not None and dim:
-                    per_label = np.bincount(labels[has], minlength=n_labels).astype(np.int64)
-                    ys = np.flatnonzero(per_label)
-                    codes.append(((offset + np.arange(dim, dtype=np.int64))[:, None] * n_labels + ys[None, :]).ravel())
-                    counts.append(np.tile(per_label[ys], dim))
-                keys_per_template.append(np.arange(dim, dtype=np.int64))
-                offset += dim
-                continue
-            radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
-            product = 1
-            for r in radix.tolist():
-                product *= int(r)
-            self.radix.append(radix)
-            self.hashed.append(bool(product >= EXACT_KEY_LIMIT))
-            ids, uniques = intern_keys(self._keys(sent_ptr, derived, t))
-            # ids in first-seen order -> ids in key order (the table is sorted per template)
-            order = np.argsort(uniques, kind="stable")
-            rank = np.empty(len(order), dtype=np.int32)
-            rank[order] = np.arange(len(order), dtype=np.int32)
-            if labels is not None:
-                c = np.zeros(len(order) * n_labels, dtype=np.int64)
-                place_template(ids, rank, offset, table, t, labels, n_labels, c)
-                nz = np.flatnonzero(c)
-                codes.append(nz + offset * n_labels)
-                counts.append(c[nz])
+            if t in self._gram_t:
+                keys = self._fit_gram_template(t, offset, labels, n_labels, codes, counts, extra)
+            elif t in self._vec_t:
+                keys = self._fit_vector_template(t, offset, labels, n_labels, codes, counts)
             else:
-                place_template(ids, rank, offset, table, t, ids.astype(np.int64), 0, np.zeros(0, np.int64))
-            keys_per_template.append(uniques[order])
-            offset += len(order)
+                keys = self._fit_keyed_template(t, sent_ptr, derived, offset, table, labels, n_labels,
+                                                codes, counts)
+            keys_per_template.append(keys)
+            offset += len(keys)
         self._set_table(keys_per_template)
         pairs = None
         if labels is not None:
             pairs = (np.concatenate(codes).astype(np.int64), np.concatenate(counts).astype(np.int64))
         return self._table_csr(sent_ptr, table, extra), pairs
+
+    def _fit_gram_template(self, t: int, offset: int, labels, n_labels: int, codes: list, counts: list,
+                           extra: list) -> np.ndarray:
+        """Fit cngram template ``t``: one attribute per n-gram that some training token has.
+
+        Appends the template's radix and hashing, its tokens' (counts, attribute
+        ids) to ``extra`` and, with labels, its pair codes and counts; returns its
+        sorted keys (the n-gram codes). ``offset`` is its first attribute id.
+        """
+        per_token, grams = self._gram_rows[t]
+        uniques, rank = np.unique(grams, return_inverse=True)
+        self.radix.append(np.asarray([max(len(self._grams[t].values), 1)], dtype=np.int64))
+        self.hashed.append(False)
+        extra.append((per_token, (offset + rank).astype(np.int32)))
+        if labels is not None and len(grams):
+            pair_codes, pair_counts = np.unique(
+                (offset + rank).astype(np.int64) * n_labels + np.repeat(labels, per_token), return_counts=True)
+            codes.append(pair_codes)
+            counts.append(pair_counts.astype(np.int64))
+        return uniques.astype(np.int64)
+
+    def _fit_vector_template(self, t: int, offset: int, labels, n_labels: int, codes: list,
+                             counts: list) -> np.ndarray:
+        """Fit vector template ``t``: one attribute per dimension, where some training token has a vector.
+
+        Appends the template's radix and hashing and, with labels, its pair
+        codes and counts; returns its keys (the dimensions, none without vectors).
+        """
+        has = self._vec_rows[self._vec_t.index(t)] >= 0
+        dim = self.vector_dim if has.any() else 0
+        self.radix.append(np.asarray([max(dim, 1)], dtype=np.int64))
+        self.hashed.append(False)
+        if labels is not None and dim:
+            per_label = np.bincount(labels[has], minlength=n_labels).astype(np.int64)
+            ys = np.flatnonzero(per_label)
+            codes.append(((offset + np.arange(dim, dtype=np.int64))[:, None] * n_labels + ys[None, :]).ravel())
+            counts.append(np.tile(per_label[ys], dim))
+        return np.arange(dim, dtype=np.int64)
+
+    def _fit_keyed_template(self, t: int, sent_ptr, derived, offset: int, table, labels, n_labels: int,
+                            codes: list, counts: list) -> np.ndarray:
+        """Fit template ``t`` from its tokens' keys: one attribute per distinct key.
+
+        Appends the template's radix and hashing, places its attribute ids in
+        row ``t`` of ``table`` and, with labels, appends its pair codes and
+        counts; returns its keys in sorted order.
+        """
+        radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
+        product = 1
+        for r in radix.tolist():
+            product *= int(r)
+        self.radix.append(radix)
+        self.hashed.append(bool(product >= EXACT_KEY_LIMIT))
+        ids, uniques = intern_keys(self._keys(sent_ptr, derived, t))
+        # ids in first-seen order -> ids in key order (the table is sorted per template)
+        order = np.argsort(uniques, kind="stable")
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        if labels is not None:
+            c = np.zeros(len(order) * n_labels, dtype=np.int64)
+            place_template(ids, rank, offset, table, t, labels, n_labels, c)
+            nz = np.flatnonzero(c)
+            codes.append(nz + offset * n_labels)
+            counts.append(c[nz])
+        else:
+            place_template(ids, rank, offset, table, t, ids.astype(np.int64), 0, np.zeros(0, np.int64))
+        return uniques[order]
 
     def transform(self, tokens: Sequence[Sequence[Sequence[str]]]) -> Attributes:
         """Attribute ids of new sentences (unseen attributes are dropped).
