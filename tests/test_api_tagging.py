@@ -70,3 +70,14 @@ def test_tag_file_refuses_bad_options(tmp_path, model_file):
     with pytest.raises(InputError, match="model_path"):
         chaintag.tag_file(chaintag.load(model_file), src, tmp_path / "o.txt", jobs=2)
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_tag_stream_takes_plain_sentences(model_file):
+    model = chaintag.load(model_file)
+    sents = [[("the", "DT"), ("dog", "NN"), ("barks", "VBZ")], [("a", "DT"), ("cat", "NN")]]
+    out = io.StringIO()
+    assert chaintag.tag_stream(model, sents, out) == 2
+    blocks = out.getvalue().strip("\n").split("\n\n")
+    assert [[ln.split()[-1] for ln in b.splitlines()] for b in blocks] == model.predict(sents)
+    with pytest.raises(InputError, match="sentence 0: give a list of tokens"):
+        chaintag.tag_stream(model, [42], io.StringIO())

@@ -44,5 +44,12 @@ def test_train_refuses_what_the_learner_does_not_declare(tmp_path):
         chaintag.train(train, params={"n_best": 3})
     with pytest.raises(InputError, match="l2 must be"):
         chaintag.train(train, algorithm="sapo", params={"l2": -1})
-    with pytest.raises(TypeError, match="unexpected settings nosuch"):
+    with pytest.raises(InputError, match="perceptron has no parameter nosuch"):
         chaintag.train(train, nosuch=1)
+
+
+def test_learner_parameters_by_name_among_the_settings(tmp_path):
+    train = _file(tmp_path)
+    a = chaintag.train(train, algorithm="sapo", features="w[0]", epochs=2, l2=0.25).model
+    b = chaintag.train(train, algorithm="sapo", features="w[0]", epochs=2, params={"l2": 0.25}).model
+    assert a.l2 == 0.25 and (a.weights_ == b.weights_).all()

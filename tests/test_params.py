@@ -98,3 +98,19 @@ def test_cli_lists_a_learners_parameters(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[2].startswith("n_best (--n-best): an integer of at least 1, default 5")
     assert any(line.startswith("C (--C): a finite number above 0 or None, default 1.0") for line in out)
+
+
+def test_columns_as_one_string_of_names():
+    a = chaintag.StructuredPerceptron(features="w[0];pos[0]", columns="word,pos", epochs=2).fit(SENTS, LABELS)
+    b = chaintag.StructuredPerceptron(features="w[0];pos[0]", columns=("word", "pos"), epochs=2).fit(SENTS, LABELS)
+    assert a.columns_ == ("word", "pos") and (a.weights_ == b.weights_).all()
+
+
+def test_cli_second_order_names_and_own_options(tmp_path, capsys):
+    train = _train_file(tmp_path)
+    model = tmp_path / "m2.npz"
+    assert main(["train", "-a", "perceptron2", "--train", train, "--features", "w[0]", "--epochs", "2",
+                 "--model", str(model), "-q"]) == 0
+    assert chaintag.load(model).algorithm == "perceptron2"
+    assert main(["train", "--train", train, "--model", str(tmp_path / "x.npz"), "-p", "epochs=3", "-q"]) == 2
+    assert "-p epochs: set it with --epochs" in capsys.readouterr().err

@@ -55,7 +55,8 @@ def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", option
     ----------
     model : SequenceTagger
         A fitted model.
-    sentences : iterable of Sentence
+    sentences : iterable
+        Sentences as lists of tokens (strings, or tuples of column strings), or
         :class:`~chaintag.io.columns.Sentence` objects (``tokens``: tuples of columns; ``marker``:
         a document-marker line, copied through; ``line``: for messages), e.g. from
         :func:`chaintag.io.columns.iter_sentences` with ``markers=True``; or, with
@@ -97,6 +98,8 @@ def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", option
     """
     from ..features.document import model_document_columns
     from .tag_writers import OrderedWriter
+    if kind != "conllu":
+        sentences = _as_sentences(sentences)
     options = dict(options or {})
     own = writer is None
     if own:
@@ -177,6 +180,20 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
                                                  label_field, chosen)
     return _write(model, model_path, sentences, output, kind, options, columns, info, name, batch_size, jobs,
                   workers, scheduler, progress, warn)
+
+
+def _as_sentences(sentences):
+    """Reader sentences as they are; a plain sentence (a list of tokens: strings or tuples of column
+    strings) as a reader's sentence."""
+    from ..io.columns import Sentence
+    for i, sent in enumerate(sentences):
+        if isinstance(sent, Sentence):
+            yield sent
+        elif isinstance(sent, (list, tuple)):
+            yield Sentence([(tok,) if isinstance(tok, str) else tuple(tok) for tok in sent], None)
+        else:
+            raise InputError(f"sentence {i}: give a list of tokens (strings, or tuples of column strings) or "
+                             f"the reader's sentences (chaintag.io.columns.iter_sentences), not {type(sent).__name__}")
 
 
 def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_format, batch_size, name,

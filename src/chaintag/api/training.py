@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..progress import plural
 from .corpus import load_source
 
-__all__ = ["TrainResult", "TrainOptions", "train", "run_training", "EXIT_HISTORY_NOT_WRITTEN", "EXIT_STATE_KEPT"]
+__all__ = ["TrainResult", "TrainOptions", "train", "run_training", "check_misplaced_options", "second_order_name",
+           "EXIT_HISTORY_NOT_WRITTEN", "EXIT_STATE_KEPT"]
 
 # exit codes of `chaintag train` beyond 0 (success) and 2 (error, nothing written)
 EXIT_HISTORY_NOT_WRITTEN = 3  # the model was saved; the --history file was not written
@@ -85,7 +86,7 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
         A training file or a dataset reference (``conll2000:train``).
     params : dict, optional
         The learner's own parameters (``{"l2": 2, "n_best": 10}``), checked against what it declares
-        (:mod:`chaintag.learners.params`).
+        (:mod:`chaintag.learners.params`); a setting that is not one of train's (``l2=2``) is one too.
     log : callable, optional
         Gets one line per step (default: none).
     **settings
@@ -109,8 +110,10 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
     ...                         algorithm="sapo", params={"l2": 1.0}, epochs=10)  # doctest: +SKIP
     >>> result.test.f1  # doctest: +SKIP
     """
-    opts = TrainOptions(train=train, **settings)
     given = dict(params or {})
+    for name in [k for k in settings if k not in DEFAULTS]:  # a learner's parameter given by name (l2=2)
+        given[name] = settings.pop(name)
+    opts = TrainOptions(train=train, **settings)
 
     def learner_params(cls, shown):
         declared = {p.name: p for p in cls.params}
@@ -293,12 +296,7 @@ def _make_learner(opts, name: str, train, settings):
                   progress=False if opts.quiet else True)  # bars on a terminal, else one line per epoch
     cls = LEARNERS[name]
     shown = f"{opts.algorithm} --order 2" if opts.order == 2 else name
-    mine = {p.flag for p in cls.params}
-    if getattr(opts, "maxent_c", None) is not None or getattr(opts, "maxent_solver", None) is not None:
-        if "--maxent-c" not in mine:
-            raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
-    if (getattr(opts, "C", None) is not None or opts.no_clip) and "--maxent-c" in mine:
-        raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
+    check_misplaced_options(opts, cls)
     accepted = set(cls._param_names())
     for option, key, value in (("--epochs", "epochs", opts.epochs), ("--shuffle/--no-shuffle", "shuffle", opts.shuffle),
                                ("--hash-bits", "hash_bits", opts.hash_bits)):
@@ -316,6 +314,23 @@ def _make_learner(opts, name: str, train, settings):
         learner.progress = params["progress"]
     learner.eval_scheme = opts.scheme  # dev scoring (best epoch) and --test
     return learner
+
+
+def check_misplaced_options(opts, cls) -> None:
+    """Refuse the two regularization strengths named C given to the wrong learner, saying which is which.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For ``--maxent-c`` / ``--maxent-solver`` with another learner than maxent, or MIRA's ``--C`` /
+        ``--no-clip`` with maxent.
+    """
+    mine = {p.flag for p in cls.params}
+    if getattr(opts, "maxent_c", None) is not None or getattr(opts, "maxent_solver", None) is not None:
+        if "--maxent-c" not in mine:
+            raise InputError("--maxent-c and --maxent-solver apply to --algorithm maxent only")
+    if (getattr(opts, "C", None) is not None or opts.no_clip) and "--maxent-c" in mine:
+        raise InputError("--C and --no-clip are MIRA options; the maxent tagger takes --maxent-c")
 
 
 def _fit(learner, opts, train, dev, streamed: bool) -> None:

@@ -27,6 +27,12 @@ def _declarations() -> dict[str, list[tuple[str, object]]]:
     return out
 
 
+#: The shared parameters that train sets with options of its own (``-p`` refuses them, naming the option).
+OWN_OPTIONS = {"features": "--features", "columns": "--columns", "epochs": "--epochs", "cc": "--cc",
+               "feature_space": "--feature-space", "shuffle": "--shuffle/--no-shuffle", "random_state": "--seed",
+               "hash_bits": "--hash-bits", "progress": "-q (quiet) or the terminal"}
+
+
 def dest_of(flag: str) -> str:
     """The argparse destination of a learner option (``--maxent-c`` -> ``maxent_c``)."""
     return flag.lstrip("-").replace("-", "_")
@@ -46,8 +52,9 @@ def _default_text(decls) -> str:
     return "default: " + "; ".join(f"{v} for {', '.join(names)}" for v, names in seen.items())
 
 
-def add_learner_options(p: argparse.ArgumentParser) -> None:
-    """Add one option per declared learner parameter with a flag, and ``-p NAME=VALUE``."""
+def add_learner_options(p: argparse.ArgumentParser) -> dict:
+    """Add one option per declared learner parameter with a flag, and ``-p NAME=VALUE``; returns the
+    option groups by title."""
     groups: dict[str, argparse._ArgumentGroup] = {}
     for flag, decls in _declarations().items():
         first = decls[0][1]
@@ -56,7 +63,8 @@ def add_learner_options(p: argparse.ArgumentParser) -> None:
         if g is None:
             g = groups[title] = p.add_argument_group(title)
         names = ", ".join(dict.fromkeys(n for n, _ in decls))
-        help_ = f"{first.help} ({names}; {_default_text(decls)})"
+        default = "" if "default" in first.help else f"; {_default_text(decls)}"
+        help_ = f"{first.help} ({names}{default})"
         kw = dict(dest=dest_of(flag), default=None, help=help_)
         if first.kind is bool:
             if first.negatable:
@@ -74,6 +82,7 @@ def add_learner_options(p: argparse.ArgumentParser) -> None:
                         "`chaintag train --list-params NAME` lists them)")
     p.add_argument("--list-params", action=_ListParams, metavar="NAME",
                    help="list the parameters of the learner NAME (name, flag, constraint, default) and exit")
+    return groups
 
 
 class _ListParams(argparse.Action):
@@ -91,7 +100,8 @@ def list_params(cls) -> str:
     """The declared parameters of a learner class, one line each."""
     rows = []
     for p in cls.params:
-        flag = f" ({p.flag})" if p.flag else ""
+        flag = p.flag or OWN_OPTIONS.get(p.name, "")
+        flag = f" ({flag})" if flag else ""
         rows.append(f"{p.name}{flag}: {p.constraint()}, default {p.default!r}: {p.help}")
     return "\n".join(rows)
 
@@ -138,6 +148,8 @@ def learner_settings(args, cls, shown: str) -> dict:
         name = name.strip()
         if not eq or not name:
             raise InputError(f"-p takes NAME=VALUE, not {pair!r}")
+        if name in OWN_OPTIONS and name in by_name:
+            raise InputError(f"-p {name}: set it with {OWN_OPTIONS[name]}")
         p = by_name.get(name)
         if p is None:
             raise InputError(f"-p {name}: {shown} has no parameter {name!r}; it takes "

@@ -71,11 +71,12 @@ def add_parser(sub, learner_options: bool = True) -> None:
                    help="visit sentences in a new random order each epoch (default: off for the "
                         "perceptron, as Collins; on for SAPO, which samples at random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    g = p.add_argument_group("MIRA")
-    g.add_argument("--no-clip", action="store_true", default=None, help="MIRA without the C clip (variant)")
+    groups = {}
     if learner_options:  # from the learners' declarations (all learner classes are imported for them)
         from .learner_opts import add_learner_options
-        add_learner_options(p)
+        groups = add_learner_options(p)
+    g = groups.get("MIRA") or p.add_argument_group("MIRA")
+    g.add_argument("--no-clip", action="store_true", default=None, help="MIRA without the C clip (variant)")
     p.add_argument("--history", metavar="PATH", help="write the per-epoch history as JSON lines")
     p.add_argument("--checkpoint-dir", metavar="DIR",
                    help="save the training state after every epoch in DIR/checkpoint.npz")
@@ -96,9 +97,29 @@ def add_parser(sub, learner_options: bool = True) -> None:
 
 
 def _algorithms() -> list[str]:
-    """The learners ``--algorithm`` names: the first-order ones (``--order 2`` picks their second-order kin)."""
+    """The learners ``--algorithm`` names (a second-order one is its first-order kin with ``--order 2``)."""
     from ..learners import LEARNERS
-    return [name for name in LEARNERS if LEARNERS[name].order == 1]
+    return list(LEARNERS)
+
+
+def _same_learner_names(args) -> None:
+    """``--algorithm perceptron2`` is ``--algorithm perceptron --order 2``."""
+    from ..learners import LEARNERS
+    cls = LEARNERS[args.algorithm]
+    if cls.order == 2:
+        args.algorithm, args.order = cls.first_order, 2
+
+
+def _check_learner_options(args) -> None:
+    """The learner options and ``-p`` pairs checked against the learner's declarations, so that a mistake
+    is reported before the data is read (training checks them again with the data's settings)."""
+    from ..api.training import second_order_name
+    from ..learners import LEARNERS
+    from .learner_opts import learner_settings
+    from ..api.training import check_misplaced_options
+    name = second_order_name(args.algorithm) if args.order == 2 else args.algorithm
+    check_misplaced_options(args, LEARNERS[name])
+    learner_settings(args, LEARNERS[name], f"{args.algorithm} --order 2" if args.order == 2 else name)
 
 
 def _validate(args) -> None:
@@ -146,7 +167,9 @@ def run(args) -> int:
         from .recipes import apply_recipe
         applied = apply_recipe(args, args.train_parser)
         log(args, f"recipe {args.recipe}: {' '.join(applied) or 'every option given explicitly'}")
+    _same_learner_names(args)
     _validate(args)
+    _check_learner_options(args)  # before the data is read
     if not args.checkpoint_dir:
         return _run(args)
     from ..api.training import second_order_name

@@ -27,7 +27,7 @@ from .finite import check_weights
 from .inference import InferenceMixin
 from .introspect import IntrospectionMixin, training_summary
 from .sklearn_compat import SklearnTagsMixin
-from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, default_columns,  # noqa: F401
+from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, column_names, default_columns,  # noqa: F401
                      looks_like_chunks, materialise)
 
 @dataclass
@@ -238,7 +238,7 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
             columns = n_cols = DICT_COLUMNS
         else:
             n_cols = check_column_rows(rows)  # even tuples of strings that a model file can hold
-            columns = tuple(self.columns) if self.columns else default_columns(n_cols)
+            columns = column_names(self.columns) if self.columns else default_columns(n_cols)
             if len(columns) != n_cols:
                 raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns

@@ -55,11 +55,11 @@ class CRF(SequenceTagger):
 
     params = (
         *pick("features", "columns"),
-        Param("learning_rate", 0.1, float, "learning rate gamma_0", low=0, low_open=True, group="SAPO and CRF",
+        Param("learning_rate", 0.1, float, "learning rate gamma_0", low=0, low_open=True, group="SAPO, CRF and MIRA",
               metavar="G"),
         Param("lr_schedule", "bottou", str, "bottou: gamma_0 / (1 + gamma_0 lambda t/|S|); decay; fixed",
-              choices=("bottou", "decay", "fixed"), group="SAPO and CRF"),
-        Param("l2", 1.0, float, "L2 strength lambda", low=0, group="SAPO and CRF", metavar="LAMBDA"),
+              choices=("bottou", "decay", "fixed"), group="SAPO, CRF and MIRA"),
+        Param("l2", 1.0, float, "L2 strength lambda", low=0, group="SAPO, CRF and MIRA", metavar="LAMBDA"),
         *pick("averaged", "epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress",
               shuffle=True),
     )
@@ -146,9 +146,9 @@ class CRFLBFGS(SequenceTagger):
 
     params = (
         *pick("features", "columns"),
-        Param("l2", 1.0, float, "L2 strength lambda (CRFsuite's c2 = l2 / 2)", low=0, group="SAPO and CRF",
+        Param("l2", 1.0, float, "L2 strength lambda (CRFsuite's c2 = l2 / 2)", low=0, group="SAPO, CRF and MIRA",
               metavar="LAMBDA"),
-        Param("l1", 0.0, float, "L1 strength (CRFsuite's c1)", low=0, group="SAPO and CRF", metavar="C1"),
+        Param("l1", 0.0, float, "L1 strength (CRFsuite's c1)", low=0, group="SAPO, CRF and MIRA", metavar="C1"),
         *pick("epochs", epochs=100),
         Param("tol", 1e-5, float, "L-BFGS stopping tolerance", low=0, low_open=True, option=""),
         Param("memory", 6, int, "L-BFGS memory (corrections kept)", low=1, option=""),

@@ -55,7 +55,7 @@ class MIRA(SequenceTagger):
 
     params = (
         *pick("features", "columns"),
-        Param("n_best", 1, int, "candidates of each update (N-best MIRA: the top n)", low=1, group="SAPO and CRF",
+        Param("n_best", 1, int, "candidates of each update (N-best MIRA: the top n)", low=1, group="SAPO, CRF and MIRA",
               metavar="N"),
         Param("C", 1.0, float, "clip of MIRA step sizes (None, --no-clip: unclipped, a variant)", low=0, low_open=True,
               none=True, option="--C", group="MIRA"),

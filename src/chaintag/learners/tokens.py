@@ -190,3 +190,13 @@ def default_columns(n: int) -> tuple[str, ...]:
     names = ["word", "pos"][:n]
     names += [f"c{k}" for k in range(2, n)]
     return tuple(names)
+
+
+def column_names(columns) -> tuple[str, ...] | None:
+    """The ``columns`` hyper-parameter as a tuple of names: a sequence of names, or one string of names
+    separated by commas (``"word,pos"``, as ``--columns`` takes them); None stays None."""
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return tuple(c.strip() for c in columns.split(","))
+    return tuple(columns)

@@ -111,7 +111,8 @@ def prepare_streamed(learner, chunks, folder: str, dev=None, source=None):
     first = next(chunks(), None)
     if first is None:
         raise InputError("training data: no sentences", None if source is None else str(source))
-    names = tuple(learner.columns) if learner.columns else first[0]
+    from ..learners.tokens import column_names
+    names = column_names(learner.columns) if learner.columns else first[0]
     if len(names) != len(first[0]):
         raise InputError(f"columns {names} do not match the {len(first[0])} columns of the tokens")
     del first

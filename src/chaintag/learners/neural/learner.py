@@ -31,7 +31,8 @@ from ...errors import InputError, ModelFormatError
 from ..base import SequenceTagger
 from ..introspect import training_summary
 from ..params import Param, pick
-from ..tokens import MAX_LABELS, as_rows, check_column_rows, check_labels, default_columns, materialise
+from ..tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, column_names, default_columns,
+                      materialise)
 from ._torch import require_torch
 from .batches import bucketed_batches, make_batch, to_device
 from .vocab import UNK, Encoder, Vocabulary, normalize_word
@@ -202,7 +203,7 @@ class NeuralTagger(SequenceTagger):
         Param("optimizer", "adam", str, "adam (learning rate 0.001) or sgd (0.015, decayed per epoch)",
               choices=("adam", "sgd"), group=_NEURAL),
         Param("learning_rate", None, float, "learning rate (default: 0.001 for Adam, 0.015 for SGD)", low=0,
-              low_open=True, none=True, group="SAPO and CRF", metavar="G"),
+              low_open=True, none=True, group="SAPO, CRF and MIRA", metavar="G"),
         Param("lr_decay", 0.05, float, "SGD's per-epoch decay", low=0, option=""),
         Param("clip", 5.0, float, "gradient norm clipping threshold (0: none)", low=0, option=""),
         Param("batch_size", 32, int, "sentences per minibatch", low=1, group=_NEURAL, metavar="N"),
@@ -293,7 +294,7 @@ class NeuralTagger(SequenceTagger):
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
         n_cols = check_column_rows(rows)  # even tuples of strings that a model file can hold
-        columns = tuple(self.columns) if self.columns else default_columns(n_cols)
+        columns = column_names(self.columns) if self.columns else default_columns(n_cols)
         if len(columns) != n_cols:
             raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns
