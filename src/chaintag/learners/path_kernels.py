@@ -171,7 +171,7 @@ def add_path_difference(c, t0, t1, path, n_labels, scale, w, u, step, averaged, 
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_path_chain(labels, t0, T, n_features, n_labels, scale, target, u, avg_coef, averaged):
     """``target += scale * `` the start, transition and end features of the label path ``labels[t0:t0+T]``
     (``T >= 1``), and with ``averaged`` ``u += avg_coef * (the same change)``.

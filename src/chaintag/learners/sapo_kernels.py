@@ -164,7 +164,7 @@ def _token_coefs_body(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val,
                     _add(v, u, f, d * entry_value(ent_val, valued, e), averaged, sigma_sum)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_emission_coefs(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u,
                          scale, averaged, sigma_sum):
     """Add ``scale * row[l] * value`` to the feature (attribute, ``l``) of every entry of token ``tok``, for the
