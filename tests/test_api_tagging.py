@@ -81,3 +81,15 @@ def test_tag_stream_takes_plain_sentences(model_file):
     assert [[ln.split()[-1] for ln in b.splitlines()] for b in blocks] == model.predict(sents)
     with pytest.raises(InputError, match="sentence 0: give a list of tokens"):
         chaintag.tag_stream(model, [42], io.StringIO())
+
+
+def test_tag_takes_the_scheme_names_that_eval_takes(tmp_path, model_file):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    outs = []
+    for name in ("iob2", "bio", "IOB"):
+        out = tmp_path / f"{name}.txt"
+        assert main(["tag", "--model", str(model_file), str(src), "-o", str(out), "-q", "--constrain",
+                     "--scheme", name]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] == outs[2]

@@ -57,7 +57,8 @@ def add_parser(sub) -> None:
     p.add_argument("--constrain", action="store_true",
                    help="forbid the label sequences the chunk scheme makes invalid (O -> I-X in IOB2, "
                         "B-X -> I-Y, start and end rules), also in --nbest, --confidence and --marginals")
-    p.add_argument("--scheme", choices=["iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou", "bmes"], default=None,
+    from ..evaluation.schemes import scheme_names
+    p.add_argument("--scheme", choices=[n for n in scheme_names() if n != "none"], default=None, type=str.lower,
                    help="the chunk scheme of --constrain (default: the scheme of the model's training labels, "
                         "else detected from its label set)")
     p.add_argument("--partial", action="store_true",
