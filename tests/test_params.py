@@ -114,3 +114,10 @@ def test_cli_second_order_names_and_own_options(tmp_path, capsys):
     assert chaintag.load(model).algorithm == "perceptron2"
     assert main(["train", "--train", train, "--model", str(tmp_path / "x.npz"), "-p", "epochs=3", "-q"]) == 2
     assert "-p epochs: set it with --epochs" in capsys.readouterr().err
+
+
+def test_a_fitted_model_pickles_and_predicts_the_same():
+    import pickle
+    m = chaintag.SAPO(features="ner", epochs=2).fit(SENTS, LABELS)  # affixes, shapes and flags
+    back = pickle.loads(pickle.dumps(m))
+    assert back.predict(SENTS) == m.predict(SENTS) and (back.weights_ == m.weights_).all()

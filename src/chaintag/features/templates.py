@@ -83,32 +83,83 @@ def _shape(value: str, cap: int) -> str:
 _DIGITS = re.compile(r"\d")
 
 
-def _flag(test: Callable[[str], bool]) -> Callable[[str], str | None]:
-    return lambda v: "1" if test(v) else None
+class _Flag:
+    """``"1"`` when ``test(value)`` holds, else None (a class, not a closure, so that models pickle)."""
+
+    def __init__(self, test: Callable[[str], bool]):
+        self.test = test
+
+    def __call__(self, v: str) -> str | None:
+        return "1" if self.test(v) else None
 
 
-def _prefix(k: int) -> Callable[[str], str | None]:
-    return lambda v: v[:k] if len(v) >= k else None
+class _Prefix:
+    """The first ``k`` characters, or None for a shorter value."""
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __call__(self, v: str) -> str | None:
+        return v[:self.k] if len(v) >= self.k else None
 
 
-def _suffix(k: int) -> Callable[[str], str | None]:
-    return lambda v: v[-k:] if len(v) >= k else None
+class _Suffix:
+    """The last ``k`` characters, or None for a shorter value."""
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __call__(self, v: str) -> str | None:
+        return v[-self.k:] if len(v) >= self.k else None
 
 
+def _norm(v: str) -> str:
+    return _DIGITS.sub("0", v)
+
+
+def _long_shape(v: str) -> str:
+    return _shape(v, 4)
+
+
+def _short_shape(v: str) -> str:
+    return _shape(v, 1)
+
+
+def _has_digit(v: str) -> bool:
+    return any(c.isdigit() for c in v)
+
+
+def _has_hyphen(v: str) -> bool:
+    return "-" in v
+
+
+def _has_upper(v: str) -> bool:
+    return any(c.isupper() for c in v)
+
+
+def _all_upper(v: str) -> bool:
+    return v.isupper()
+
+
+def _init_upper(v: str) -> bool:
+    return v[:1].isupper()
+
+
+#: The template functions of a column value (module-level callables: fitted models pickle).
 FUNCTIONS: dict[str, Callable[[str], str | None]] = {
     "lower": str.lower,
-    "norm": lambda v: _DIGITS.sub("0", v),
-    "shape": lambda v: _shape(v, 4),
-    "shortshape": lambda v: _shape(v, 1),
-    "hasdigit": _flag(lambda v: any(c.isdigit() for c in v)),
-    "hashyphen": _flag(lambda v: "-" in v),
-    "hasupper": _flag(lambda v: any(c.isupper() for c in v)),
-    "allupper": _flag(lambda v: v.isupper()),
-    "initupper": _flag(lambda v: v[:1].isupper()),
+    "norm": _norm,
+    "shape": _long_shape,
+    "shortshape": _short_shape,
+    "hasdigit": _Flag(_has_digit),
+    "hashyphen": _Flag(_has_hyphen),
+    "hasupper": _Flag(_has_upper),
+    "allupper": _Flag(_all_upper),
+    "initupper": _Flag(_init_upper),
 }
 for _k in range(1, 10):
-    FUNCTIONS[f"pre{_k}"] = _prefix(_k)
-    FUNCTIONS[f"suf{_k}"] = _suffix(_k)
+    FUNCTIONS[f"pre{_k}"] = _Prefix(_k)
+    FUNCTIONS[f"suf{_k}"] = _Suffix(_k)
 
 
 @dataclass(frozen=True)
