@@ -36,6 +36,8 @@ def run(args) -> int:
 
     if args.max_sentences < 1 or args.max_bytes < 1:
         raise InputError("--max-sentences and --max-bytes must be at least 1")
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"--port must be between 0 and 65535 (got {args.port})")
     model = load(args.model)
     server = make_server(model, args.host, args.port, name=args.model, max_bytes=args.max_bytes,
                          max_sentences=args.max_sentences, verbose=args.log_requests)

@@ -39,6 +39,7 @@ with a 4xx status:
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -202,6 +203,14 @@ class _Handler(BaseHTTPRequestHandler):
         # a client that stops sending mid-request must not hold its thread for ever
         self.timeout = getattr(self.server, "read_timeout", None)
         super().setup()
+        try:  # no Nagle delay: an answer goes out at once, not after the client's delayed ACK
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # not a TCP socket (a test's socket pair)
+            pass
+
+    def send_error(self, code, message=None, explain=None):
+        """Every error as JSON, also those http.server raises itself (an unknown method: 501)."""
+        self._error(code, message or self.responses.get(code, ("error",))[0])
 
     def log_message(self, fmt, *args):  # quiet unless the server was made verbose
         if getattr(self.server, "verbose", False):
@@ -216,9 +225,10 @@ class _Handler(BaseHTTPRequestHandler):
             # the rest of a rejected body may still be unread: do not reuse the connection
             self.send_header("Connection", "close")
             self.close_connection = True
-        try:
-            self.end_headers()
-            self.wfile.write(data)
+        try:  # the headers and the body in one write
+            self._headers_buffer.append(b"\r\n")
+            self.wfile.write(b"".join(self._headers_buffer) + data)
+            self._headers_buffer = []
         except OSError:  # the client went away: nobody to answer
             self.close_connection = True
 
@@ -275,6 +285,12 @@ class _Handler(BaseHTTPRequestHandler):
     do_DELETE = do_PATCH = do_PUT
 
 
+class _Server(ThreadingHTTPServer):
+    """The threading server with a listen backlog for hundreds of clients (the standard library's is 5)."""
+
+    request_queue_size = 1024
+
+
 def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
                 max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False,
                 read_timeout: float = 30.0):
@@ -301,14 +317,16 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     Returns
     -------
     http.server.ThreadingHTTPServer
-        Call ``serve_forever()`` (and ``shutdown()`` from another thread).
+        Call ``serve_forever()`` (and ``shutdown()`` from another thread). Its listen backlog is
+        1024, and answers go out without Nagle's delay (``TCP_NODELAY``), headers and body in one
+        write.
 
     Raises
     ------
     OSError
         When the address cannot be bound.
     """
-    server = ThreadingHTTPServer((host, port), _Handler)
+    server = _Server((host, port), _Handler)
     server.daemon_threads = True
     server.service = TaggingService(model, name=name, max_sentences=max_sentences)
     server.max_bytes = int(max_bytes)

@@ -1,0 +1,79 @@
+"""The service's transport: no Nagle delay, one write per answer, a large backlog, JSON for every error."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+
+import pytest
+
+import chaintag
+from chaintag.cli.main import main
+from chaintag.service import make_server
+from chaintag.service import server as server_module
+from toy_corpus import LABELS, SENTS
+
+
+@pytest.fixture(scope="module")
+def model():
+    return chaintag.StructuredPerceptron(features="w[0]", epochs=2).fit(SENTS, LABELS)
+
+
+@pytest.fixture
+def running(model):
+    srv = make_server(model, "127.0.0.1", 0)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_answers_go_out_without_nagle_and_in_one_write(running, monkeypatch):
+    seen = {}
+    real_write = server_module._Handler._send
+
+    def spy(self, status, obj):
+        seen["nodelay"] = self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        writes = seen["writes"] = []  # filled before the client can read the answer
+        original = self.wfile.write
+
+        def count(data):
+            writes.append(data)
+            return original(data)
+
+        self.wfile.write = count
+        try:
+            real_write(self, status, obj)
+        finally:
+            self.wfile.write = original
+
+    monkeypatch.setattr(server_module._Handler, "_send", spy)
+    c = http.client.HTTPConnection("127.0.0.1", running.server_address[1], timeout=10)
+    c.request("GET", "/health")
+    r = c.getresponse()
+    assert r.status == 200 and json.loads(r.read())["status"] == "ok"
+    assert seen["nodelay"] != 0
+    assert len(seen["writes"]) == 1 and seen["writes"][0].startswith(b"HTTP/1.1 200")
+    assert seen["writes"][0].endswith(b"}")  # the body follows the headers in the same write
+
+
+def test_the_listen_backlog_holds_hundreds_of_clients(running):
+    assert running.request_queue_size >= 1024
+
+
+def test_an_unknown_method_gets_a_json_error(running):
+    c = http.client.HTTPConnection("127.0.0.1", running.server_address[1], timeout=10)
+    c.request("BREW", "/tag")
+    r = c.getresponse()
+    assert r.status == 501 and r.getheader("Content-Type").startswith("application/json")
+    assert "error" in json.loads(r.read())
+
+
+def test_a_port_out_of_range_is_refused(tmp_path, model, capsys):
+    path = tmp_path / "m.npz"
+    model.save(path)
+    assert main(["serve", str(path), "--port", "70000", "-q"]) == 2
+    assert "--port must be between 0 and 65535 (got 70000)" in capsys.readouterr().err
