@@ -77,3 +77,33 @@ def test_a_port_out_of_range_is_refused(tmp_path, model, capsys):
     model.save(path)
     assert main(["serve", str(path), "--port", "70000", "-q"]) == 2
     assert "--port must be between 0 and 65535 (got 70000)" in capsys.readouterr().err
+
+
+def _post(srv, raw: bytes):
+    c = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=30)
+    c.request("POST", "/tag", raw, {"Content-Type": "application/json"})
+    r = c.getresponse()
+    return r.status, json.loads(r.read())
+
+
+def test_json_nested_too_deep_gets_400_and_the_server_stays_up(running):
+    status, out = _post(running, b"[" * 100000 + b"]" * 100000)
+    assert status == 400 and "nested too deeply" in out["error"]
+    c = http.client.HTTPConnection("127.0.0.1", running.server_address[1], timeout=10)
+    c.request("GET", "/health")
+    assert c.getresponse().status == 200
+
+
+def test_a_lone_surrogate_echoed_in_an_error_is_escaped(running):
+    status, out = _post(running, b'{"sentences": [], "\\ud800x": 1}')
+    assert status == 400 and "\ud800" in out["error"]
+
+
+def test_case_25_deep_nesting(running):
+    import os
+    from pathlib import Path
+    cases = Path(os.environ.get("CHAINTAG_CASES", "../shared/cases"))
+    if not (cases / "25_deep_nesting.json").is_file():
+        pytest.skip(f"reported input cases not found in {cases} (set CHAINTAG_CASES)")
+    status, out = _post(running, (cases / "25_deep_nesting.json").read_bytes())
+    assert status == 400 and "error" in out

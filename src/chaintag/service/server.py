@@ -217,7 +217,10 @@ class _Handler(BaseHTTPRequestHandler):
             super().log_message(fmt, *args)
 
     def _send(self, status: int, obj) -> None:
-        data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        try:
+            data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (echoed from a request): escaped, still valid JSON
+            data = json.dumps(obj, ensure_ascii=True).encode("ascii")
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -271,6 +274,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             return self._error(400, f"the body is not valid JSON: {exc}")
+        except RecursionError:  # brackets nested past the parser's depth
+            return self._error(400, "the body's JSON is nested too deeply")
         try:
             out = self.server.service.tag(body)
         except RequestError as exc:
