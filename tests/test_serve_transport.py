@@ -107,3 +107,61 @@ def test_case_25_deep_nesting(running):
         pytest.skip(f"reported input cases not found in {cases} (set CHAINTAG_CASES)")
     status, out = _post(running, (cases / "25_deep_nesting.json").read_bytes())
     assert status == 400 and "error" in out
+
+
+def test_a_trickling_client_is_cut_at_the_request_deadline(model):
+    import time
+    srv = make_server(model, "127.0.0.1", 0, read_timeout=0.6, request_deadline=1.0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(srv.server_address[:2], timeout=10) as sock:
+            sock.sendall(b"GET /health HTTP/1.1\r\n")
+            t0 = time.monotonic()
+            closed = False
+            for i in range(40):  # one header line every 0.25 s: each wait is short, the whole is not
+                time.sleep(0.25)
+                try:
+                    sock.sendall(f"X-Slow-{i}: 1\r\n".encode())
+                    sock.settimeout(0.01)
+                    if sock.recv(1) == b"":
+                        closed = True
+                        break
+                except socket.timeout:
+                    pass
+                except OSError:
+                    closed = True
+                    break
+                finally:
+                    sock.settimeout(10)
+            assert closed and time.monotonic() - t0 < 5  # cut near the 1 s deadline, not held for 10 s
+        c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+        c.request("GET", "/health")
+        assert c.getresponse().status == 200
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_past_the_connection_cap_a_client_gets_503_and_the_server_answers_again_later(model):
+    import time
+    srv = make_server(model, "127.0.0.1", 0, max_connections=2)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        held = [socket.create_connection(srv.server_address[:2], timeout=10) for _ in range(2)]
+        time.sleep(0.2)  # both accepted and held by their threads
+        c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+        c.request("GET", "/health")
+        r = c.getresponse()
+        assert r.status == 503 and "try again later" in json.loads(r.read())["error"]
+        for s in held:
+            s.close()
+        for _ in range(50):  # the held connections' threads end
+            if srv._open == 0:
+                break
+            time.sleep(0.1)
+        c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+        c.request("GET", "/health")
+        assert c.getresponse().status == 200
+    finally:
+        srv.shutdown()
+        srv.server_close()

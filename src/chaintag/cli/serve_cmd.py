@@ -25,6 +25,10 @@ def add_parser(sub) -> None:
     p.add_argument("--max-bytes", type=int, default=16 * 2 ** 20, metavar="N",
                    help="largest request body in bytes (default: 16 MiB)")
     p.add_argument("--log-requests", action="store_true", help="log every request on stderr")
+    p.add_argument("--request-deadline", type=float, default=60.0, metavar="S",
+                   help="seconds a whole request may take to arrive, however slowly it trickles in (default: 60)")
+    p.add_argument("--max-connections", type=int, default=256, metavar="N",
+                   help="open connections at most; past it a new one gets 503 at once (default: 256)")
     add_common(p)
     p.set_defaults(run=run)
 
@@ -36,11 +40,14 @@ def run(args) -> int:
 
     if args.max_sentences < 1 or args.max_bytes < 1:
         raise InputError("--max-sentences and --max-bytes must be at least 1")
+    if not args.request_deadline > 0 or args.max_connections < 1:
+        raise InputError("--request-deadline must be positive and --max-connections at least 1")
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535 (got {args.port})")
     model = load(args.model)
     server = make_server(model, args.host, args.port, name=args.model, max_bytes=args.max_bytes,
-                         max_sentences=args.max_sentences, verbose=args.log_requests)
+                         max_sentences=args.max_sentences, verbose=args.log_requests,
+                         request_deadline=args.request_deadline, max_connections=args.max_connections)
     host, port = server.server_address[:2]
     if not args.quiet:
         print(f"serving {args.model} ({model.algorithm}, {len(model.labels_)} labels) on http://{host}:{port} "

@@ -195,9 +195,57 @@ def _kind(x) -> str:
     return "null" if x is None else type(x).__name__
 
 
+class _DeadlineReader:
+    """The connection's input, with a deadline for the whole request: a client that trickles its
+    header lines or body (one byte every few seconds) gets no more than ``seconds`` in all."""
+
+    def __init__(self, raw, sock, seconds: float, idle: float | None):
+        self.raw, self.sock, self.seconds, self.idle = raw, sock, seconds, idle
+        self.deadline = None
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+    def _arm(self) -> None:
+        if self.deadline is None:
+            return
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive within its deadline")
+        self.sock.settimeout(left if self.idle is None else min(left, self.idle))  # each wait, and in all
+
+    def readline(self, limit=-1):
+        self._arm()
+        return self.raw.readline(limit)
+
+    def read(self, n=-1):
+        self._arm()
+        return self.raw.read(n)
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "chaintag"
+
+    def handle_one_request(self):
+        # the deadline of a request runs from its first byte; a kept-alive connection waits idle
+        # for the next request up to read_timeout (the socket's timeout), as before
+        reader = self.rfile
+        if isinstance(reader, _DeadlineReader):
+            reader.deadline = None
+            self.connection.settimeout(self.timeout)
+            first = reader.raw.peek(1) if hasattr(reader.raw, "peek") else b"x"
+            if not first:
+                self.close_connection = True
+                return
+            reader.start()
+        try:
+            super().handle_one_request()
+        except TimeoutError:
+            self.close_connection = True
 
     def setup(self):
         # a client that stops sending mid-request must not hold its thread for ever
@@ -207,6 +255,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:  # not a TCP socket (a test's socket pair)
             pass
+        seconds = getattr(self.server, "request_deadline", None)
+        if seconds:
+            self.rfile = _DeadlineReader(self.rfile, self.connection, float(seconds), self.timeout)
 
     def send_error(self, code, message=None, explain=None):
         """Every error as JSON, also those http.server raises itself (an unknown method: 501)."""
@@ -291,14 +342,47 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
-    """The threading server with a listen backlog for hundreds of clients (the standard library's is 5)."""
+    """The threading server with a listen backlog for hundreds of clients (the standard library's is 5)
+    and a cap on open connections: past it, a new connection gets 503 at once and is closed, so that
+    the file descriptors never run out and the server keeps answering."""
 
     request_queue_size = 1024
+    max_connections = 256
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._open = 0
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request, client_address):
+        with self._open_lock:
+            full = self._open >= self.max_connections
+            if not full:
+                self._open += 1
+        if full:
+            body = json.dumps({"error": f"the server holds {self.max_connections} connections; "
+                                        "try again later"}).encode()
+            try:
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                                b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                + body)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open -= 1
 
 
 def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
                 max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False,
-                read_timeout: float = 30.0):
+                read_timeout: float = 30.0, request_deadline: float = 60.0, max_connections: int = 256):
     """A threading HTTP server answering tagging requests with ``model``.
 
     Parameters
@@ -318,6 +402,11 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     read_timeout : float, default 30.0
         Seconds a connection may wait for the client's next bytes; a body that
         stops arriving gets 408, a body shorter than its Content-Length 400.
+    request_deadline : float, default 60.0
+        Seconds a whole request (request line, headers and body) may take to arrive, however
+        slowly its bytes trickle in; past it the connection is closed (a body gets 408).
+    max_connections : int, default 256
+        Open connections at most; past it a new one gets 503 at once and is closed.
 
     Returns
     -------
@@ -337,5 +426,7 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     server.max_bytes = int(max_bytes)
     server.verbose = verbose
     server.read_timeout = float(read_timeout)
+    server.request_deadline = float(request_deadline)
+    server.max_connections = int(max_connections)
     server.started = time.time()
     return server
