@@ -165,3 +165,19 @@ def test_past_the_connection_cap_a_client_gets_503_and_the_server_answers_again_
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_requests_past_the_token_or_work_limit_get_413(model):
+    srv = make_server(model, "127.0.0.1", 0, max_tokens=50, max_work=60)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        sent = [[["the", "DT"], ["dog", "NN"], ["barks", "VBZ"]]] * 10  # 30 tokens
+        status, out = _post(srv, json.dumps({"sentences": [[["w", "NN"]] * 51]}).encode())
+        assert status == 413 and "51 tokens in one request; the limit is 50" in out["error"]
+        status, out = _post(srv, json.dumps({"sentences": sent, "nbest": 3}).encode())
+        assert status == 413 and "30 tokens x 3" in out["error"] and "90 units" in out["error"]
+        status, out = _post(srv, json.dumps({"sentences": sent, "nbest": 2}).encode())
+        assert status == 200 and len(out["nbest"]) == 10
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -29,6 +29,11 @@ def add_parser(sub) -> None:
                    help="seconds a whole request may take to arrive, however slowly it trickles in (default: 60)")
     p.add_argument("--max-connections", type=int, default=256, metavar="N",
                    help="open connections at most; past it a new one gets 503 at once (default: 256)")
+    p.add_argument("--max-tokens", type=int, default=200000, metavar="N",
+                   help="tokens in one request at most (413 past it; default: 200000)")
+    p.add_argument("--max-work", type=int, default=2000000, metavar="N",
+                   help="tokens x K of nbest / confidence (x labels for marginals) in one request at most "
+                        "(413 past it; default: 2000000)")
     add_common(p)
     p.set_defaults(run=run)
 
@@ -40,14 +45,16 @@ def run(args) -> int:
 
     if args.max_sentences < 1 or args.max_bytes < 1:
         raise InputError("--max-sentences and --max-bytes must be at least 1")
-    if not args.request_deadline > 0 or args.max_connections < 1:
-        raise InputError("--request-deadline must be positive and --max-connections at least 1")
+    if not args.request_deadline > 0 or min(args.max_connections, args.max_tokens, args.max_work) < 1:
+        raise InputError("--request-deadline must be positive, --max-connections, --max-tokens and --max-work "
+                         "at least 1")
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535 (got {args.port})")
     model = load(args.model)
     server = make_server(model, args.host, args.port, name=args.model, max_bytes=args.max_bytes,
                          max_sentences=args.max_sentences, verbose=args.log_requests,
-                         request_deadline=args.request_deadline, max_connections=args.max_connections)
+                         request_deadline=args.request_deadline, max_connections=args.max_connections,
+                         max_tokens=args.max_tokens, max_work=args.max_work)
     host, port = server.server_address[:2]
     if not args.quiet:
         print(f"serving {args.model} ({model.algorithm}, {len(model.labels_)} labels) on http://{host}:{port} "

@@ -72,11 +72,13 @@ class TaggingService:
         Sentences per request.
     """
 
-    def __init__(self, model, name: str | None = None, max_sentences: int = 10000):
+    def __init__(self, model, name: str | None = None, max_sentences: int = 10000, max_tokens: int = 200000,
+                 max_work: int = 2000000):
         from ..features.dicts import DICT_COLUMNS
         self.model = model
         self.name = name
         self.max_sentences = int(max_sentences)
+        self.max_tokens, self.max_work = int(max_tokens), int(max_work)
         from ..features.document import input_columns
         self.dict_tokens = tuple(model.columns_) == DICT_COLUMNS
         # the columns a request sends: a model's document columns are computed (one request, one document)
@@ -127,6 +129,18 @@ class TaggingService:
             out.append(toks)
         return out
 
+    def _check_work(self, sentences, k: int, per_label: int) -> None:
+        """Refuse (413) a request past the token limit, or whose work (tokens x K of the top-K search,
+        or x labels for the marginals' answer) passes the work limit."""
+        n = sum(len(s) for s in sentences)
+        if n > self.max_tokens:
+            raise RequestError(413, f"{n} tokens in one request; the limit is {self.max_tokens}: split the batch")
+        work = n * max(k, per_label)
+        if work > self.max_work:
+            raise RequestError(413, f"{n} tokens x {max(k, per_label)} (the top-K, or the labels of the "
+                                    f"marginals) is {work} units of work; the limit is {self.max_work}: "
+                                    "split the batch or ask for a smaller K")
+
     @staticmethod
     def _k(body, key):
         k = body.get(key)
@@ -153,6 +167,7 @@ class TaggingService:
         marginals = body.get("marginals", False)
         if not isinstance(marginals, bool):
             raise RequestError(400, '"marginals" must be true or false')
+        self._check_work(sentences, nbest or confidence or 1, len(self.model.labels_) if marginals else 1)
         if sum(x is not None and x is not False for x in (nbest, confidence, marginals or None)) > 1:
             raise RequestError(400, 'ask for one of "nbest", "confidence", "marginals", not several')
         constrain = body.get("constrain", False)
@@ -382,7 +397,8 @@ class _Server(ThreadingHTTPServer):
 
 def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
                 max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False,
-                read_timeout: float = 30.0, request_deadline: float = 60.0, max_connections: int = 256):
+                read_timeout: float = 30.0, request_deadline: float = 60.0, max_connections: int = 256,
+                max_tokens: int = 200000, max_work: int = 2000000):
     """A threading HTTP server answering tagging requests with ``model``.
 
     Parameters
@@ -407,6 +423,9 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
         slowly its bytes trickle in; past it the connection is closed (a body gets 408).
     max_connections : int, default 256
         Open connections at most; past it a new one gets 503 at once and is closed.
+    max_tokens, max_work : int, default 200,000 and 2,000,000
+        Most tokens in one request, and most tokens x K (``nbest`` / ``confidence``) or tokens x
+        labels (``marginals``); past them the request gets 413.
 
     Returns
     -------
@@ -422,7 +441,8 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     """
     server = _Server((host, port), _Handler)
     server.daemon_threads = True
-    server.service = TaggingService(model, name=name, max_sentences=max_sentences)
+    server.service = TaggingService(model, name=name, max_sentences=max_sentences, max_tokens=max_tokens,
+                                    max_work=max_work)
     server.max_bytes = int(max_bytes)
     server.verbose = verbose
     server.read_timeout = float(read_timeout)
