@@ -129,21 +129,48 @@ def source_name(source, name: str | None = None) -> str:
     return "<stdin>"
 
 
-def _split_chunks(read, empty, newline_re, cr):
+def max_line_length() -> int:
+    """The longest line a reader takes: ``CHAINTAG_MAX_LINE`` (characters or bytes), else
+    :data:`MAX_LINE` (1 Mi); a longer line stops the reader, so that an input without line breaks
+    (``/dev/zero``, a binary file) cannot exhaust memory."""
+    value = os.environ.get("CHAINTAG_MAX_LINE", "")
+    try:
+        return max(int(value), 1) if value else MAX_LINE
+    except ValueError:
+        return MAX_LINE
+
+
+#: Default bound on one line's length (see :func:`max_line_length`).
+MAX_LINE = 2 ** 20
+
+
+def _split_chunks(read, empty, newline_re, cr, name: str = "<input>"):
     """Yield the lines of a stream read chunk by chunk, without their endings.
 
     ``read(n)`` returns bytes or str; an empty result means the end. A CR at the
     very end of a chunk is held back until the next chunk shows whether it
     starts a CRLF. Every character is copied a bounded number of times, so the
     cost is linear even for a single enormous line.
+
+    Raises
+    ------
+    InputError
+        For a line longer than :func:`max_line_length`, naming the input and the line.
     """
     pending: list = []
+    held = 0
+    lines = 0
+    limit = max_line_length()
     while True:
         chunk = read(_CHUNK)
         if not chunk:
             break
         if not newline_re.search(chunk):
             pending.append(chunk)
+            held += len(chunk)
+            if held > limit:
+                raise InputError(f"a line longer than {limit:,} characters (no line break): not a text file of "
+                                 "lines; set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
             continue
         data = empty.join(pending) + chunk if pending else chunk
         pending = []
@@ -152,10 +179,19 @@ def _split_chunks(read, empty, newline_re, cr):
         for m in newline_re.finditer(data):
             if m.end() == end and m.group() == cr:
                 break  # maybe the first half of a CRLF split across chunks
+            if m.start() - start > limit:
+                raise InputError(f"a line longer than {limit:,} characters: set CHAINTAG_MAX_LINE to read "
+                                 "longer lines", name, lines + 1)
+            lines += 1
             yield data[start:m.start()]
             start = m.end()
+        held = 0
         if start < end:
             pending.append(data[start:])
+            held = end - start
+            if held > limit:
+                raise InputError(f"a line longer than {limit:,} characters (no line break): not a text file of "
+                                 "lines; set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
     if pending:
         tail = empty.join(pending)
         if tail.endswith(cr):
@@ -203,9 +239,9 @@ def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str) -> Iterator
         yield strip_bom(text, lineno == 1)
 
 
-def _text_lines(read) -> Iterator[str]:
+def _text_lines(read, name: str = "<input>") -> Iterator[str]:
     first = True
-    for line in _split_chunks(read, "", _NEWLINE_TEXT, "\r"):
+    for line in _split_chunks(read, "", _NEWLINE_TEXT, "\r", name):
         yield strip_bom(line, first)
         first = False
 
@@ -253,7 +289,7 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
         except OSError as e:
             raise InputError(f"cannot open: {e.strerror or e}", name) from None
         with f:
-            yield from _decode_lines(_split_chunks(f.read, b"", _NEWLINE_BYTES, b"\r"), codec, name)
+            yield from _decode_lines(_split_chunks(f.read, b"", _NEWLINE_BYTES, b"\r", name), codec, name)
         return
     if isinstance(source, io.TextIOBase) and isinstance(getattr(source, "buffer", None),
                                                         io.BufferedIOBase):
@@ -268,9 +304,9 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
         return pushed.pop() if pushed else _read(n)
 
     if isinstance(first, str):
-        yield from _text_lines(replay)
+        yield from _text_lines(replay, name)
     else:
-        yield from _decode_lines(_split_chunks(replay, b"", _NEWLINE_BYTES, b"\r"), codec, name)
+        yield from _decode_lines(_split_chunks(replay, b"", _NEWLINE_BYTES, b"\r", name), codec, name)
 
 
 def _make_splitter(sep: str | None, first_line: str):
