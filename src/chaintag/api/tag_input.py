@@ -57,6 +57,9 @@ def open_sentences(source="-", *, format: str | None = None, sep: str | None = N
         found = resolve(source, data_dir)
         source, fmt, name = found.path, format or found.format, os.fspath(found.path)
         sep = sep if sep else (found.sep if is_dataset_ref(ref) else None)
+        if fmt is None:  # a named pipe or <(...): opened once, its format sniffed from the same stream
+            from ..data.datasets import open_stream
+            source, fmt = open_stream(found.path)
     info = {"sep": "\t", "format": fmt} if fmt == "conllu" else {"format": fmt}
     if fmt == "text":
         from ..io.plain_text import iter_text_sentences

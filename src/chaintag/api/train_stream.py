@@ -54,6 +54,8 @@ def _why_not(args, name: str) -> str | None:
     dist = wants_distributed(args)
     if args.train == "-":
         return "standard input is read once; streamed training reads its file three times"
+    if os.path.exists(args.train) and not os.path.isfile(args.train):
+        return "a named pipe (or <(...)) is read once; streamed training reads its file three times"
     offered = _streamed(dist)
     if name not in offered:
         return f"it trains {', '.join(offered)} (order 1), not {name}"

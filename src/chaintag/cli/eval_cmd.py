@@ -77,6 +77,9 @@ def run(args) -> int:
         else:
             found = resolve(args.file, args.data_dir)
             source, fmt, name = found.path, args.format or found.format, str(found.path)
+            if fmt is None:  # a named pipe or <(...): opened once, its format sniffed from the same stream
+                from ..data.datasets import open_stream
+                source, fmt = open_stream(found.path)
         if fmt == "conllu":
             raise InputError("FILE is a column file with gold and predicted label columns; to score a "
                              "model on CoNLL-U data, use --model MODEL --test FILE", name)

@@ -162,17 +162,34 @@ def _plain_file(path: str) -> DatasetFile:
     return DatasetFile(Path(path), fmt, None, None, path)
 
 
-def sniff_format(path) -> str:
+def sniff_format(path) -> str | None:
     """``"conllu"`` or ``"columns"``, from the first 64 KiB of a file (see :func:`sniff_conllu`).
 
-    A file that cannot be read is called ``"columns"``; its reader reports the error.
+    A file that cannot be read is called ``"columns"``; its reader reports the error. A path that is
+    no regular file (a named pipe, ``<(...)``, a device) gives None, unread: its reader opens it once
+    and sniffs the format from the same stream (:func:`open_stream`).
     """
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        return None
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16)
     except OSError:
         return "columns"
     return "conllu" if sniff_conllu(head) else "columns"
+
+
+def open_stream(path, fmt: str | None = None):
+    """Open a path that is no regular file once, as a binary stream, and its format (given, else sniffed
+    from its start, which the stream still yields): named pipes and ``<(...)`` are read once."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InputError(f"cannot open: {e.strerror or e}", os.fspath(path)) from None
+    if fmt is not None:
+        return f, fmt
+    head, stream = peek_stream(f)
+    return stream, ("conllu" if sniff_conllu(head) else "columns")
 
 
 def stdin_source(fmt: str | None):
@@ -361,7 +378,10 @@ def _open_source(source, data_dir, format):
         path, fmt = stdin_source(format)
         return path, "<stdin>", fmt, None, None
     found = resolve(source, data_dir)
-    return found.path, os.fspath(found.path), found.format, found.columns, found.sep
+    if found.format is None and format is None:  # a named pipe or <(...): opened once, sniffed from the stream
+        stream, fmt = open_stream(found.path)
+        return stream, os.fspath(found.path), fmt, found.columns, found.sep
+    return found.path, os.fspath(found.path), format or found.format, found.columns, found.sep
 
 
 def _first_sentence_columns(corpus: Corpus, sentence, spec, want_labels: bool, name, sep):
