@@ -78,8 +78,8 @@ def run(args) -> int:
     if args.save_vectors and not args.vectors:
         from ..resources.files import write_vectors
         write_vectors(args.save_vectors, maps)
-    settings["seconds"] = round(time.perf_counter() - t0, 1)
+    seconds = round(time.perf_counter() - t0, 1)  # logged, not written: the same input gives the same bytes
     write_cluster_table(args.out, maps, settings)
     from ..progress import plural
-    log(args, f"wrote {plural(len(maps.words), 'word')} to {args.out} in {settings['seconds']} s")
+    log(args, f"wrote {plural(len(maps.words), 'word')} to {args.out} in {seconds} s")
     return 0

@@ -22,6 +22,7 @@ CRLF endings are dropped (:mod:`chaintag.io.text_lines`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -199,6 +200,8 @@ def read_cluster_table(path, source: str | None = None) -> WordMaps:
     header = None
     words, paths, ids, seen = [], [], [], {}
     ks: list[int] = []
+    announced = digest = None
+    rows = hashlib.sha256()
     for lineno, line in _lines(path):
         if lineno == 1:
             if not line.startswith(TABLE_MAGIC):
@@ -208,6 +211,12 @@ def read_cluster_table(path, source: str | None = None) -> WordMaps:
         if header is None:
             if line.startswith("# normalize:"):
                 normalize = [n.strip() for n in line.split(":", 1)[1].split(",") if n.strip()]
+                continue
+            if line.startswith("# words:"):  # written since tables carry their count and digest
+                announced = line.split(":", 1)[1].strip()
+                continue
+            if line.startswith("# sha256:"):
+                digest = line.split(":", 1)[1].strip()
                 continue
             if line.startswith("#") or not line.strip():
                 continue
@@ -222,6 +231,7 @@ def read_cluster_table(path, source: str | None = None) -> WordMaps:
             continue
         if not line.strip():
             continue
+        rows.update(line.encode("utf-8") + b"\n")
         fields = line.split("\t")
         if len(fields) != len(header):
             raise InputError(f"{len(fields)} tab-separated fields where the header has {len(header)}",
@@ -248,6 +258,12 @@ def read_cluster_table(path, source: str | None = None) -> WordMaps:
         ids.append(row)
     if header is None or not words:
         raise InputError("no words in the cluster table", path)
+    if announced is not None and announced != str(len(words)):
+        raise InputError(f"the table announces {announced} words but holds {len(words)}: the file was cut "
+                         "short or changed; write it again with chaintag clusters", path)
+    if digest is not None and digest != rows.hexdigest():
+        raise InputError("the rows of the table do not match its sha256 line: the file was changed or damaged; "
+                         "write it again with chaintag clusters", path)
     arr = np.asarray(ids, dtype=np.int32).reshape(len(words), len(ks))
     has_paths = any(paths)
     return WordMaps(words, paths if has_paths else None, {k: arr[:, j] for j, k in enumerate(ks)},
@@ -271,11 +287,13 @@ def write_cluster_table(path, maps: WordMaps, settings: dict | None = None) -> N
         f.write("# normalize: " + ",".join(maps.normalize) + "\n")
         if settings:
             f.write("# settings: " + json.dumps(settings, sort_keys=True) + "\n")
-        f.write("\t".join(["word", "path"] + [f"km{k}" for k in ks]) + "\n")
         cols = [maps.clusters[k] for k in ks]
-        for j, w in enumerate(maps.words):
-            p = maps.paths[j] if maps.paths is not None else ""
-            f.write("\t".join([w, p] + [str(int(c[j])) for c in cols]) + "\n")
+        rows = [("\t".join([w, maps.paths[j] if maps.paths is not None else ""]
+                           + [str(int(c[j])) for c in cols]) + "\n") for j, w in enumerate(maps.words)]
+        digest = hashlib.sha256("".join(rows).encode("utf-8")).hexdigest()
+        f.write(f"# words: {len(rows)}\n# sha256: {digest}\n")  # checked on load: a cut or changed file is refused
+        f.write("\t".join(["word", "path"] + [f"km{k}" for k in ks]) + "\n")
+        f.writelines(rows)
 
 
 def write_vectors(path, maps: WordMaps) -> None:
