@@ -35,3 +35,17 @@ def test_the_default_bound_stops_ten_million_bytes_without_a_line_break(monkeypa
     monkeypatch.delenv("CHAINTAG_MAX_LINE", raising=False)
     with pytest.raises(InputError, match="a line longer than 1,048,576 characters"):
         list(iter_lines(io.BytesIO(b"\0" * 10 ** 7), name="zeros"))
+
+
+def test_a_sentence_past_the_bound_stops_the_reader_naming_its_first_line(monkeypatch):
+    from chaintag.io.columns import max_sentence_length
+    monkeypatch.setenv("CHAINTAG_MAX_SENTENCE", "5")
+    assert max_sentence_length() == 5
+    ok = "".join(f"w{i} X\n" for i in range(5)) + "\n"
+    assert [len(s.tokens) for s in iter_sentences(io.StringIO(ok))] == [5]
+    long = "a A\n\n" + "".join(f"w{i} X\n" for i in range(6))
+    with pytest.raises(InputError, match="a sentence of more than 5 tokens") as err:
+        list(iter_sentences(io.StringIO(long), name="f.txt"))
+    assert err.value.line == 3 and err.value.path == "f.txt"
+    monkeypatch.delenv("CHAINTAG_MAX_SENTENCE")
+    assert max_sentence_length() == 100_000

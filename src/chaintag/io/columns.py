@@ -142,6 +142,19 @@ def max_line_length() -> int:
 
 #: Default bound on one line's length (see :func:`max_line_length`).
 MAX_LINE = 2 ** 20
+#: Default bound on the tokens of one sentence of a column file (see :func:`max_sentence_length`).
+MAX_SENTENCE = 100_000
+
+
+def max_sentence_length() -> int:
+    """The most tokens a sentence of a column file may have: ``CHAINTAG_MAX_SENTENCE``, else
+    :data:`MAX_SENTENCE` (100,000); a file without blank lines is one sentence, which would be held
+    whole in memory (about 1 KB per token), so a longer one stops the reader."""
+    value = os.environ.get("CHAINTAG_MAX_SENTENCE", "")
+    try:
+        return max(int(value), 1) if value else MAX_SENTENCE
+    except ValueError:
+        return MAX_SENTENCE
 
 
 def _split_chunks(read, empty, newline_re, cr, name: str = "<input>"):
@@ -381,6 +394,7 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
     tokens: list[tuple[str, ...]] = []
     first = 0
     lineno = 0
+    longest = max_sentence_length()
     for line in iter_lines(source, encoding=encoding, name=name):
         lineno += 1
         if not line or is_blank(line) or line.startswith(DOCUMENT_MARKERS):
@@ -393,6 +407,9 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
         fields = columns.fields(line, lineno)
         if not tokens:
             first = lineno
+        elif len(tokens) >= longest:
+            raise InputError(f"a sentence of more than {longest:,} tokens (no blank line between sentences?); "
+                             "set CHAINTAG_MAX_SENTENCE to read longer ones", name, first)
         tokens.append(tuple(fields))
     if tokens:
         yield Sentence(tokens, first)
