@@ -76,9 +76,10 @@ def say(mode: str | None, message: str) -> None:
 
 
 @contextlib.contextmanager
-def step(mode: str | None, desc: str):
+def step(mode: str | None, desc: str, detail=None):
     """Show one long step: a status bar with its elapsed time on a terminal, or one
-    line when it ends (``desc: 2.3 s``); nothing when ``mode`` is None."""
+    line when it ends (``desc: 2.3 s``); nothing when ``mode`` is None. ``detail``, a
+    callable called when the step ends, adds what happened (``desc (detail): 2.3 s``)."""
     if mode is None:
         yield
         return
@@ -87,14 +88,19 @@ def step(mode: str | None, desc: str):
     if mode == "bar":
         from tqdm.auto import tqdm
         bar = tqdm(total=1, desc=desc, file=sys.stderr, bar_format="{desc}: {elapsed}{postfix}", leave=True)
+    what = None
     try:
         yield
     finally:
+        what = detail() if detail is not None else None
         if bar is not None:
+            if what:
+                bar.set_postfix_str(what)
             bar.update(1)
             bar.close()
     if mode == "log":
-        print(f"{desc}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        shown = f"{desc} ({what})" if what else desc
+        print(f"{shown}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
@@ -111,37 +117,23 @@ def compile_step(mode: str | None):
     if mode is None:
         yield
         return
-    t0 = time.perf_counter()
-    bar = None
-    if mode == "bar":
-        from tqdm.auto import tqdm
-        bar = tqdm(total=1, desc="compiled kernels", file=sys.stderr, bar_format="{desc}: {elapsed}{postfix}",
-                   leave=True)
     recorder = None
     try:
         from numba.core import event
         recorder = event.install_recorder("numba:compile")
     except (ImportError, AttributeError):  # another numba: the line cannot tell
         pass
-    try:
-        if recorder is None:
-            yield
-        else:
-            with recorder as rec:
-                yield
-    finally:
-        if recorder is None:
-            what = "loaded from the cache, or compiled on a first run"
-        else:
+    with (recorder if recorder is not None else contextlib.nullcontext()) as rec:
+
+        def detail() -> str:
+            if rec is None:
+                return "loaded from the cache, or compiled on a first run"
             n = sum(1 for _, ev in rec.buffer if ev.is_start)
-            what = ("loaded from the cache" if n == 0 else
+            return ("loaded from the cache" if n == 0 else
                     f"compiled on this run: {plural(n, 'function')}; later runs load them from the cache")
-        if bar is not None:
-            bar.set_postfix_str(what)
-            bar.update(1)
-            bar.close()
-    if mode == "log":
-        print(f"compiled kernels ({what}): {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+
+        with step(mode, "compiled kernels", detail):
+            yield
 
 
 class EpochProgress:

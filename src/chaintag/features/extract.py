@@ -531,6 +531,15 @@ class AttributeExtractor:
             counts.append(np.tile(per_label[ys], dim))
         return np.arange(dim, dtype=np.int64)
 
+    def _template_radix(self, t: int) -> tuple[np.ndarray, bool]:
+        """Template ``t``'s radix (its atoms' vocabulary sizes) and whether its keys must be hashed
+        (the product of the sizes reaches :data:`EXACT_KEY_LIMIT`)."""
+        radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
+        product = 1
+        for r in radix.tolist():
+            product *= int(r)
+        return radix, bool(product >= EXACT_KEY_LIMIT)
+
     def _fit_keyed_template(self, t: int, sent_ptr, derived, offset: int, table, labels, n_labels: int,
                             codes: list, counts: list) -> np.ndarray:
         """Fit template ``t`` from its tokens' keys: one attribute per distinct key.
@@ -539,12 +548,9 @@ class AttributeExtractor:
         row ``t`` of ``table`` and, with labels, appends its pair codes and
         counts; returns its keys in sorted order.
         """
-        radix = np.asarray([self._derived[r].size for r in self._atom_rows[t]], dtype=np.int64)
-        product = 1
-        for r in radix.tolist():
-            product *= int(r)
+        radix, hashed = self._template_radix(t)
         self.radix.append(radix)
-        self.hashed.append(bool(product >= EXACT_KEY_LIMIT))
+        self.hashed.append(hashed)
         ids, uniques = intern_keys(self._keys(sent_ptr, derived, t))
         # ids in first-seen order -> ids in key order (the table is sorted per template)
         order = np.argsort(uniques, kind="stable")

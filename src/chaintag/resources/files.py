@@ -185,6 +185,28 @@ def _is_float(v: str) -> bool:
         return False
 
 
+def _table_row(line: str, header: list, ks: list, path, lineno: int):
+    """One row of a cluster table: its word, its path and its cluster ids (checked, file and line named)."""
+    fields = line.split("\t")
+    if len(fields) != len(header):
+        raise InputError(f"{len(fields)} tab-separated fields where the header has {len(header)}", path, lineno)
+    word, bits = fields[0], fields[1]
+    if not word:
+        raise InputError("empty word", path, lineno)
+    if bits and not _BITS.match(bits):
+        raise InputError(f"cluster path {bits[:40]!r} is not a string of 0 and 1", path, lineno)
+    row = []
+    for k, v in zip(ks, fields[2:]):
+        try:
+            c = int(v)
+        except ValueError:
+            raise InputError(f"cluster id {v[:40]!r} of km{k} is not an integer", path, lineno) from None
+        if not -1 <= c < k:
+            raise InputError(f"cluster id {c} of km{k} is outside -1 .. {k - 1}", path, lineno)
+        row.append(c)
+    return word, bits, row
+
+
 def read_cluster_table(path, source: str | None = None) -> WordMaps:
     """Read a cluster table written by :func:`write_cluster_table`.
 
@@ -232,24 +254,7 @@ def read_cluster_table(path, source: str | None = None) -> WordMaps:
         if not line.strip():
             continue
         rows.update(line.encode("utf-8") + b"\n")
-        fields = line.split("\t")
-        if len(fields) != len(header):
-            raise InputError(f"{len(fields)} tab-separated fields where the header has {len(header)}",
-                             path, lineno)
-        word, bits = fields[0], fields[1]
-        if not word:
-            raise InputError("empty word", path, lineno)
-        if bits and not _BITS.match(bits):
-            raise InputError(f"cluster path {bits[:40]!r} is not a string of 0 and 1", path, lineno)
-        row = []
-        for k, v in zip(ks, fields[2:]):
-            try:
-                c = int(v)
-            except ValueError:
-                raise InputError(f"cluster id {v[:40]!r} of km{k} is not an integer", path, lineno) from None
-            if not -1 <= c < k:
-                raise InputError(f"cluster id {c} of km{k} is outside -1 .. {k - 1}", path, lineno)
-            row.append(c)
+        word, bits, row = _table_row(line, header, ks, path, lineno)
         if word in seen:
             raise InputError(f"word {word!r} is listed twice (first on line {seen[word]})", path, lineno)
         seen[word] = lineno

@@ -24,7 +24,6 @@ import os
 
 import numpy as np
 
-from ..features.extract import EXACT_KEY_LIMIT
 from ..features.hashing import intern_keys
 from ..features.space import FeatureIndex
 from .reader import iter_chunks
@@ -93,12 +92,9 @@ def _set_radix(extractor) -> None:
     """Each template's radix (its atoms' vocabulary sizes) and whether its keys are hashed."""
     extractor.radix, extractor.hashed = [], []
     for t in range(len(extractor.templates)):
-        radix = np.asarray([extractor._derived[r].size for r in extractor._atom_rows[t]], dtype=np.int64)
-        product = 1
-        for r in radix.tolist():
-            product *= int(r)
+        radix, hashed = extractor._template_radix(t)
         extractor.radix.append(radix)
-        extractor.hashed.append(bool(product >= EXACT_KEY_LIMIT))
+        extractor.hashed.append(hashed)
 
 
 def _count_pairs(extractor, chunks, label_id: dict, n_labels: int) -> list:
