@@ -8,21 +8,14 @@ files in tests/test_cli.py and tests/test_cases_io.py, which always run.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from chaintag.cli.main import main
+from cases_dir import cases_dir
 
 
-def _cases_dir() -> Path | None:
-    env = os.environ.get("CHAINTAG_CASES")
-    folder = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "cases"
-    return folder if folder.is_dir() else None
-
-
-CASES = _cases_dir()
+CASES = cases_dir()
 pytestmark = pytest.mark.skipif(CASES is None, reason="handed cases folder not available")
 FEATS = ["--features", "w[0];pos[0];w[-1]|w[0]", "--quiet"]
 

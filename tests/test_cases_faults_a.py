@@ -20,15 +20,10 @@ import pytest
 import chaintag
 from chaintag.cli.main import main
 from chaintag.errors import InputError
+from cases_dir import cases_dir
 
 
-def _cases_dir() -> Path | None:
-    env = os.environ.get("CHAINTAG_CASES")
-    folder = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "cases"
-    return folder if folder.is_dir() else None
-
-
-CASES = _cases_dir()
+CASES = cases_dir()
 pytestmark = pytest.mark.skipif(CASES is None, reason="handed cases folder not available")
 SRC = str(Path(chaintag.__file__).resolve().parents[1])
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,15 +21,10 @@ from chaintag.features.gazetteer import read_list
 from chaintag.io.columns import read_sentences
 from chaintag.learners.neural.vectors import read_vectors as read_neural_vectors
 from chaintag.resources.files import read_resource, read_vectors, sniff_kind
+from cases_dir import cases_dir
 
 
-def _cases_dir() -> Path | None:
-    env = os.environ.get("CHAINTAG_CASES")
-    folder = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "cases"
-    return folder if folder.is_dir() else None
-
-
-CASES = _cases_dir()
+CASES = cases_dir()
 pytestmark = pytest.mark.skipif(CASES is None, reason="handed cases folder not available")
 BOM_DIR = "27_bom_resources"
 

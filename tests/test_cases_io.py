@@ -7,7 +7,6 @@ through CHAINTAG_CASES or at ``<repo>/../shared/cases``; skipped otherwise).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,10 @@ from chaintag.data.datasets import load_corpus
 from chaintag.errors import InputError
 from chaintag.io.columns import read_sentences, write_sentences
 from chaintag.io.conllu_io import read_conllu
+from cases_dir import cases_dir
 
 
-def _cases_dir() -> Path | None:
-    env = os.environ.get("CHAINTAG_CASES")
-    folder = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "cases"
-    return folder if folder.is_dir() else None
-
-
-CASES = _cases_dir()
+CASES = cases_dir()
 
 # Files of each kind, written by the tests (own content, same shape as the handed ones).
 OWN = {

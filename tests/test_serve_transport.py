@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -13,6 +14,7 @@ import chaintag
 from chaintag.cli.main import main
 from chaintag.service import make_server
 from chaintag.service import server as server_module
+from cases_dir import cases_dir, needs_cases
 from toy_corpus import LABELS, SENTS
 
 
@@ -21,14 +23,28 @@ def model():
     return chaintag.StructuredPerceptron(features="w[0]", epochs=2).fit(SENTS, LABELS)
 
 
+@contextlib.contextmanager
+def serving(model, **options):
+    """A server on a free loopback port, in a thread, for the block's length."""
+    srv = make_server(model, "127.0.0.1", 0, **options)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _health(srv) -> int:
+    c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+    c.request("GET", "/health")
+    return c.getresponse().status
+
+
 @pytest.fixture
 def running(model):
-    srv = make_server(model, "127.0.0.1", 0)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(model) as srv:
+        yield srv
 
 
 def test_answers_go_out_without_nagle_and_in_one_write(running, monkeypatch):
@@ -89,9 +105,7 @@ def _post(srv, raw: bytes):
 def test_json_nested_too_deep_gets_400_and_the_server_stays_up(running):
     status, out = _post(running, b"[" * 100000 + b"]" * 100000)
     assert status == 400 and "nested too deeply" in out["error"]
-    c = http.client.HTTPConnection("127.0.0.1", running.server_address[1], timeout=10)
-    c.request("GET", "/health")
-    assert c.getresponse().status == 200
+    assert _health(running) == 200
 
 
 def test_a_lone_surrogate_echoed_in_an_error_is_escaped(running):
@@ -99,21 +113,15 @@ def test_a_lone_surrogate_echoed_in_an_error_is_escaped(running):
     assert status == 400 and "\ud800" in out["error"]
 
 
+@needs_cases()
 def test_case_25_deep_nesting(running):
-    import os
-    from pathlib import Path
-    cases = Path(os.environ.get("CHAINTAG_CASES", "../shared/cases"))
-    if not (cases / "25_deep_nesting.json").is_file():
-        pytest.skip(f"reported input cases not found in {cases} (set CHAINTAG_CASES)")
-    status, out = _post(running, (cases / "25_deep_nesting.json").read_bytes())
+    status, out = _post(running, (cases_dir() / "25_deep_nesting.json").read_bytes())
     assert status == 400 and "error" in out
 
 
 def test_a_trickling_client_is_cut_at_the_request_deadline(model):
     import time
-    srv = make_server(model, "127.0.0.1", 0, read_timeout=0.6, request_deadline=1.0)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
+    with serving(model, read_timeout=0.6, request_deadline=1.0) as srv:
         with socket.create_connection(srv.server_address[:2], timeout=10) as sock:
             sock.sendall(b"GET /health HTTP/1.1\r\n")
             t0 = time.monotonic()
@@ -134,19 +142,12 @@ def test_a_trickling_client_is_cut_at_the_request_deadline(model):
                 finally:
                     sock.settimeout(10)
             assert closed and time.monotonic() - t0 < 5  # cut near the 1 s deadline, not held for 10 s
-        c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
-        c.request("GET", "/health")
-        assert c.getresponse().status == 200
-    finally:
-        srv.shutdown()
-        srv.server_close()
+        assert _health(srv) == 200
 
 
 def test_past_the_connection_cap_a_client_gets_503_and_the_server_answers_again_later(model):
     import time
-    srv = make_server(model, "127.0.0.1", 0, max_connections=2)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
+    with serving(model, max_connections=2) as srv:
         held = [socket.create_connection(srv.server_address[:2], timeout=10) for _ in range(2)]
         time.sleep(0.2)  # both accepted and held by their threads
         c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
@@ -159,18 +160,11 @@ def test_past_the_connection_cap_a_client_gets_503_and_the_server_answers_again_
             if srv._open == 0:
                 break
             time.sleep(0.1)
-        c = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
-        c.request("GET", "/health")
-        assert c.getresponse().status == 200
-    finally:
-        srv.shutdown()
-        srv.server_close()
+        assert _health(srv) == 200
 
 
 def test_requests_past_the_token_or_work_limit_get_413(model):
-    srv = make_server(model, "127.0.0.1", 0, max_tokens=50, max_work=60)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
+    with serving(model, max_tokens=50, max_work=60) as srv:
         sent = [[["the", "DT"], ["dog", "NN"], ["barks", "VBZ"]]] * 10  # 30 tokens
         status, out = _post(srv, json.dumps({"sentences": [[["w", "NN"]] * 51]}).encode())
         assert status == 413 and "51 tokens in one request; the limit is 50" in out["error"]
@@ -178,6 +172,3 @@ def test_requests_past_the_token_or_work_limit_get_413(model):
         assert status == 413 and "30 tokens x 3" in out["error"] and "90 units" in out["error"]
         status, out = _post(srv, json.dumps({"sentences": sent, "nbest": 2}).encode())
         assert status == 200 and len(out["nbest"]) == 10
-    finally:
-        srv.shutdown()
-        srv.server_close()
