@@ -10,11 +10,14 @@ The layers are also written in the README's layout section.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "chaintag"
+sys.path.insert(0, str(SRC.parent.parent / "tools"))
+from code_shape import strongly_connected  # noqa: E402 - the tool that reports the same figure
 
 #: top layer first; the name is the package (or module) right under ``chaintag``; "" is ``chaintag`` itself
 LAYERS: list[tuple[str, ...]] = [
@@ -81,38 +84,8 @@ def _top(module: str) -> str:
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected groups of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            group = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                group.append(w)
-                if w == v:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
+    """Strongly connected groups of more than one module (Tarjan), as ``tools/code_shape.py`` counts them."""
+    return sorted(strongly_connected(graph))
 
 
 def test_every_package_has_a_layer():
