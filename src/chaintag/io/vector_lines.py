@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["split_vector_line", "log_spaced_words"]
+__all__ = ["split_vector_line", "log_spaced_words", "VectorLines"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -76,3 +76,46 @@ def log_spaced_words(path, count: int, example: str | None) -> None:
     if count:
         _LOG.info("%s: %d word%s with spaces (e.g. %r), each read as the fields before the last values",
                   path, count, "" if count == 1 else "s", example)
+
+
+class VectorLines:
+    """The words and value fields of a vector file's lines, for both readers of vector files.
+
+    Iterating yields ``(line number, word, values, first)`` for every vector line (``values``: the
+    fields, not converted; ``first``: the line that fixed the dimension). A first line ``N D`` is
+    the header (``header``: ``(N, D)``); the dimension (``dim``) is the header's, else the first
+    vector line's number of values. Words holding spaces are split as :func:`split_vector_line`
+    does, counted, and logged once the lines are read (:func:`log_spaced_words`).
+
+    Parameters
+    ----------
+    lines : iterable of (int, str)
+        Numbered lines, as :func:`chaintag.io.text_lines.numbered_lines` gives them.
+    path : str
+        The file, for the log line.
+    """
+
+    def __init__(self, lines, path):
+        self.lines, self.path = lines, path
+        self.header: tuple[int, int] | None = None
+        self.dim: int | None = None
+
+    def __iter__(self):
+        spaced, example = 0, None
+        for lineno, line in self.lines:
+            if not line.strip():
+                continue
+            fields = line.rstrip(" ").split(" ")
+            if lineno == 1 and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+                self.header = (int(fields[0]), int(fields[1]))
+                self.dim = self.header[1]
+                continue
+            word, values, has_space = split_vector_line(line, self.dim)
+            if has_space:
+                spaced += 1
+                example = example or word
+            first = self.dim is None
+            if first:
+                self.dim = len(values)
+            yield lineno, word, values, first
+        log_spaced_words(self.path, spaced, example)

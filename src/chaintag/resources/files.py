@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.text_lines import numbered_lines
-from ..io.vector_lines import log_spaced_words, split_vector_line
+from ..io.vector_lines import VectorLines
 from .wordmaps import WordMaps
 
 TABLE_MAGIC = "# chaintag word clusters 1"
@@ -134,26 +134,13 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
         a header whose word count does not match (file and line named).
     """
     words, rows, seen = [], [], {}
-    dim = None
-    expect = None
-    spaced, spaced_example = 0, None
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        fields = line.rstrip(" ").split(" ")
-        if lineno == 1 and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
-            expect, dim = int(fields[0]), int(fields[1])
-            if dim < 1:
-                raise InputError("the header gives a vector dimension of 0", path, lineno)
-            continue
-        word, values, has_space = split_vector_line(line, dim)
-        if has_space:
-            spaced += 1
-            spaced_example = spaced_example or word
-        if dim is None:
-            dim = len(values)
-            if dim < 1:
-                raise InputError("a vector line needs a word and at least one value", path, lineno)
+    lines = VectorLines(_lines(path), path)
+    for lineno, word, values, first in lines:
+        dim = lines.dim
+        if lines.header is not None and dim < 1:
+            raise InputError("the header gives a vector dimension of 0", path, 1)
+        if first and dim < 1:
+            raise InputError("a vector line needs a word and at least one value", path, lineno)
         if len(values) != dim:
             raise InputError(f"{len(values)} values where the vectors have {dim}", path, lineno)
         try:
@@ -167,7 +154,7 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
         words.append(word)
     if not words:
         raise InputError("no vectors in the file", path)
-    log_spaced_words(path, spaced, spaced_example)
+    expect = lines.header[0] if lines.header is not None else None
     if expect is not None and expect != len(words):
         raise InputError(f"the header announces {expect} vectors, the file has {len(words)}", path, 1)
     vectors = np.vstack(rows).astype(np.float32)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...io.text_lines import numbered_lines
-from ...io.vector_lines import log_spaced_words, split_vector_line
+from ...io.vector_lines import VectorLines
 
 
 def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
@@ -47,25 +47,11 @@ def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
     words: list[str] = []
     rows: list[np.ndarray] = []
     seen: set[str] = set()
-    dim = None
-    header = None
-    spaced, spaced_example = 0, None
-    for lineno, line in numbered_lines(path, encoding=encoding, what="vectors file"):
-        parts = line.rstrip().split(" ")
-        if not line.strip():
-            continue
-        if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-            header = (int(parts[0]), int(parts[1]))
-            dim = header[1]
-            continue
-        if len(parts) < 2:
+    lines = VectorLines(numbered_lines(path, encoding=encoding, what="vectors file"), path)
+    for lineno, word, values, _ in lines:
+        if not values:
             raise InputError("expected a word followed by its vector values", path, lineno)
-        word, values, has_space = split_vector_line(line, dim)
-        if has_space:
-            spaced += 1
-            spaced_example = spaced_example or word
-        if dim is None:
-            dim = len(values)
+        dim = lines.dim
         if len(values) != dim:
             raise InputError(f"{len(values)} values on this line, but the vectors have dimension {dim}",
                              path, lineno)
@@ -83,7 +69,7 @@ def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
         rows.append(vec)
     if not words:
         raise InputError("no word vectors in the file", path)
-    log_spaced_words(path, spaced, spaced_example)
+    header = lines.header
     if header is not None and header[0] != len(words) and header[0] < len(words):
         raise InputError(f"the header announces {header[0]} words but the file has {len(words)}", path, 1)
     return words, np.vstack(rows)
