@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["split_vector_line", "log_spaced_words", "VectorLines"]
+__all__ = ["split_vector_line", "log_spaced_words", "VectorLines", "is_number"]
 
 _LOG = logging.getLogger(__name__)
 
 
-def _is_number(field: str) -> bool:
+def is_number(field: str) -> bool:
+    """Whether a field reads as a float."""
     try:
         float(field)
     except ValueError:
@@ -66,7 +67,7 @@ def split_vector_line(line: str, dim: int | None) -> tuple[str, list[str], bool]
     if dim is None or dim < 1 or len(fields) <= dim + 1:
         return fields[0], fields[1:], False
     head = fields[:-dim]
-    if all(_is_number(f) for f in head[1:]):
+    if all(is_number(f) for f in head[1:]):
         return fields[0], fields[1:], False
     return " ".join(head), fields[-dim:], True
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.text_lines import numbered_lines
-from ..io.vector_lines import VectorLines
+from ..io.vector_lines import VectorLines, is_number
 from .wordmaps import WordMaps
 
 TABLE_MAGIC = "# chaintag word clusters 1"
@@ -146,7 +146,7 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
         try:
             rows.append(np.array(values, dtype=np.float32))
         except ValueError:
-            bad = next(v for v in values if not _is_float(v))
+            bad = next(v for v in values if not is_number(v))
             raise InputError(f"value {bad[:40]!r} is not a number", path, lineno) from None
         if word in seen:
             raise InputError(f"word {word!r} is listed twice (first on line {seen[word]})", path, lineno)
@@ -162,14 +162,6 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
         bad = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
         raise InputError(f"the vector of {words[bad]!r} holds inf or nan", path, seen[words[bad]])
     return WordMaps(words, vectors=vectors, source=source or os.path.basename(os.fspath(path)))
-
-
-def _is_float(v: str) -> bool:
-    try:
-        float(v)
-        return True
-    except ValueError:
-        return False
 
 
 def _table_row(line: str, header: list, ks: list, path, lineno: int):

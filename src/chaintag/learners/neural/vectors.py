@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...io.text_lines import numbered_lines
-from ...io.vector_lines import VectorLines
+from ...io.vector_lines import VectorLines, is_number
 
 
 def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
@@ -58,7 +58,7 @@ def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
         try:
             vec = np.array(values, dtype=np.float32)
         except ValueError:
-            bad = next(v for v in values if not _is_number(v))
+            bad = next(v for v in values if not is_number(v))
             raise InputError(f"the value {bad!r} of word {word!r} is not a number", path, lineno) from None
         if not np.all(np.isfinite(vec)):
             raise InputError(f"word {word!r} has a value that is not finite", path, lineno)
@@ -74,10 +74,3 @@ def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
         raise InputError(f"the header announces {header[0]} words but the file has {len(words)}", path, 1)
     return words, np.vstack(rows)
 
-
-def _is_number(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
