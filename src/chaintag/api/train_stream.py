@@ -147,6 +147,7 @@ def fit_stream_distributed(learner, args, dev, head=None) -> None:
     if args.stream_dir:
         os.makedirs(args.stream_dir, exist_ok=True)
     fit_distributed_file(learner, args.train, dev, workers=args.workers, scheduler=args.scheduler,
+                         nanny=getattr(args, "nanny", True),
                          shards=args.workers, mixing=args.mixing or "uniform", checkpoint_dir=args.checkpoint_dir,
                          resume=args.resume, folder=args.stream_dir, chunk_sentences=CHUNK_SENTENCES,
                          **_reader_options(args))

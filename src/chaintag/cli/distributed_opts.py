@@ -17,3 +17,6 @@ def add_train_options(p) -> None:
     g.add_argument("--mixing", choices=["uniform", "updates"], default=None,
                    help="weights of the shards' parameters at each mixing step: uniform (default) or "
                         "by each shard's number of updates in the epoch (McDonald et al. 2010)")
+    g.add_argument("--no-nanny", dest="nanny", action="store_false",
+                   help="with --workers: plain worker processes, not restarted when they die (by default "
+                        "a nanny process restarts each); the workers left take over the shards of a lost one")

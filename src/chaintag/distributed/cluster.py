@@ -17,7 +17,7 @@ def _import_distributed():
 
 
 @contextlib.contextmanager
-def open_client(workers: int | None = None, scheduler: str | None = None, memory_limit="auto"):
+def open_client(workers: int | None = None, scheduler: str | None = None, memory_limit="auto", nanny: bool = True):
     """A Dask client for the duration of a ``with`` block.
 
     Parameters
@@ -30,6 +30,9 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
         have chaintag installed.
     memory_limit : str or int, default "auto"
         Per-worker memory limit of the embedded cluster.
+    nanny : bool, default True
+        Workers of the embedded cluster under a nanny process, which restarts
+        a worker that died; False: plain worker processes, a dead one stays gone.
 
     Yields
     ------
@@ -64,7 +67,8 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
     with dask.config.set({"distributed.deploy.lost-worker-timeout": "30 days"}):
         cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                            dashboard_address=":0", memory_limit=memory_limit,
-                                           silence_logs=logging.CRITICAL)
+                                           silence_logs=logging.CRITICAL,
+                                           worker_class=distributed.Nanny if nanny else distributed.Worker)
         try:
             client = distributed.Client(cluster)
             try:

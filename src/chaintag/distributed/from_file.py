@@ -34,7 +34,7 @@ class ShardedData:
 def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None, scheduler=None, shards=None,
                          mixing="uniform", checkpoint_dir=None, resume=False, max_retries=3, folder=None,
                          chunk_sentences: int = 5000, columns=None, data_dir=None, label_field: str = "xpos",
-                         sep=None, encoding: str = "utf-8"):
+                         sep=None, encoding: str = "utf-8", nanny: bool = True):
     """Train ``learner`` on a Dask cluster from a labelled file, without holding the corpus in memory.
 
     The driver reads the file in chunks of ``chunk_sentences`` sentences (three
@@ -60,7 +60,7 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
         options below are then unused).
     dev : tuple (sentences, labels), optional
         Held-out data, in memory, scored after each epoch.
-    client, workers, scheduler, shards, mixing, checkpoint_dir, resume, max_retries
+    client, workers, scheduler, shards, mixing, checkpoint_dir, resume, max_retries, nanny
         As for :func:`chaintag.distributed.fit_distributed`; the model equals
         ``fit_distributed`` on the same sentences in memory with the same number
         of shards, byte for byte.
@@ -95,7 +95,7 @@ def fit_distributed_file(learner, source, dev=None, *, client=None, workers=None
     lbfgs, family = _check_options(learner, mixing, chunk_sentences)
     if client is None:
         from .cluster import open_client
-        with open_client(workers=workers, scheduler=scheduler) as own:
+        with open_client(workers=workers, scheduler=scheduler, nanny=nanny) as own:
             return fit_distributed_file(learner, source, dev, client=own, shards=shards or workers, mixing=mixing,
                                         checkpoint_dir=checkpoint_dir, resume=resume, max_retries=max_retries,
                                         folder=folder, chunk_sentences=chunk_sentences, columns=columns,

@@ -16,15 +16,10 @@ import time
 import warnings
 
 from .cluster import live_workers
+from .deadline import WorkerLost, bounded
 from ..training.worker import load_shard
 
-
-class WorkerLost(Exception):
-    """A worker holding a shard left the cluster (``worker``: its address)."""
-
-    def __init__(self, message: str, worker: str | None = None):
-        super().__init__(message)
-        self.worker = worker
+__all__ = ["ShardPool", "WorkerLost"]
 
 
 class ShardPool:
@@ -53,21 +48,45 @@ class ShardPool:
         self.keys = tuple(keys)
         self.max_retries, self.wait_workers = int(max_retries), float(wait_workers)
         self.k = len(self.bounds) - 1
-        self.feat_label = None
         self.where: list[str | None] = [None] * self.k
         self.futures: list = [None] * self.k
         self.lost_events: list[str] = []
         self.generation = 0  # grows with every rerun: what a task round scattered before may be lost
-        workers = self._workers()
-        self._place(list(range(self.k)), workers)
+        self.feat_label: dict = {}  # worker -> its own copy of the feature labels
+        self._start()
+
+    def _start(self) -> None:
+        """Place every shard, again on the workers left when a worker is lost meanwhile."""
+        from ..errors import TrainingError
+        reasons = []
+        for attempt in range(self.max_retries + 1):
+            try:
+                self._place(list(range(self.k)), self._workers(exclude=self._suspects(reasons)))
+                return
+            except WorkerLost as exc:
+                reasons.append(exc)
+        raise TrainingError(f"before epoch 1: Dask workers were lost {len(reasons)} times while the shards were "
+                            f"sent ({'; '.join(map(str, reasons))}); giving up") from None
+
+    @staticmethod
+    def _suspects(reasons) -> tuple:
+        return tuple(r.worker for r in reasons[-1:] if r.worker)
+
+    def scatter_to(self, value, worker: str, what: str):
+        """``value`` scattered to ``worker`` alone (a future), or :class:`WorkerLost`."""
+        return bounded(self.client.scatter, [value], workers=[worker], hash=False, what=f"sending {what} to {worker}",
+                       worker=worker)[0]
 
     # ------------------------------------------------------------ placement
+    def _live(self) -> set:
+        return set(bounded(live_workers, self.client, what="asking the scheduler for its workers"))
+
     def _workers(self, exclude=()) -> list[str]:
-        workers = [w for w in live_workers(self.client) if w not in exclude]
+        workers = sorted(self._live() - set(exclude))
         deadline = time.monotonic() + self.wait_workers
         while not workers and time.monotonic() < deadline:
             time.sleep(0.2)
-            workers = [w for w in live_workers(self.client) if w not in exclude]
+            workers = sorted(self._live() - set(exclude))
         if not workers:
             from ..errors import TrainingError
             raise TrainingError(f"no Dask worker is left (waited {self.wait_workers:.0f} s)")
@@ -78,25 +97,29 @@ class ShardPool:
         for i, w in enumerate(self.where):
             if w in load and i not in shards:
                 load[w] += 1
-        # after a loss the feature labels are sent again: Dask keeps broadcast data in as few copies as
-        # its memory manager likes (ReduceReplicas), so the copy left may have been on the lost worker
-        if self.feat_label is None or any(w not in self.feat_holders for w in workers) or self.generation:
-            self.feat_label = self.client.scatter(self.source.feat_label, broadcast=True, hash=False)
-            self.feat_holders = set(workers)
         n_labels = self.source.n_labels
         for i in shards:
             w = min(workers, key=lambda x: (load[x], x))
             load[w] += 1
+            if w not in self.feat_label:  # each worker its own copy, sent to it alone (no broadcast to wait for)
+                self.feat_label[w] = self.scatter_to(self.source.feat_label, w, "the feature labels")
             # one Dask key per shard: a dict given to scatter would be scattered value by value under its
             # own keys ("sent_ptr", ...), the same keys for every shard, so that two shards on one worker
             # (or a shard fetched from another worker) would read another shard's arrays
             # (shard files on a disk the workers see are sent by name: each worker maps its own)
-            arrays, digest = self.source.send(self.client, i, w)
-            self.futures[i] = self.client.submit(load_shard, self.cls, self.params, arrays, self.feat_label,
+            arrays, digest = bounded(self.source.send, self.client, i, w, timeout=self._send_timeout(i),
+                                     what=f"sending shard {i} to {w}", worker=w)
+            self.futures[i] = self.client.submit(load_shard, self.cls, self.params, arrays, self.feat_label[w],
                                                  n_labels, self.keys, digest, workers=[w],
                                                  allow_other_workers=False,
                                                  pure=False, key=f"chaintag-shard-{i}-{time.monotonic_ns()}")
             self.where[i] = w
+
+    def _send_timeout(self, i: int) -> float:
+        """The deadline of sending shard ``i``: a minute, and a second per 20 MB of its entries beyond."""
+        from .deadline import CALL_TIMEOUT
+        entries = int(self.bounds[i + 1] - self.bounds[i])  # sentences: a bound, not a size; generous
+        return CALL_TIMEOUT + entries / 2000.0
 
     def replace_lost(self, suspect: str | None = None) -> list[int]:
         """Send the shards of workers that left to the workers left; returns the shards moved.
@@ -106,6 +129,7 @@ class ShardPool:
         move too, so that the rerun does not go back to a dead worker.
         """
         alive = set(self._workers(exclude=(suspect,) if suspect else ()))
+        self.feat_label = {w: f for w, f in self.feat_label.items() if w in alive}
         lost = [i for i, w in enumerate(self.where) if w not in alive]
         if lost:
             gone = ", ".join(sorted({self.where[i] for i in lost}))
@@ -147,25 +171,29 @@ class ShardPool:
         results: list = [None] * self.k
         done = [False] * self.k
         reasons: list[str] = []
+        pending: dict = {}
         for attempt in range(self.max_retries + 1):
-            pending = {}
-            for i in range(self.k):
-                if not done[i]:
-                    pending[i] = self.client.submit(fn, self.futures[i], *args_of(i), workers=[self.where[i]],
-                                                    allow_other_workers=False, pure=False)
             try:
+                pending = {}
+                if attempt:
+                    self.replace_lost(reasons[-1].worker)
+                for i in range(self.k):
+                    if not done[i]:
+                        args = args_of(i)
+                        pending[i] = bounded(self.client.submit, fn, self.futures[i], *args, workers=[self.where[i]],
+                                             allow_other_workers=False, pure=False, what=f"submitting shard {i}",
+                                             worker=self.where[i])
                 self._collect(pending, results, done)
                 return results
             except WorkerLost as exc:
                 for f in pending.values():
                     f.cancel()
-                reasons.append(str(exc))
+                reasons.append(exc)
                 self.generation += 1
-                if attempt == self.max_retries:
-                    raise TrainingError(f"{what}: Dask workers were lost {attempt + 1} times ({'; '.join(reasons)}); "
-                                        "giving up") from None
-                self.replace_lost(exc.worker)
-        raise AssertionError("unreachable")  # pragma: no cover
+            except TrainingError as exc:  # no worker left
+                raise TrainingError(f"{what}: {exc}") from None
+        raise TrainingError(f"{what}: Dask workers were lost {len(reasons)} times ({'; '.join(map(str, reasons))}); "
+                            "giving up")
 
     def _collect(self, pending: dict, results: list, done: list) -> None:
         import distributed
@@ -180,14 +208,14 @@ class ShardPool:
                 pass
             for i in left:
                 f = pending[i]
-                if f.status == "finished":
-                    results[i] = f.result()
+                if f.status == "finished":  # its result may live on a worker that died since: then it is rerun
+                    results[i] = bounded(f.result, what=f"fetching the result of shard {i}", worker=self.where[i])
                     done[i] = True
                 elif f.status in ("error", "cancelled", "lost"):
                     if self._gone([i]) or f.status != "error":
                         raise WorkerLost(f"worker {self.where[i]} left while it ran shard {i} (task {f.status})",
                                          self.where[i])
-                    exc = f.exception()
+                    exc = bounded(f.exception, what=f"fetching the error of shard {i}", worker=self.where[i])
                     if type(exc).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"):
                         raise WorkerLost(f"shard {i}: {type(exc).__name__}: {exc}", self.where[i])
                     raise exc
@@ -201,16 +229,19 @@ class ShardPool:
     def _gone(self, shards: list[int]) -> list[int]:
         """The shards among ``shards`` whose worker the scheduler no longer lists (asked twice, 0.2 s
         apart, so that a slow answer is not taken for a departure)."""
-        gone = [i for i in shards if self.where[i] not in set(live_workers(self.client))]
+        gone = [i for i in shards if self.where[i] not in self._live()]
         if gone:
             time.sleep(0.2)
-            alive = set(live_workers(self.client))
+            alive = self._live()
             gone = [i for i in gone if self.where[i] not in alive]
         return gone
 
     def close(self) -> None:
         """Release the shards on the workers."""
-        for f in self.futures:
+        for f in list(self.futures) + list(self.feat_label.values()):
             if f is not None:
-                f.release()
-        self.futures = [None] * self.k
+                try:
+                    f.release()
+                except Exception:  # noqa: BLE001 (a client already closed: nothing to release)
+                    pass
+        self.futures, self.feat_label = [None] * self.k, {}

@@ -28,7 +28,7 @@ from ..training.worker import initial_state, run_epoch, run_objective
 
 
 def fit_distributed(learner, sentences, labels, dev=None, *, client=None, workers=None, scheduler=None,
-                    shards=None, mixing="uniform", checkpoint_dir=None, resume=False, max_retries=3):
+                    shards=None, mixing="uniform", checkpoint_dir=None, resume=False, max_retries=3, nanny=True):
     """Train ``learner`` on a Dask cluster; returns the fitted learner.
 
     Parameters
@@ -58,6 +58,9 @@ def fit_distributed(learner, sentences, labels, dev=None, *, client=None, worker
         with the same number of shards).
     max_retries : int, default 3
         Reruns of an epoch after workers are lost, on the workers left.
+    nanny : bool, default True
+        Whether the workers of the embedded cluster run under a nanny (which
+        restarts a worker that died); see :func:`chaintag.distributed.open_client`.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def fit_distributed(learner, sentences, labels, dev=None, *, client=None, worker
     family = None if lbfgs else family_of(learner)
     if client is None:
         from .cluster import open_client
-        with open_client(workers=workers, scheduler=scheduler) as own:
+        with open_client(workers=workers, scheduler=scheduler, nanny=nanny) as own:
             return fit_distributed(learner, sentences, labels, dev, client=own, shards=shards or workers,
                                    mixing=mixing, checkpoint_dir=checkpoint_dir, resume=resume,
                                    max_retries=max_retries)
@@ -137,7 +140,8 @@ class _Trainer:
         def fun(w):
             w = np.ascontiguousarray(w, dtype=np.float64)
             sent = _Broadcast(self.client, self.pool, w)
-            parts = self.pool.run(run_objective, lambda i: (sent.get(), l2 if i == 0 else 0.0), "L-BFGS evaluation")
+            parts = self.pool.run(run_objective, lambda i: (sent.get(self.pool.where[i]), l2 if i == 0 else 0.0),
+                                  "L-BFGS evaluation")
             value, grad = parts[0]
             for v, g in parts[1:]:
                 value += v
@@ -158,11 +162,14 @@ class _MixingSource:
 
     def __init__(self, trainer: _Trainer, data, dev_pack):
         self.t, self.data, self.dev_pack = trainer, data, dev_pack
-        trainer._open(data, trainer.family.keys)
         self.n_sentences = data.attrs.n_sentences
         fam = trainer.family
-        self.states = [{k: v for k, v in s.items() if k != fam.weights}
-                       for s in trainer.pool.run(initial_state, lambda i: (), "start")]
+        try:
+            trainer._open(data, trainer.family.keys)
+            self.states = [{k: v for k, v in s.items() if k != fam.weights}
+                           for s in trainer.pool.run(initial_state, lambda i: (), "before epoch 1")]
+        except TrainingError as exc:
+            raise TrainingError(f"{exc}; no model was made; {_where(trainer, 1)}") from None
         self.mixed = np.zeros(data.index.n_weights)
         self.averaged = bool(getattr(trainer.learner, "averaged", False))
 
@@ -198,16 +205,13 @@ class _MixingSource:
         states = self.states
 
         def args_of(i):  # called again for the shards of a lost worker, after they moved
-            carried = t.client.scatter([states[i]], workers=[t.pool.where[i]], hash=False)[0]
-            return carried, wf.get(), orders[i]
+            w = t.pool.where[i]
+            return t.pool.scatter_to(states[i], w, f"the state of shard {i}"), wf.get(w), orders[i]
 
         try:
             results = t.pool.run(run_epoch, args_of, f"epoch {epoch}")
         except TrainingError as exc:
-            where = (f"the checkpoint of epoch {epoch - 1} in {t.checkpoint_dir} is intact: continue with "
-                     "--resume" if t.checkpoint_dir and epoch > 1 else "no checkpoint holds a completed epoch "
-                     "(use --checkpoint-dir to keep one)")
-            raise TrainingError(f"{exc}; no model was made; {where}") from None
+            raise TrainingError(f"{exc}; no model was made; {_where(t, epoch)}") from None
         del wf
         stats = _sum_stats([r[1] for r in results])
         own = [r[0][fam.weights] for r in results]
@@ -220,18 +224,34 @@ class _MixingSource:
         return stats
 
 
+def _where(trainer, epoch: int) -> str:
+    """What is left for a rerun after a failed ``epoch``, and how to continue."""
+    if trainer.checkpoint_dir and epoch > 1:
+        return (f"the checkpoint of epoch {epoch - 1} in {trainer.checkpoint_dir} is intact: continue with "
+                f"chaintag train ... --checkpoint-dir {trainer.checkpoint_dir} --resume")
+    if trainer.checkpoint_dir:
+        return (f"no epoch was completed: rerun with chaintag train ... --checkpoint-dir {trainer.checkpoint_dir} "
+                "--resume (it starts at epoch 1)")
+    return ("no checkpoint holds a completed epoch: rerun with chaintag train ... --checkpoint-dir DIR, "
+            "and after a failure with --resume")
+
+
 class _Broadcast:
-    """An array sent to every worker for one task round, sent again for each rerun after a loss."""
+    """An array sent to each worker that needs it for one task round, one worker at a time with a
+    deadline (no Dask broadcast, whose wait on a lost worker has no end); sent again for each rerun
+    after a loss."""
 
     def __init__(self, client, pool, value):
         self.client, self.pool, self.value = client, pool, value
-        self.generation, self.future = None, None
+        self.generation, self.futures = None, {}
 
-    def get(self):
+    def get(self, worker: str):
+        """The future of the array on ``worker`` (scattered to it now if it has none yet)."""
         if self.generation != self.pool.generation:
-            self.future = self.client.scatter(self.value, broadcast=True, hash=False)
-            self.generation = self.pool.generation
-        return self.future
+            self.futures, self.generation = {}, self.pool.generation
+        if worker not in self.futures:
+            self.futures[worker] = self.pool.scatter_to(self.value, worker, "the weights")
+        return self.futures[worker]
 
 
 def _sum_stats(parts: list[dict]) -> dict:
