@@ -24,6 +24,7 @@ REGISTRY = {
     "maxent": ("maxent", "MaxEnt"),
     "bilstm": ("neural", "BiLSTM"),
     "bilstm-crf": ("neural", "BiLSTMCRF"),
+    "bilstm-sapo": ("neural", "BiLSTMSAPO"),
 }
 
 #: class name -> module of this package that defines it
@@ -88,4 +89,4 @@ def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
 
 
 __all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
-           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "load", "register", "make_learner", "LEARNERS"]
+           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "BiLSTMSAPO", "load", "register", "make_learner", "LEARNERS"]

@@ -492,6 +492,7 @@ class NeuralTagger(SequenceTagger):
         t0 = time.perf_counter()
         for sents in batches:
             batch = to_device(make_batch(arrays, sents, data.gold), torch, self._device)
+            self._batch_lr(opt, epoch, n_sent, len(order))
             opt.zero_grad(set_to_none=True)
             loss = self._loss(torch, self.net_.emissions(batch), batch)
             (loss / len(sents)).backward()
@@ -509,6 +510,10 @@ class NeuralTagger(SequenceTagger):
         state["epochs_done"] = epoch
         self._sync_out(state)
         return {"loss": total, "updates": len(batches)}
+
+    def _batch_lr(self, opt, epoch: int, seen: int, n_train: int) -> None:
+        """Set the learning rate before a batch (``seen`` sentences of the epoch done); the
+        schedule of the neural learners changes it per epoch only (above)."""
 
     def _batch_bar(self, total: int, epoch: int):
         from ...progress import progress_mode
