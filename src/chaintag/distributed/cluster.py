@@ -31,8 +31,9 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
     memory_limit : str or int, default "auto"
         Per-worker memory limit of the embedded cluster.
     nanny : bool, default True
-        Workers of the embedded cluster under a nanny process, which restarts
-        a worker that died; False: plain worker processes, a dead one stays gone.
+        Workers of the embedded cluster under a nanny, which restarts a worker
+        process that died; False: a worker process that dies stays gone (its
+        nanny closes), and the workers left take over its shards.
 
     Yields
     ------
@@ -65,10 +66,7 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
     # cluster a worker short for the rest of the run. The nannies restart their workers, so none
     # is closed here.
     with dask.config.set({"distributed.deploy.lost-worker-timeout": "30 days"}):
-        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                           dashboard_address=":0", memory_limit=memory_limit,
-                                           silence_logs=logging.CRITICAL,
-                                           worker_class=distributed.Nanny if nanny else distributed.Worker)
+        cluster = _start_local(distributed, n, memory_limit, nanny)
         try:
             client = distributed.Client(cluster)
             try:
@@ -79,6 +77,42 @@ def open_client(workers: int | None = None, scheduler: str | None = None, memory
             cluster.close()
 
 
+def _start_local(distributed, n: int, memory_limit, nanny: bool, tries: int = 3):
+    """A ``LocalCluster`` of ``n`` worker processes; started again (up to ``tries`` times) when a worker
+    process dies while it starts (the cluster then refuses to start: "Nanny failed to start")."""
+    from ..errors import TrainingError
+    errors = []
+    for _ in range(tries):
+        try:
+            return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                            dashboard_address=":0", memory_limit=memory_limit,
+                                            silence_logs=logging.CRITICAL,
+                                            worker_class=distributed.Nanny if nanny else _no_restart_nanny())
+        except (RuntimeError, OSError, TimeoutError) as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+    raise TrainingError(f"before epoch 1: the local Dask cluster did not start in {tries} tries "
+                        f"({'; '.join(errors)}); nothing was trained: run the command again")
+
+
 def live_workers(client) -> list[str]:
     """Addresses of the workers the scheduler knows now, sorted."""
     return sorted(client.nthreads())
+
+
+_NO_RESTART = []
+
+
+def _no_restart_nanny():
+    """A ``distributed.Nanny`` that closes when its worker process dies instead of starting another."""
+    if not _NO_RESTART:
+        distributed = _import_distributed()
+        from distributed.core import Status
+
+        class NoRestartNanny(distributed.Nanny):
+            async def _on_worker_exit(self, exitcode):
+                if self.status == Status.running:
+                    self.status = Status.closing_gracefully  # the nanny closes, the worker stays gone
+                await super()._on_worker_exit(exitcode)
+
+        _NO_RESTART.append(NoRestartNanny)
+    return _NO_RESTART[0]
