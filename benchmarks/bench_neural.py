@@ -1,4 +1,4 @@
-"""The neural taggers (bilstm, bilstm-crf) on the benchmark data: speed, memory and accuracy.
+"""The neural taggers (bilstm, bilstm-crf, bilstm-sapo) on the benchmark data: speed, memory and accuracy.
 
 Not a unit test. Two modes:
 
@@ -92,7 +92,7 @@ def speed_one(args) -> dict:
         if args.threads:
             torch.set_num_threads(args.threads)
         threads = torch.get_num_threads()
-    tokens, labels = _load("conll2000:train", args.data_dir, {})
+    tokens, labels = _load("conll2000:train", args.data_dir, {}, args.limit)
     if args.learner == "sapo":
         m = chaintag.make_learner("sapo", features="chunking", n_best=5, epochs=args.epochs, progress=False)
     else:
@@ -101,7 +101,7 @@ def speed_one(args) -> dict:
     load0 = _loadavg()
     t0 = time.perf_counter()
     m.fit(tokens, labels)
-    return {"learner": args.learner, "hidden": args.hidden if args.learner != "sapo" else None,
+    return {"learner": args.learner, "sentences": len(tokens), "hidden": args.hidden if args.learner != "sapo" else None,
             "epoch_seconds": [r["seconds"] for r in m.history_],
             "epoch_cpu_seconds": [r["cpu_seconds"] for r in m.history_],
             "fit_seconds": time.perf_counter() - t0, "peak_rss_mb": _peak_rss_mb(),
@@ -113,6 +113,8 @@ def speed(args) -> None:
     for learner in args.learners:
         cmd = [sys.executable, __file__, "speed-one", "--learner", learner, "--epochs", str(args.epochs),
                "--hidden", str(args.hidden), "--device", args.device, "--threads", str(args.threads)]
+        if args.limit:
+            cmd += ["--limit", str(args.limit)]
         if args.data_dir:
             cmd += ["--data-dir", args.data_dir]
         out = subprocess.run(cmd, capture_output=True, text=True)
@@ -207,11 +209,14 @@ def main(argv=None) -> None:
         if name == "speed":
             q.add_argument("--learners", nargs="+", default=["bilstm-crf", "bilstm", "sapo"])
             q.add_argument("--json", default=None)
+            q.add_argument("--limit", type=int, default=None, help="the first N training sentences")
         elif name == "speed-one":
             q.add_argument("--learner", required=True)
+            q.add_argument("--limit", type=int, default=None)
         else:
             q.add_argument("--task", choices=sorted(TASKS), default="conll2000")
-            q.add_argument("--algorithm", choices=["bilstm", "bilstm-crf"], default="bilstm-crf")
+            q.add_argument("--algorithm", choices=["bilstm", "bilstm-crf", "bilstm-sapo"],
+                           default="bilstm-crf")
             q.add_argument("--max-seconds", type=float, default=None)
             q.add_argument("--limit", type=int, default=None, help="use the first N sentences of each split")
             q.add_argument("--seed", type=int, default=0)

@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
                    help="sapo only: sentence order of every learner: seeded random order (default), file order, "
                         "or both (file-order runs as extra rows)")
     p.add_argument("--no-beam", action="store_true", help="sapo only: leave out SAPO with a beam of width 50")
-    p.add_argument("--no-neural", action="store_true", help="sapo only: leave out the BiLSTM and BiLSTM-CRF rows")
+    p.add_argument("--no-neural", action="store_true", help="sapo only: leave out the neural (BiLSTM) rows")
     p.add_argument("--neural-epochs", type=int, metavar="N",
                    help="sapo only: passes of the BiLSTM and BiLSTM-CRF runs (default 10)")
     p.add_argument("--neural-tasks", nargs="+", metavar="TASK",

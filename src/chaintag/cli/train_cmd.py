@@ -27,9 +27,9 @@ def add_parser(sub, learner_options: bool = True) -> None:
                         "default), sapo (search-based probabilistic online learning), crf "
                         "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
                         "nbest-mira (MIRA with the top --n-best candidates), maxent (Ratnaparkhi's "
-                        "locally normalized tagger, scikit-learn; --maxent-c), bilstm and bilstm-crf "
-                        "(neural taggers, PyTorch: pip install 'chaintag[neural]'); --list-params lists "
-                        "a learner's parameters")
+                        "locally normalized tagger, scikit-learn; --maxent-c), bilstm, bilstm-crf "
+                        "and bilstm-sapo (neural taggers, PyTorch: pip install 'chaintag[neural]'); "
+                        "--list-params lists a learner's parameters")
     p.add_argument("--train", required=True, metavar="SOURCE", help="training data")
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
@@ -57,7 +57,7 @@ def add_parser(sub, learner_options: bool = True) -> None:
                         "labels it took there; the model keeps that profile")
     p.add_argument("--epochs", "-e", type=int, default=None,
                    help="training passes (default: 10; crf-lbfgs: at most 100 iterations; bilstm, "
-                        "bilstm-crf: 30)")
+                        "bilstm-crf, bilstm-sapo: 30)")
     p.add_argument("--order", type=int, choices=[1, 2], default=1,
                    help="model order of the perceptron and SAPO: 2 adds label-trigram weights (Collins's "
                         "POS tagger; search over label pairs; SAPO searches the label pairs seen in training)")

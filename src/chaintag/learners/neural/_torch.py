@@ -23,6 +23,6 @@ def require_torch():
     try:
         import torch
     except ImportError:
-        raise MissingExtraError("the neural learners (bilstm, bilstm-crf) need PyTorch, which is not "
+        raise MissingExtraError("the neural learners (bilstm, bilstm-crf, bilstm-sapo) need PyTorch, which is not "
                                 f"installed; install the extra: {INSTALL_HINT}") from None
     return torch

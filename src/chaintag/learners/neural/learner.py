@@ -96,7 +96,7 @@ def _adam(torch, params, lr):
 
 
 #: The --help group of the neural learners' options.
-_NEURAL = "neural learners (bilstm, bilstm-crf)"
+_NEURAL = "neural learners (bilstm, bilstm-crf, bilstm-sapo)"
 
 
 class NeuralTagger(SequenceTagger):
