@@ -161,8 +161,8 @@ def main(argv=None):
         rows.append(row)
         print(row, flush=True)
     summary = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
-    text = "\n".join(rows) + f"\n\n{args.trials} trials; {summary}; undisturbed run {span:.1f} s (workers up at {times['workers']:.1f} s, "
-                   f"first epoch line at {times.get('first', 0):.1f} s)\n"
+    text = "\n".join(rows) + (f"\n\n{args.trials} trials; {summary}; undisturbed run {span:.1f} s (workers up at "
+                              f"{times['workers']:.1f} s, first epoch line at {times.get('first', 0):.1f} s)\n")
     print(text)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
