@@ -53,6 +53,8 @@ class ShardPool:
         self.lost_events: list[str] = []
         self.generation = 0  # grows with every rerun: what a task round scattered before may be lost
         self.feat_label: dict = {}  # worker -> its own copy of the feature labels
+        from .identity import WorkerCheck
+        self.check = WorkerCheck(client)  # workers that run other chaintag code are left out
         self._start()
 
     def _start(self) -> None:
@@ -79,7 +81,8 @@ class ShardPool:
 
     # ------------------------------------------------------------ placement
     def _live(self) -> set:
-        return set(bounded(live_workers, self.client, what="asking the scheduler for its workers"))
+        """The workers the scheduler lists now that run the driver's chaintag."""
+        return set(self.check.accepted(bounded(live_workers, self.client, what="asking the scheduler for its workers")))
 
     def _workers(self, exclude=()) -> list[str]:
         workers = sorted(self._live() - set(exclude))
