@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import threading
 
+from ..errors import ChaintagError
+
 #: seconds a cluster call (scatter, result, worker list) may take before it counts as lost
 CALL_TIMEOUT = 60.0
 
@@ -66,3 +68,8 @@ def bounded(fn, *args, timeout: float | None = None, what: str = "a cluster call
             raise exc
         raise WorkerLost(f"{what} failed: {type(exc).__name__}: {exc}", worker) from None
     return box.get("value")
+
+
+class ClusterError(ChaintagError):
+    """The Dask workers were lost for good (none left, or lost again and again): the message says
+    what was done and how to continue."""

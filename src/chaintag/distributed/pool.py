@@ -21,6 +21,9 @@ from ..training.worker import load_shard
 
 __all__ = ["ShardPool", "WorkerLost"]
 
+#: seconds to wait for a worker when none is left, before the run stops
+WAIT_WORKERS = 30.0
+
 
 class ShardPool:
     """The shards of one training run on a Dask cluster.
@@ -38,15 +41,16 @@ class ShardPool:
         Epoch state keys (:attr:`~chaintag.training.mixing.Family.keys`), or () for crf-lbfgs.
     max_retries : int
         Reruns allowed per task round after lost workers.
-    wait_workers : float
-        Seconds to wait for a worker to come back when none is left.
+    wait_workers : float, optional
+        Seconds to wait for a worker to come back when none is left (default :data:`WAIT_WORKERS`).
     """
 
-    def __init__(self, client, learner, source, keys=(), max_retries: int = 3, wait_workers: float = 30.0):
+    def __init__(self, client, learner, source, keys=(), max_retries: int = 3, wait_workers: float | None = None):
         self.client, self.source, self.bounds = client, source, source.bounds
         self.cls, self.params = type(learner), learner.get_params()
         self.keys = tuple(keys)
-        self.max_retries, self.wait_workers = int(max_retries), float(wait_workers)
+        self.max_retries = int(max_retries)
+        self.wait_workers = float(WAIT_WORKERS if wait_workers is None else wait_workers)
         self.k = len(self.bounds) - 1
         self.where: list[str | None] = [None] * self.k
         self.futures: list = [None] * self.k
