@@ -1,9 +1,9 @@
 """The neural taggers (bilstm, bilstm-crf, bilstm-sapo) on the benchmark data: speed, memory and accuracy.
 
-Not a unit test. Two modes:
+Not a unit test. Modes:
 
 ``speed``
-    Seconds per CoNLL-2000 training epoch (all 8,936 sentences) of the
+    Seconds per CoNLL-2000 training epoch (all 8,936 sentences, or the first ``--limit``) of the
     neural learner in the reference configuration (word embeddings 100d,
     character CNN 30d x 50 filters, POS embeddings 25d, BiLSTM, Adam, batch
     32), and of SAPO (n = 5, ``chunking`` attributes) beside it, each in its
@@ -22,10 +22,13 @@ Usage
     python benchmarks/bench_neural.py accuracy --task conll2000 --algorithm bilstm-crf --epochs 30 --out r.json
     python benchmarks/bench_neural.py accuracy --task jnlpba --device cuda --max-seconds 400 --out j.json
     python benchmarks/bench_neural.py train-text --task conll2000 --out conll2000-train.txt
+    python benchmarks/bench_neural.py speed --learners bilstm-sapo bilstm-crf bilstm --limit 2000
+    python benchmarks/bench_neural.py topn --n-best 5
 
 ``train-text`` writes the training sentences that ``accuracy`` trains on
 (the carved dev sentences left out), one per line, as raw text for inducing
-word vectors with ``chaintag clusters --save-vectors``.
+word vectors with ``chaintag clusters --save-vectors``. ``topn`` times the top-n search of
+``bilstm-sapo`` alone over one epoch of batches: compiled A* against the list Viterbi in torch.
 """
 
 from __future__ import annotations
@@ -173,6 +176,37 @@ def accuracy(args) -> dict:
     return out
 
 
+def topn(args) -> None:
+    """Seconds of bilstm-sapo's top-n search over one epoch of batches, A* (numba) against the list
+    Viterbi in torch: the sentence lengths of ``conll2000:train`` in batches of 32 of similar length,
+    random scores over its 23 labels (the search's cost does not depend on the values)."""
+    import torch
+    from chaintag.learners.neural.sapo_head import topn_paths_astar, topn_paths_viterbi
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    tokens, labels = _load("conll2000:train", args.data_dir, {}, args.limit)
+    L = len({x for ls in labels for x in ls})
+    lengths = np.sort([len(s) for s in tokens if s])
+    g = torch.Generator().manual_seed(0)
+    batches = []
+    for lo in range(0, len(lengths), 32):
+        lens = torch.from_numpy(lengths[lo:lo + 32].copy())
+        T = int(lens.max())
+        mask = torch.arange(T).unsqueeze(0) < lens.unsqueeze(1)
+        batches.append((torch.randn(len(lens), T, L, generator=g), mask))
+    U, s, e = torch.randn(L, L, generator=g), torch.randn(L, generator=g), torch.randn(L, generator=g)
+    topn_paths_astar(*batches[0], U, s, e, args.n_best)  # compile
+    out = {"sentences": int(len(lengths)), "labels": L, "n_best": args.n_best, "loadavg_before": _loadavg(),
+           "torch_threads": torch.get_num_threads()}
+    for name, fn in (("astar_numba", topn_paths_astar), ("list_viterbi_torch", topn_paths_viterbi)):
+        t0 = time.perf_counter()
+        for em, mask in batches:
+            fn(em, mask, U, s, e, args.n_best)
+        out[name + "_seconds"] = round(time.perf_counter() - t0, 3)
+    out["loadavg_after"] = _loadavg()
+    print(json.dumps(out))
+
+
 def train_text(args) -> None:
     """Write the training sentences of a task (without the dev sentences carved from them) as raw
     text, one sentence per line, tokens separated by spaces: the task's own text for inducing word
@@ -199,6 +233,11 @@ def main(argv=None) -> None:
     t.add_argument("--task", choices=sorted(TASKS), default="conll2000")
     t.add_argument("--limit", type=int, default=None)
     t.add_argument("--out", required=True)
+    q = sub.add_parser("topn")
+    q.add_argument("--data-dir", default=None)
+    q.add_argument("--limit", type=int, default=None)
+    q.add_argument("--n-best", type=int, default=5)
+    q.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's)")
     for name in ("speed", "speed-one", "accuracy"):
         q = sub.add_parser(name)
         q.add_argument("--data-dir", default=None)
@@ -227,6 +266,8 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     if args.mode == "train-text":
         train_text(args)
+    elif args.mode == "topn":
+        topn(args)
     elif args.mode == "speed":
         speed(args)
     elif args.mode == "speed-one":

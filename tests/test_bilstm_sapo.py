@@ -69,11 +69,12 @@ def grads(em, mask, tags, U, s, e, n):
     return loss.detach(), [t.grad.numpy() for t in leaves]
 
 
+@pytest.mark.parametrize("search", ["topn_paths_astar", "topn_paths_viterbi"])
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("n", [1, 3, 7])
-def test_topn_equals_enumeration(seed, n):
+@pytest.mark.parametrize("n", [1, 3, 7, 100])
+def test_topn_equals_enumeration(seed, n, search):
     em, mask, _, U, s, e, lengths = random_scores(seed, B=4, T=4, L=3)
-    paths, found = sapo_head.topn_paths(em, mask, U, s, e, n)
+    paths, found = getattr(sapo_head, search)(em, mask, U, s, e, n)
     got = sapo_head.path_scores(em, mask, paths, U, s, e)
     for b, t in enumerate(lengths):
         want = all_sequences(em[b], U, s, e, t)[:n]

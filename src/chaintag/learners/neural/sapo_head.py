@@ -43,6 +43,15 @@ def _batch_topn(em, lengths, transitions, start, end, n, out_paths, out_found):
 
 
 def topn_paths(emissions, mask, transitions, start, end, n: int):
+    """The exact ``n`` best label sequences of each sentence of a batch: compiled A* on the CPU
+    (:func:`topn_paths_astar`), the batched list Viterbi on another device (:func:`topn_paths_viterbi`:
+    no copy of the scores to the host). Parameters and returns: as :func:`topn_paths_astar`."""
+    if emissions.device.type == "cpu":
+        return topn_paths_astar(emissions, mask, transitions, start, end, n)
+    return topn_paths_viterbi(emissions, mask, transitions, start, end, n)
+
+
+def topn_paths_astar(emissions, mask, transitions, start, end, n: int):
     """The exact ``n`` best label sequences of each sentence of a batch (A*; ties: lower label first).
 
     Parameters
@@ -71,6 +80,43 @@ def topn_paths(emissions, mask, transitions, start, end, n: int):
     _batch_topn(em, lengths, U, s, e, int(n), paths, found)
     dev = emissions.device
     return torch.from_numpy(paths).to(dev), torch.from_numpy(found).to(dev)
+
+
+def topn_paths_viterbi(emissions, mask, transitions, start, end, n: int):
+    """The exact ``n`` best label sequences of each sentence, by a list Viterbi batched in torch.
+
+    Each (position, label) keeps the ``n`` best prefixes ending there: one
+    ``topk`` over the ``L n`` extensions per step, all sentences and labels
+    at once; padded positions carry the state unchanged. Parameters and
+    returns: as :func:`topn_paths_astar` (among equal scores the order may
+    differ from A*'s).
+
+    References
+    ----------
+    Seshadri and Sundberg (1994), list Viterbi decoding; Huang and Chiang (2005), k-best algorithm 0.
+    """
+    B, T, L = emissions.shape
+    dev = emissions.device
+    delta = emissions.new_full((B, L, n), float("-inf"))
+    delta[:, :, 0] = start.unsqueeze(0) + emissions[:, 0]
+    keep = (torch.arange(L, device=dev).view(1, L, 1) * n + torch.arange(n, device=dev).view(1, 1, n)).expand(B, L, n)
+    step = transitions.view(1, L, 1, L)
+    backs = []
+    for t in range(1, T):
+        cand = (delta.unsqueeze(3) + step).permute(0, 3, 1, 2).reshape(B, L, L * n)  # [b, cur, prev * n + slot]
+        best, idx = cand.topk(n, dim=2)
+        on = mask[:, t].view(B, 1, 1)
+        delta = torch.where(on, best + emissions[:, t].unsqueeze(2), delta)
+        backs.append(torch.where(on, idx, keep).reshape(B, L * n))
+    scores, cur = (delta + end.view(1, L, 1)).reshape(B, L * n).topk(n, dim=1)
+    paths = torch.zeros((B, n, T), dtype=torch.long, device=dev)
+    for t in range(T - 1, -1, -1):
+        paths[:, :, t] = cur // n
+        if t:
+            cur = backs[t - 1].gather(1, cur)
+    valid = torch.isfinite(scores)
+    paths = paths * mask.unsqueeze(1).long() * valid.unsqueeze(2).long()
+    return paths, valid.sum(1)
 
 
 def path_scores(emissions, mask, paths, transitions, start, end):
