@@ -69,8 +69,9 @@ def worker_pids(pid: int) -> list[int]:
     return sorted(out)
 
 
-def run_trial(cmd, delay, limit: float, times=None):
-    """Start ``cmd``, kill one worker ``delay`` s after both exist (None: no kill); returns
+def run_trial(cmd, delay, limit: float, times=None, after_epoch=False):
+    """Start ``cmd``, kill one worker ``delay`` s after both exist (``after_epoch``: after the
+    first epoch's line; None: no kill); returns
     (rc, output, epochs seen at the kill, wall). ``times``, a dict, gets the seconds from the start
     to both workers ("workers"), the first epoch line ("first") and the end ("end")."""
     t0 = time.monotonic()
@@ -91,7 +92,8 @@ def run_trial(cmd, delay, limit: float, times=None):
         pids = worker_pids(proc.pid)
         if len(pids) >= 2 and "workers" not in times:
             times["workers"] = time.monotonic() - t0
-        if len(pids) >= 2 and not killed and delay is not None:
+        ready = len(pids) >= 2 and (not after_epoch or "first" in times)
+        if ready and not killed and delay is not None:
             time.sleep(delay)
             pids = worker_pids(proc.pid)
             if pids:
@@ -135,18 +137,20 @@ def main(argv=None):
     rc, _, _, span = run_trial(command(train, ref, os.path.join(tmp, "ref-ck"), args.epochs, True), None,
                                args.limit, times)
     assert rc == 0, rc
-    # kills swept from the workers' start to the end of the epochs, most of them around the epochs
-    lo, hi = max(0.0, times.get("first", span) - times["workers"] - 1.0), span - times["workers"]
+    # kills at the workers' start, during the shards' preparation, then swept over the epochs
+    epochs_span = max(0.5, span - times.get("first", span))
     reference = open(ref, "rb").read()
-    rows = ["| trial | workers | kill after (s) | epochs done at the kill | outcome | resumed | wall (s) |",
+    rows = ["| trial | workers | kill (s) | epochs done at the kill | outcome | resumed | wall (s) |",
             "|---:|---|---:|---:|---|---|---:|"]
     counts: dict = {}
     for t in range(args.trials):
         nanny = t % 2 == 0
-        step = t // 2
-        delay = 0.0 if step == 0 else lo + (hi - lo) * (step - 1) / max(1, (args.trials + 1) // 2 - 1)
+        step, pairs = t // 2, max(3, (args.trials + 1) // 2)
+        after = step >= 2
+        delay = [0.0, 2.0][step] if not after else epochs_span * (step - 2) / (pairs - 2)
         model, ck = os.path.join(tmp, f"m{t}.npz"), os.path.join(tmp, f"ck{t}")
-        rc, text, seen, wall = run_trial(command(train, model, ck, args.epochs, nanny), delay, args.limit)
+        rc, text, seen, wall = run_trial(command(train, model, ck, args.epochs, nanny), delay, args.limit,
+                                         after_epoch=after)
         outcome, resumed = classify(rc, text, model, reference), ""
         if outcome == "clean error":
             r = subprocess.run(command(train, model, ck, args.epochs, nanny, resume=True), capture_output=True,
@@ -156,7 +160,8 @@ def main(argv=None):
         if outcome.startswith("other"):
             print(text[-3000:], file=sys.stderr)
         counts[outcome] = counts.get(outcome, 0) + 1
-        row = (f"| {t + 1} | {'nanny' if nanny else 'no nanny'} | {delay:.1f} | {'-' if seen is None else seen} | "
+        when = f"{delay:.1f} after epoch 1" if after else f"{delay:.1f} after the workers start"
+        row = (f"| {t + 1} | {'nanny' if nanny else 'no nanny'} | {when} | {'-' if seen is None else seen} | "
                f"{outcome} | {resumed} | {wall:.1f} |")
         rows.append(row)
         print(row, flush=True)
