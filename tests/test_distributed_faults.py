@@ -233,3 +233,11 @@ def test_a_worker_with_other_code_is_left_out_and_none_matching_is_refused(clien
     finally:
         client.run(fake, None)
     assert identity.code_digest() == client.run(identity.code_digest)[first]  # recomputed: the real one
+
+
+def test_the_resume_command_is_this_run_s_command_line():
+    from types import SimpleNamespace
+    from chaintag.api.train_distributed import _command_line
+    args = SimpleNamespace(argv=["train", "--train", "a b.txt", "--workers", "2", "--checkpoint-dir", "ck",
+                                 "--resume", "--checkpoint-dir=old", "--model", "m.npz"])
+    assert _command_line(args) == "chaintag train --train 'a b.txt' --workers 2 --model m.npz"
