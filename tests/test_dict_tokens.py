@@ -63,10 +63,11 @@ def test_value_rules():
                                                           "nbest-mira", "sapo"}))
 def test_real_values_are_refused_not_misread(name):
     X = as_dicts(SENTS, lambda s, i: {"len": len(s[i][0]) / 3})
-    if name in ("bilstm", "bilstm-crf"):
+    neural = getattr(LEARNERS[name], "learns_representation", False)  # embeds the token columns itself
+    if neural:
         pytest.importorskip("torch")
     learner = chaintag.make_learner(name)
-    if name in ("perceptron2", "sapo2", "bilstm", "bilstm-crf"):  # no feature-dict input at all
+    if name in ("perceptron2", "sapo2") or neural:  # no feature-dict input at all
         with pytest.raises(InputError, match="feature dict"):
             learner.fit(X, LABELS)
     else:

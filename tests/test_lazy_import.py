@@ -30,7 +30,7 @@ def test_every_public_name_resolves_to_its_object():
     assert chaintag.SAPO is SAPO and chaintag.learners.SAPO is SAPO
     assert chaintag.load_corpus is load_corpus
     assert set(chaintag.__all__) <= set(dir(chaintag))
-    assert chaintag.learners.LEARNERS["sapo"] is SAPO and len(chaintag.learners.LEARNERS) == 11
+    assert chaintag.learners.LEARNERS["sapo"] is SAPO and len(chaintag.learners.LEARNERS) == 12
     assert chaintag.learners.perceptron.StructuredPerceptron is chaintag.StructuredPerceptron
     with pytest.raises(AttributeError):
         chaintag.no_such_name  # noqa: B018

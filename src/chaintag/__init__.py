@@ -26,7 +26,7 @@ _LAZY = {"Corpus": "data.datasets", "load_corpus": "api.corpus", "EvalResult": "
          **{name: "learners" for name in ("CRF", "CRFLBFGS", "MIRA", "SAPO", "NBestMIRA",
                                           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "SequenceTagger",
                                           "StructuredPerceptron", "load", "make_learner", "BiLSTM",
-                                          "BiLSTMCRF")}}
+                                          "BiLSTMCRF", "BiLSTMSAPO")}}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
@@ -36,5 +36,5 @@ __all__ = [
     "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "ModelFormatError",
     "EvalResult", "conlleval_report", "evaluate", "SequenceTagger", "StructuredPerceptron", "SAPO", "CRF",
     "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF",
-    "load", "make_learner", "sequence_scorer", "tag_file", "tag_stream", "train", "FeatureSpec",
+    "BiLSTMSAPO", "load", "make_learner", "sequence_scorer", "tag_file", "tag_stream", "train", "FeatureSpec",
 ]
