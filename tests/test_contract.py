@@ -22,8 +22,11 @@ SETTINGS = {
                    learning_rate=0.05, dropout=0.0, batch_size=2),
     "bilstm-crf": dict(epochs=25, word_dim=8, char_dim=4, char_filters=4, hidden=8, feature_dim=4,
                        learning_rate=0.05, dropout=0.0, batch_size=2),
+    "bilstm-sapo": dict(epochs=25, word_dim=8, char_dim=4, char_filters=4, hidden=8, feature_dim=4,
+                        learning_rate=0.05, dropout=0.0, batch_size=2),
 }
-NEURAL = {"bilstm", "bilstm-crf"}
+#: The learners that embed the token columns themselves (PyTorch).
+NEURAL = {n for n, cls in chaintag.learners.LEARNERS.items() if getattr(cls, "learns_representation", False)}
 
 
 def _skip_without_torch(name):
