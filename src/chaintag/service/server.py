@@ -85,6 +85,8 @@ class TaggingService:
         self.columns = tuple(model.columns_) if self.dict_tokens else input_columns(model)
         self.n_columns = len(self.columns)
         self.requests = 0
+        self.cancelled = 0  # requests stopped because their client went away
+        self.batch_sentences = 256
         self._lock = threading.Lock()
 
     def health(self) -> dict:
@@ -150,8 +152,12 @@ class TaggingService:
             raise RequestError(400, f'"{key}" must be an integer from 1 to {MAX_K}')
         return k
 
-    def tag(self, body) -> dict:
-        """Answer one parsed request body (a dict); raises :class:`RequestError` for a bad one."""
+    def tag(self, body, cancelled=None) -> dict:
+        """Answer one parsed request body (a dict); raises :class:`RequestError` for a bad one.
+
+        ``cancelled``, when given, is called between batches of :attr:`batch_sentences` sentences;
+        when it returns True the work stops with :class:`~chaintag.service.cancel.ClientGone`.
+        """
         if not isinstance(body, dict):
             raise RequestError(400, 'the body must be a JSON object {"sentences": [...]}')
         unknown = sorted(set(body) - OPTIONS)
@@ -180,22 +186,8 @@ class TaggingService:
                 for x in fixed)):
             raise RequestError(400, '"fixed" must be a list (one per sentence) of lists of labels or null')
         kw = {"constrain": constrain, "fixed": fixed} if constrain or fixed is not None else {}
-        m = self.model
         try:
-            out = {}
-            if nbest:
-                cands = m.predict_nbest(sentences, nbest, **kw)
-                out["labels"] = [c[0][0] for c in cands]
-                out["nbest"] = [[{"labels": labs, "score": sc, "probability": p} for labs, sc, p in c]
-                                for c in cands]
-            elif confidence:
-                out["labels"], out["confidence"] = m.predict_confidence(sentences, confidence, **kw)
-            else:
-                out["labels"] = m.predict(sentences, **kw)
-                if marginals:
-                    labs = m.labels_
-                    out["marginals"] = [[dict(zip(labs, row)) for row in marg.tolist()]
-                                        for marg in m.predict_marginals(sentences, **kw)]
+            out = self._answer(sentences, nbest, confidence, marginals, kw, cancelled)
         except NotImplementedError as exc:
             raise RequestError(501, str(exc)) from None
         except (ChaintagError, ValueError) as exc:
@@ -203,6 +195,42 @@ class TaggingService:
         out["n_tokens"] = sum(len(s) for s in sentences)
         with self._lock:
             self.requests += 1
+        return out
+
+    def _answer(self, sentences, nbest, confidence, marginals, kw, cancelled) -> dict:
+        """The model's answer, computed in batches of sentences (each sentence is tagged on its own)."""
+        from .cancel import ClientGone
+        m, step = self.model, self.batch_sentences
+        out = {"labels": []}
+        if nbest:
+            out["nbest"] = []
+        elif confidence:
+            out["confidence"] = []
+        elif marginals:
+            out["marginals"] = []
+        fixed = kw.get("fixed")
+        for a in range(0, max(len(sentences), 1), step):
+            if cancelled is not None and cancelled():
+                with self._lock:
+                    self.cancelled += 1
+                raise ClientGone(f"the client left after {a} of {len(sentences)} sentences")
+            part = sentences[a:a + step]
+            opts = dict(kw, fixed=fixed[a:a + step]) if fixed is not None else kw
+            if nbest:
+                cands = m.predict_nbest(part, nbest, **opts)
+                out["labels"] += [c[0][0] for c in cands]
+                out["nbest"] += [[{"labels": labs, "score": sc, "probability": p} for labs, sc, p in c]
+                                 for c in cands]
+            elif confidence:
+                labels, conf = m.predict_confidence(part, confidence, **opts)
+                out["labels"] += labels
+                out["confidence"] += conf
+            else:
+                out["labels"] += m.predict(part, **opts)
+                if marginals:
+                    labs = m.labels_
+                    out["marginals"] += [[dict(zip(labs, row)) for row in marg.tolist()]
+                                         for marg in m.predict_marginals(part, **opts)]
         return out
 
 
@@ -342,8 +370,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, f"the body is not valid JSON: {exc}")
         except RecursionError:  # brackets nested past the parser's depth
             return self._error(400, "the body's JSON is nested too deeply")
+        from .cancel import ClientGone, client_gone
         try:
-            out = self.server.service.tag(body)
+            out = self.server.service.tag(body, cancelled=lambda: client_gone(self.connection))
+        except ClientGone as exc:  # nobody to answer: stop, write nothing, close
+            self.close_connection = True
+            return self.log_message("%s", str(exc))
         except RequestError as exc:
             return self._error(exc.status, exc.message)
         except Exception as exc:  # a bug must not stop the server: report it as a 500
