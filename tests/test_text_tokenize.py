@@ -1,0 +1,77 @@
+"""Raw text to tokens with offsets: treebank conventions, languages, sentence splits, round trips."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from chaintag.errors import InputError
+from chaintag.text.tokenize import LANGUAGES, pretokenized, split_text
+
+
+def _sentences(text, lang="en"):
+    doc = split_text(text, lang)
+    for t in doc.tokens:
+        assert text[t.start:t.end] == t.text
+    return doc.sentence_tokens()
+
+
+def test_english_follows_the_treebank_conventions():
+    assert _sentences("It's 3pm. The (GR) binds T cells, e.g. in vivo. I don't know.") == [
+        ["It", "'s", "3pm", "."], ["The", "(", "GR", ")", "binds", "T", "cells", ",", "e.g.", "in", "vivo", "."],
+        ["I", "do", "n't", "know", "."]]
+
+
+def test_abbreviations_keep_their_period_and_do_not_end_the_sentence():
+    assert _sentences("Dr. Smith met Mr. Brown in the U.S. yesterday.") == [
+        ["Dr.", "Smith", "met", "Mr.", "Brown", "in", "the", "U.S.", "yesterday", "."]]
+
+
+def test_hyphens_urls_numbers_and_emails_stay_whole():
+    assert _sentences("A well-known site: https://example.com/a?b=1 costs $3.50, 1,000 at 12:30 (a.b@c.org).") == [
+        ["A", "well-known", "site", ":", "https://example.com/a?b=1", "costs", "$", "3.50", ",", "1,000", "at",
+         "12:30", "(", "a.b@c.org", ")", "."]]
+
+
+def test_sentence_ends_questions_quotes_and_blank_lines():
+    assert _sentences('Is it? Yes! He said "no." Then left\n\nA new paragraph') == [
+        ["Is", "it", "?"], ["Yes", "!"], ["He", "said", '"', "no", ".", '"'], ["Then", "left"],
+        ["A", "new", "paragraph"]]
+
+
+def test_dutch_and_spanish_keep_apostrophes_and_accents():
+    assert _sentences("Dat is 's avonds, met auto's.", "nl") == [["Dat", "is", "'s", "avonds", ",", "met", "auto's", "."]]
+    assert _sentences("El Sr. García llegó tarde. ¿Qué pasó?", "es")[0][:4] == ["El", "Sr.", "García", "llegó"]
+    assert _sentences("It's auto's.", "en") == [["It", "'s", "auto", "'s", "."]]
+
+
+def test_offsets_survive_crlf_tabs_nbsp_emoji_and_cjk():
+    text = "Caf\u00e9\u00a0au\tlait\r\nna\u00efve 😀 東京 \u201cquoted\u201d."
+    doc = split_text(text)
+    assert all(text[t.start:t.end] == t.text for t in doc.tokens)
+    assert [t.text for t in doc.tokens] == ["Café", "au", "lait", "naïve", "😀", "東京", "\u201c", "quoted", "\u201d", "."]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab.,'-?! \n\t\u00e9\u00a0\"(3)")), max_size=60),
+       st.sampled_from(LANGUAGES))
+def test_tokens_cover_every_non_space_character_once(text, lang):
+    doc = split_text(text, lang)
+    covered = "".join(text[t.start:t.end] for t in doc.tokens)
+    assert all(text[t.start:t.end] == t.text and t.text.strip() == t.text and t.text for t in doc.tokens)
+    assert covered == "".join(c for c in text if not c.isspace())
+    assert [t.start for t in doc.tokens] == sorted(t.start for t in doc.tokens)
+    assert all(a < b for a, b in doc.sentences)
+
+
+def test_an_unknown_language_is_refused_with_the_choices():
+    with pytest.raises(InputError, match="en, es, nl, de"):
+        split_text("Hi.", "xx")
+
+
+def test_pretokenized_text_keeps_lines_as_sentences_and_offsets():
+    text = "The dog barks .\n\n  It 's  late\r\n"
+    doc = pretokenized(text)
+    assert doc.sentence_tokens() == [["The", "dog", "barks", "."], ["It", "'s", "late"]]
+    assert all(text[t.start:t.end] == t.text for t in doc.tokens)
+    assert doc.to_dict()["tokens"][4] == {"text": "It", "start": 19, "end": 21, "label": None}
