@@ -1,7 +1,6 @@
 """bilstm-sapo: SAPO's top-n head against brute-force enumeration, hand-computed SAPO updates, finite
 differences, the CRF (n = all sequences) and the perceptron (n = 1); model files, seeds, the CLI."""
 
-import itertools
 import json
 import subprocess
 import sys
@@ -16,38 +15,12 @@ from chaintag.learners.neural import crf_layer, sapo_head  # noqa: E402
 
 from toy_corpus import LABELS, SENTS  # noqa: E402
 
-TINY = dict(word_dim=8, char_dim=4, char_filters=4, hidden=8, feature_dim=4, batch_size=2,
-            columns=("word", "pos"), progress=False)
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
-def random_scores(seed, B=3, T=4, L=3):
-    g = torch.Generator().manual_seed(seed)
-    em = torch.randn(B, T, L, generator=g, dtype=torch.float64)
-    U, s, e = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((L, L), (L,), (L,)))
-    lengths = [T] + [int(x) for x in torch.randint(1, T + 1, (B - 1,), generator=g)]
-    mask = torch.zeros(B, T, dtype=torch.bool)
-    for b, n in enumerate(lengths):
-        mask[b, :n] = True
-    tags = torch.randint(0, L, (B, T), generator=g)
-    return em, mask, tags, U, s, e, lengths
+from neural_tiny import TINY, brute_force, one_thread, random_scores  # noqa: E402,F401 (one_thread: autouse fixture)
 
 
 def all_sequences(em, U, s, e, n):
     """Every label sequence of a sentence of n tokens with its score, best first."""
-    L = em.shape[1]
-    out = []
-    for y in itertools.product(range(L), repeat=n):
-        sc = s[y[0]] + e[y[-1]] + sum(em[i, y[i]] for i in range(n)) + sum(U[y[i - 1], y[i]] for i in range(1, n))
-        out.append((float(sc), y))
-    return sorted(out, key=lambda x: -x[0])
+    return sorted(brute_force(em, U, s, e, n), key=lambda x: -x[0])
 
 
 def phi(y, T, L):

@@ -1,7 +1,6 @@
 """Neural learners (bilstm, bilstm-crf): the CRF layer against brute-force enumeration, the loss
 gradient against finite differences, determinism, checkpoints, model files, vectors files, CLI."""
 
-import itertools
 import json
 import subprocess
 import sys
@@ -17,39 +16,12 @@ from chaintag.learners.neural import crf_layer  # noqa: E402
 
 from toy_corpus import LABELS, SENTS  # noqa: E402
 
-TINY = dict(word_dim=8, char_dim=4, char_filters=4, hidden=8, feature_dim=4, batch_size=2,
-            columns=("word", "pos"), progress=False)
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny tensors: threads only add overhead
-    yield
-    torch.set_num_threads(n)
+from neural_tiny import TINY, brute_force, one_thread, random_scores  # noqa: E402,F401 (one_thread: autouse fixture)
 
 
 def random_crf(seed, B=3, T=4, L=3):
-    g = torch.Generator().manual_seed(seed)
-    em = torch.randn(B, T, L, generator=g, dtype=torch.float64)
-    U = torch.randn(L, L, generator=g, dtype=torch.float64)
-    s = torch.randn(L, generator=g, dtype=torch.float64)
-    e = torch.randn(L, generator=g, dtype=torch.float64)
-    lengths = [T] + [int(x) for x in torch.randint(1, T + 1, (B - 1,), generator=g)]
-    mask = torch.zeros(B, T, dtype=torch.bool)
-    for b, n in enumerate(lengths):
-        mask[b, :n] = True
+    em, mask, _, U, s, e, lengths = random_scores(seed, B, T, L)
     return em, mask, U, s, e, lengths
-
-
-def brute_force(em, U, s, e, n):
-    """Every label sequence of a sentence of n tokens with its score."""
-    L = em.shape[1]
-    out = []
-    for y in itertools.product(range(L), repeat=n):
-        sc = s[y[0]] + e[y[-1]] + sum(em[i, y[i]] for i in range(n)) + sum(U[y[i - 1], y[i]] for i in range(1, n))
-        out.append((float(sc), y))
-    return out
 
 
 @pytest.mark.parametrize("seed", range(4))
