@@ -16,6 +16,8 @@ Offsets always index the original text: ``text[token.start:token.end] == token.t
 
 from __future__ import annotations
 
+import re
+
 from ..errors import InputError
 from .document import Document, Token
 
@@ -25,6 +27,7 @@ LANGUAGES = ("en", "es", "nl", "de")
 """Languages :func:`split_text` knows (English splits clitics; the others keep apostrophes)."""
 
 _JOINERS = ("-", "_")
+_WORD = re.compile(r"\S+")
 
 
 def _check_lang(lang: str) -> None:
@@ -112,16 +115,7 @@ def pretokenized(text: str) -> Document:
     pos = 0
     for line in text.splitlines(keepends=True):
         first = len(doc.tokens)
-        i = 0
-        while i < len(line):
-            if line[i].isspace():
-                i += 1
-                continue
-            j = i
-            while j < len(line) and not line[j].isspace():
-                j += 1
-            doc.tokens.append(Token(line[i:j], pos + i, pos + j))
-            i = j
+        doc.tokens += [Token(m.group(), pos + m.start(), pos + m.end()) for m in _WORD.finditer(line)]
         if len(doc.tokens) > first:
             doc.sentences.append((first, len(doc.tokens)))
         pos += len(line)
