@@ -25,6 +25,7 @@ from ..features.templates import resolve_templates
 from ..io.model_file import load_model, save_model
 from .finite import check_weights
 from .inference import InferenceMixin
+from .spans import SpanMixin
 from .introspect import IntrospectionMixin, training_summary
 from .sklearn_compat import SklearnTagsMixin
 from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, column_names, default_columns,  # noqa: F401
@@ -62,7 +63,7 @@ class TrainData:
                 self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
 
-class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
+class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsMixin):
     """Base class of chaintag's linear-chain learners (scikit-learn conventions).
 
     ``__init__`` of a subclass only stores its hyper-parameters. ``fit``
@@ -357,21 +358,19 @@ class SequenceTagger(InferenceMixin, IntrospectionMixin, SklearnTagsMixin):
     _keeps_attr_ids = False
 
     def _rows(self, sentences):
-        """Sentences checked against the input the model was fitted on (column tokens or feature dicts)."""
+        """Sentences checked against the input the model was fitted on (column tokens or feature dicts).
+
+        A model that reads document columns (:mod:`chaintag.features.document`) given tokens without
+        them (plain strings, or tuples of its input columns only) gets them computed here, the
+        sentences of one call being one document (:func:`chaintag.features.document.complete_rows`).
+        """
         from ..features.dicts import DICT_COLUMNS, dict_rows
         if self.columns_ == DICT_COLUMNS:
             return dict_rows(sentences)
-        try:
+        from ..features.document import complete_rows, model_document_columns
+        if not model_document_columns(self):
             return as_rows(sentences, len(self.columns_))
-        except InputError as exc:
-            from ..features.document import model_document_columns
-            extra = model_document_columns(self)
-            if not extra:
-                raise
-            raise InputError(f"{exc.message} (the model reads the columns {', '.join(self.columns_)}; the document "
-                             f"columns {', '.join(extra)} come from each token's document: add them with "
-                             "chaintag.features.document.add_document_columns, or read the data with "
-                             "load_corpus(..., document_columns=True))", exc.path, exc.line) from None
+        return complete_rows(self, materialise(sentences, "input"))
 
     @staticmethod
     def _check_pairs(rows, labels, what: str) -> None:

@@ -250,6 +250,8 @@ class MaxEnt(SequenceTagger):
     constrained_decoding = False  # local probabilities, its own Viterbi
 
     algorithm = "maxent"
+    #: span confidence from the top-n sequences (:mod:`chaintag.learners.spans`)
+    span_confidence = "top-n"
     _real_values = True  # feature-dict numbers: the design matrix and the kernels' values (ent_val)
 
     params = (

@@ -114,6 +114,8 @@ class SAPO(SequenceTagger):
     mixing_family = "scaled"  # scaled weights, averaged sums, the scale
 
     algorithm = "sapo"
+    #: span confidence from the top-n sequences (:mod:`chaintag.learners.spans`)
+    span_confidence = "top-n"
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     params = (

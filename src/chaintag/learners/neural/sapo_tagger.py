@@ -62,6 +62,8 @@ class BiLSTMSAPO(BiLSTMCRF):
     """
 
     algorithm = "bilstm-sapo"
+    #: span confidence from the top-n sequences (:mod:`chaintag.learners.spans`)
+    span_confidence = "top-n"
 
     params = (
         *NeuralTagger.params,

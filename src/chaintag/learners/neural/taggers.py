@@ -48,6 +48,14 @@ class BiLSTM(NeuralTagger):
         raise NotImplementedError("the bilstm tagger has no n-best sequences (its labels are chosen token "
                                   "by token); use bilstm-crf")
 
+    def _span_probs_chain(self, sentences, chunks, read):
+        """Exact span probabilities: the tokens are independent, so a chain with the log-softmax as
+        emissions and no transitions is the model's own distribution."""
+        L = len(self.labels_)
+        zero, zeros = np.zeros((L, L)), np.zeros(L)
+        chains = [(np.log(np.maximum(m, 1e-300)), zero, zeros, zeros) for m in self.predict_marginals(sentences)]
+        return self._span_probs_scores(chains, chunks, read)
+
 
 @register
 class BiLSTMCRF(NeuralTagger):
@@ -79,6 +87,19 @@ class BiLSTMCRF(NeuralTagger):
     def _marginals(self, torch, em, batch):
         from .crf_layer import marginals
         return marginals(em, batch["mask"], *self._crf_params())
+
+    def _span_probs_chain(self, sentences, chunks, read):
+        """Exact span probabilities under the CRF: the network's emission scores and the CRF's transitions."""
+        self._check_fitted()
+        enc = self.extractor_.transform(as_rows(sentences, len(self.columns_)))
+        L = len(self.labels_)
+        U, s, e = (np.ascontiguousarray(p.detach().double().cpu().numpy()) for p in self._crf_params())
+        flat = np.zeros((enc.n_tokens, L))
+        for batch, em in self._batched_outputs(enc, None, lambda torch, em, batch: em):
+            flat[batch["tokens"]] = em.double().cpu().numpy().reshape(-1, L)[batch["flat_pos"]]
+        bounds = enc.sent_ptr.tolist()
+        chains = [(flat[bounds[i]:bounds[i + 1]], U, s, e) for i in range(len(bounds) - 1)]
+        return self._span_probs_scores(chains, chunks, read)
 
     def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
         """The ``k`` best label sequences of each sentence, by exact A* search over the network's

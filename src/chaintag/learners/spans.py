@@ -1,0 +1,158 @@
+"""Spans (chunks, entities) with their confidence, for every learner.
+
+A learner says on itself how it scores a span, in ``span_confidence``:
+
+``"forward-backward"``
+    The exact probability of the whole span under ``exp(score) / Z`` (a
+    constrained forward-backward over the sentence, :mod:`chaintag.decoding.
+    spans`). For CRF-trained models (``crf``, ``crf-lbfgs``, ``bilstm-crf``)
+    and the softmax tagger (``bilstm``) it is the model's own probability.
+    For the perceptron and MIRA, which are not trained to calibrate
+    ``exp(score)``, it is a relative confidence.
+``"top-n"``
+    The summed probability of the top-n label sequences that hold the span,
+    the probabilities being the softmax of their scores over the top-n: the
+    distribution SAPO trains (Sun et al., section 2), also used by the
+    second-order models and the maximum-entropy tagger. n is the learner's
+    ``n_best`` (5 when it has none).
+
+With ``constrain`` every learner uses the top-n of the valid sequences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SpanMixin"]
+
+
+class SpanMixin:
+    """``predict_spans``: labels, and the spans they make with each span's probability."""
+
+    #: How span confidence is computed: ``"forward-backward"`` or ``"top-n"`` (see the module text).
+    span_confidence = "forward-backward"
+
+    def span_scheme(self, scheme: str | None = None):
+        """The chunk scheme that reads this model's labels into spans.
+
+        Parameters
+        ----------
+        scheme : str, optional
+            A scheme name (``iob2``, ``iobes``, ...); default: the scheme of the training labels
+            (recorded in the model), else detected from the label set.
+
+        Returns
+        -------
+        chaintag.evaluation.schemes.Scheme
+            ``name`` is ``"none"`` for labels that make no chunks (POS tags).
+        """
+        from ..evaluation.schemes import detect_scheme
+        recorded = (getattr(self, "training_summary_", None) or {}).get("label_scheme")
+        return detect_scheme([list(self.labels_)], (), scheme or recorded or "auto")
+
+    def predict_spans(self, sentences, *, confidence: bool = True, constrain=False, scheme: str | None = None):
+        """Best labels, and the spans (chunks, entities) they make, with each span's probability.
+
+        Parameters
+        ----------
+        sentences : sequence of sequences of tokens
+            As for ``predict``.
+        confidence : bool, default True
+            Compute each span's probability (see the module text for how each learner does).
+        constrain : bool or str, default False
+            As for ``predict``.
+        scheme : str, optional
+            The chunk scheme (default: :meth:`span_scheme`).
+
+        Returns
+        -------
+        labels : list of list of str
+            ``predict``'s labels.
+        spans : list of list of (str, int, int, float or None)
+            Per sentence, ``(type, first, last, confidence)`` with ``last`` exclusive: the chunks that
+            :func:`chaintag.evaluation.evaluate` counts in ``labels``, in order; empty for labels
+            that make no chunks. ``confidence`` is in [0, 1], None without ``confidence``.
+        """
+        from ..evaluation.chunks import _scan
+        sentences = [list(s) for s in sentences]
+        chosen = self.span_scheme(scheme)
+        if constrain:
+            nbest = self.predict_nbest(sentences, self._span_n(), constrain=constrain)
+            labels = [c[0][0] if c else [] for c in nbest]
+        else:
+            labels = self.predict(sentences)
+            nbest = None
+        if not chosen.is_chunking:
+            return labels, [[] for _ in labels]
+        read = dict(chosen.read)
+        for lab in self.labels_:
+            read.setdefault(lab, ("O", ""))
+        chunks = [_scan(seq, read) for seq in labels]
+        if not confidence:
+            return labels, [[(x, a, b, None) for x, a, b in cs] for cs in chunks]
+        if nbest is not None or self.span_confidence == "top-n":
+            probs = self._span_probs_topn(sentences, chunks, read, nbest)
+        else:
+            probs = self._span_probs_chain(sentences, chunks, read)
+        return labels, [[(x, a, b, p) for (x, a, b), p in zip(cs, ps)] for cs, ps in zip(chunks, probs)]
+
+    def _span_n(self) -> int:
+        return int(getattr(self, "n_best", 5) or 5)
+
+    def _span_probs_topn(self, sentences, chunks, read, nbest=None) -> list[list[float]]:
+        from ..decoding.spans import span_probs_topn
+        from ..evaluation.chunks import _scan
+        if nbest is None:
+            nbest = self.predict_nbest(sentences, self._span_n())
+        out = []
+        for cands, cs in zip(nbest, chunks):
+            listed = [(set(_scan(labs, read)), p) for labs, _, p in cands]
+            out.append(span_probs_topn(listed, cs))
+        return out
+
+    def _span_arrays(self, chunks, read):
+        """The chunk masks of the labels, and the spans as flat arrays for the kernels."""
+        from ..decoding.spans import chunk_masks
+        type_id, starts, ends, types = chunk_masks(list(self.labels_), read)
+        span_ptr = np.zeros(len(chunks) + 1, dtype=np.int64)
+        span_ptr[1:] = np.cumsum([len(cs) for cs in chunks])
+        spans = np.zeros((int(span_ptr[-1]), 3), dtype=np.int64)
+        k = 0
+        for cs in chunks:
+            for x, a, b in cs:
+                spans[k] = (types.index(x), a, b)
+                k += 1
+        return type_id, starts, ends, span_ptr, spans
+
+    def _span_probs_chain(self, sentences, chunks, read) -> list[list[float]]:
+        """Exact span probabilities under a first-order linear model's scores (compiled corpus pass)."""
+        from ..decoding.scoring import entry_values, feature_entries
+        from ..decoding.spans import span_log_probs_corpus
+        type_id, starts, ends, span_ptr, spans = self._span_arrays(chunks, read)
+        out = np.full(len(spans), -np.inf)
+        attrs = self.extractor_.transform(self._rows(sentences))
+        L = len(self.labels_)
+        if len(spans):
+            ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, L)
+            span_log_probs_corpus(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, entry_values(attrs),
+                                  self.feature_index_.feat_label, self.weights_, L, span_ptr, spans,
+                                  type_id, starts, ends, out)
+        return _split_probs(out, span_ptr)
+
+    def _span_probs_scores(self, chains, chunks, read) -> list[list[float]]:
+        """Exact span probabilities from per-sentence ``(E, trans, start, end)`` score arrays."""
+        from ..decoding.spans import span_log_probs
+        type_id, starts, ends, span_ptr, spans = self._span_arrays(chunks, read)
+        out = np.full(len(spans), -np.inf)
+        for s, (E, trans, start, end) in enumerate(chains):
+            k0, k1 = int(span_ptr[s]), int(span_ptr[s + 1])
+            if k1 > k0:
+                span_log_probs(np.ascontiguousarray(E, dtype=np.float64), trans, start, end, spans[k0:k1],
+                               type_id, starts, ends, out[k0:k1])
+        return _split_probs(out, span_ptr)
+
+
+def _split_probs(log_probs, span_ptr) -> list[list[float]]:
+    probs = np.clip(np.exp(log_probs), 0.0, 1.0).tolist()
+    bounds = span_ptr.tolist()
+    return [probs[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
