@@ -264,7 +264,8 @@ def test_sentence_per_line_text(tmp_path, capsys):
     src = CASES / "17_sentence_per_line.txt"
     assert main(["tag", "-m", str(model), str(src)]) == 2
     err = capsys.readouterr().err
-    assert "17_sentence_per_line.txt:2" in err and "one sentence per line" in err and "--format text" in err
+    assert "17_sentence_per_line.txt:2" in err and "one sentence per line" in err and "--format raw" in err
+    assert "--format pretokenized" in err
     assert main(["tag", "-m", str(model), str(src), "--format", "text", "--quiet"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [[pair.rsplit("/", 1)[0] for pair in ln.split(" ")] for ln in lines] == \

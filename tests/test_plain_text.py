@@ -66,22 +66,32 @@ def test_input_unlike_the_model_says_what_it_must_look_like(tmp_path, models, ca
     # several words per line, read as columns: refused, nothing written
     assert main(["tag", "-m", str(one), str(src), "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "in.txt:2" in err and "one token per line" in err and "--format text" in err
+    assert "in.txt:2" in err and "one token per line" in err and "--format raw" in err
     assert not out.exists()
     # plain text for a model that reads two columns
     assert main(["tag", "-m", str(two), str(src), "--format", "text"]) == 2
     err = capsys.readouterr().err
-    assert "reads 2 (word, pos)" in err and "one token per line" in err and "--format text" not in err
+    assert "reads 2 (word, pos)" in err and "one token per line" in err and "--format raw" not in err
     # one column for a two-column model
     single = tmp_path / "single.txt"
     single.write_text("The\ncat\n", encoding="utf-8")
     assert main(["tag", "-m", str(two), str(single)]) == 2
     assert "word, pos columns first" in capsys.readouterr().err
-    # text lines of equal length are not tagged silently as columns
+    # text lines of equal length, or a single line, are refused as columns: the model's labels tell
     even = tmp_path / "even.txt"
     even.write_text("The cat sat on\nA dog barked at\nMy own old car\nHer nice red hat\n", encoding="utf-8")
-    assert main(["tag", "-m", str(one), str(even), "-o", str(out)]) == 0
-    assert "looks like lines of plain text" in capsys.readouterr().err
+    for text in ("The cat sat on\nA dog barked at\nMy own old car\nHer nice red hat\n", "The cat sat .\n",
+                 "I like it.\nYou do too.\n"):
+        even.write_text(text, encoding="utf-8")
+        assert main(["tag", "-m", str(one), str(even), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "even.txt:1" in err and "free text" in err and "--format raw" in err
+        assert not out.exists()
+    # a column file whose extra columns hold tags, or the gold labels, is tagged as before
+    tagged = tmp_path / "tagged.txt"
+    tagged.write_text("The DT B-NP\ncat NN I-NP\nsat VBD B-VP\n", encoding="utf-8")
+    assert main(["tag", "-m", str(one), str(tagged), "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").splitlines()[0].startswith("The DT B-NP ")
     # options that add a column need column output
     assert main(["tag", "-m", str(one), str(src), "--format", "text", "--confidence", "2"]) == 2
     assert "--output-format columns" in capsys.readouterr().err

@@ -122,7 +122,8 @@ def expected_input(model) -> str:
     text = (f"give a column file: one token per line, its {', '.join(cols)} column{'s' if len(cols) > 1 else ''} "
             "first (separated by spaces or tabs; more columns are copied through), a blank line between sentences")
     if len(cols) == 1:
-        text += ", or plain text: one sentence per line, tokens separated by spaces, with --format text"
+        text += (", or raw text with --format raw (split into sentences and tokens), or text already "
+                 "tokenized (one sentence per line, tokens separated by spaces) with --format pretokenized")
     if model_document_columns(model):
         text += ("; the document columns (abbr, docnext, doccap) are computed from the documents that "
                  "-DOCSTART- / ###MEDLINE: lines start (a file without them is one document)")
@@ -141,12 +142,41 @@ def explained(sentences, model, name):
 
 
 def looks_like_text(model, tokens) -> bool:
-    """A one-column model given lines that each hold several words: its second and third columns
-    never repeat a value over four lines or more (tag columns do)."""
+    """Whether a column file's first sentence is lines of free text rather than columns.
+
+    The test is what the model reads and knows, not how regular the lines look. The input columns the
+    model reads are taken as they are; the columns after them must hold labels or other tags: a
+    column holds tags when at least half of its values are labels of the model, or when most of its
+    values have no lowercase letter (part-of-speech tags, chunk and entity labels). A column of
+    words (most values with a lowercase letter, few of them labels) means free text: one sentence
+    per line read as one token per line. A sentence of one line with several columns whose last
+    value is not a label of the model is free text too.
+
+    Parameters
+    ----------
+    model : SequenceTagger
+    tokens : list of tuple of str
+        The first sentence's tokens as read from the column file.
+
+    Returns
+    -------
+    bool
+    """
     from ..features.document import input_columns
-    if len(input_columns(model)) != 1 or len(tokens) < 4 or len(tokens[0]) < 3:
+    n = len(input_columns(model))
+    width = len(tokens[0]) if tokens else 0
+    if width <= n:
         return False
-    return all(len({tok[k] for tok in tokens}) == len(tokens) for k in (1, 2))
+    labels = set(getattr(model, "labels_", ()))
+    if len(tokens) == 1 and tokens[0][-1] not in labels:
+        return True
+    for k in range(n, width):
+        values = [tok[k] for tok in tokens if len(tok) > k]
+        known = sum(v in labels for v in values)
+        lower = sum(any(c.islower() for c in v) for v in values)
+        if 2 * known < len(values) and 2 * lower > len(values):
+            return True
+    return False
 
 
 def check_text_options(model, fmt: str, output_format: str | None, nbest, extra: list[str], name: str):

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from ..errors import InputError
-from .tag_input import (check_text_options, explained, expected_input, feature_picker, looks_like_text,
+from .tag_input import (check_text_options, explained, feature_picker, looks_like_text,
                         open_sentences)
 from .tag_output import check_partial_sentence
 
@@ -220,10 +220,13 @@ def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_
             continue
         if picker == "unset":
             picker = feature_picker(model, columns, len(sent.tokens[0]), name, sent.line)
-            if input_format == "columns" and warn is not None and looks_like_text(model, sent.tokens):
-                warn(f"warning: {name}: the first sentence looks like lines of plain text (every line "
-                     f"has {len(sent.tokens[0])} different words); this model reads "
-                     f"{expected_input(model)[5:]}")
+            if input_format == "columns" and not columns and looks_like_text(model, sent.tokens):
+                from ..features.document import input_columns
+                raise InputError(f"this looks like free text, not a column file (its column "
+                                 f"{len(input_columns(model)) + 1} holds words, not labels or tags): tag raw "
+                                 f"text with --format raw (sentences split and tokenized), or text already "
+                                 f"tokenized with --format pretokenized; for a column file whose extra columns "
+                                 f"hold words, name its columns with --columns", name, sent.line)
             # the output keeps the input's separator (tab-separated tokens may hold spaces)
             out_sep = sep.get("sep", " ") if isinstance(sep, dict) else sep
         if options.get("partial"):
