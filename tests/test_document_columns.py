@@ -230,8 +230,11 @@ def test_conllu_newdoc_comments_delimit_documents(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["sapo", "sapo2"])
-def test_predicting_plain_words_names_the_document_columns(name):
+def test_predicting_plain_words_computes_the_document_columns(name):
+    # more in tests/test_document_predict.py
     m = chaintag.make_learner(name, features="w[0];doccap[0]", columns=("word",) + DOCUMENT_COLUMNS, epochs=1).fit(
         add_document_columns([["TCR", "binds"], ["the", "TCR"]]), [["B-protein", "O"], ["O", "B-protein"]])
-    with pytest.raises(InputError, match="document columns abbr, docnext, doccap come from"):
-        m.predict([["TCR", "binds"]])
+    words = [["TCR", "binds"], ["the", "TCR"]]
+    assert m.predict(words) == m.predict(add_document_columns(words))
+    with pytest.raises(InputError, match="document columns abbr, docnext, doccap are computed"):
+        m.predict([[("TCR", "x", "y")]] + [[()]])

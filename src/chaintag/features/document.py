@@ -32,7 +32,11 @@ Templates read them like any column: ``abbr[0]``, ``docnext[0]``,
 names gets it computed by the library from the documents of the text it reads
 (``chaintag train``, ``tag``, ``evaluate``;
 ``load_corpus(..., document_columns=True)`` in Python), so the input files
-hold only the other columns.
+hold only the other columns. In Python the model's ``predict`` (and
+``predict_nbest``, ``predict_confidence``, ``predict_marginals``,
+``evaluate``) computes them too when given tokens without them (plain words),
+taking the sentences of one call as one document, as ``chaintag tag`` takes a
+file without document markers (:func:`complete_rows`).
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from collections import Counter, defaultdict
 from typing import Hashable, Sequence
 
 __all__ = ["DOCUMENT_COLUMNS", "NONE", "document_values", "add_document_columns", "with_document_columns",
-           "document_columns_read", "document_ids", "model_document_columns", "input_columns"]
+           "document_columns_read", "document_ids", "model_document_columns", "input_columns", "model_rows",
+           "complete_rows"]
 
 #: Names of the document columns, in the order they are appended to a token's columns.
 DOCUMENT_COLUMNS = ("abbr", "docnext", "doccap")
@@ -284,3 +289,54 @@ def model_rows(model, rows, documents: Sequence[Hashable] | None = None):
     if idx != list(range(len(extended))):
         out = [[tuple(t[i] for i in idx) for t in s] for s in out]
     return out
+
+
+def complete_rows(model, rows):
+    """A model's input as it reads it: the tokens as given when they hold all its columns, else
+    with its document columns computed from them, the sentences being one document.
+
+    This is what ``predict``, ``predict_nbest``, ``predict_confidence``,
+    ``predict_marginals`` and ``evaluate`` do with their sentences, so that a
+    model trained with document columns (``ner+doc``, the ``bio-ner`` recipe)
+    tags plain token lists as ``chaintag tag`` tags a file without document
+    markers.
+
+    Parameters
+    ----------
+    model : SequenceTagger
+        A fitted model that reads document columns (:func:`model_document_columns`).
+    rows : list of sentences, each a list of tuples of str
+        Either every token holds at least the model's ``columns_`` (the
+        document columns already there, as :func:`add_document_columns` or
+        ``load_corpus(..., document_columns=True)`` give them), or every token
+        holds at least its :func:`input_columns` (a plain word is a 1-tuple);
+        columns after those are ignored.
+
+    Returns
+    -------
+    list of list of tuple of str
+        ``rows`` itself in the first case, else the tokens with the columns of
+        ``model.columns_`` (:func:`model_rows` over the input columns, one document).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When some token has fewer than the model's input columns (naming the
+        sentence, the token and the columns).
+    """
+    full = len(model.columns_)
+    have = input_columns(model)
+    width = min((len(t) for s in rows for t in s), default=full)
+    if width >= full:
+        return rows
+    if width >= len(have):
+        k = len(have)
+        return model_rows(model, [[t[:k] for t in s] for s in rows])
+    s, i, tok = next((s, i, t) for s, sent in enumerate(rows) for i, t in enumerate(sent) if len(t) == width)
+    from ..errors import InputError
+    raise InputError(f"sentence {s}, token {i}: token {tok!r} has {width} columns, expected {len(have)} "
+                     f"(the model reads the columns {', '.join(have)}; its document columns "
+                     f"{', '.join(model_document_columns(model))} are computed from the sentences, which are "
+                     "taken as one document: for several documents add them with "
+                     "chaintag.features.document.add_document_columns, or read the data with "
+                     "load_corpus(..., document_columns=True))")

@@ -370,7 +370,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         from ..features.document import complete_rows, model_document_columns
         if not model_document_columns(self):
             return as_rows(sentences, len(self.columns_))
-        return complete_rows(self, materialise(sentences, "input"))
+        return complete_rows(self, as_rows(sentences, 0))  # every token a tuple, whatever its width
 
     @staticmethod
     def _check_pairs(rows, labels, what: str) -> None:
@@ -476,6 +476,15 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         Parameters
         ----------
         sentences : sequence of sequences of tokens (str or tuple of column strings)
+            For a model that reads document columns (``abbr``, ``docnext``,
+            ``doccap``: ``ner+doc``, the ``bio-ner`` recipe), tokens may leave
+            them out (plain words): they are then computed from the given
+            sentences, taken as **one document**, as ``chaintag tag`` does for
+            a file without document markers; to tag several documents, call
+            once per document or add the columns with
+            :func:`chaintag.features.document.add_document_columns`. The
+            same holds for ``predict_nbest``, ``predict_confidence``,
+            ``predict_marginals`` and ``evaluate``.
         constrain : bool or str, default False
             Forbid the label sequences that the label scheme makes invalid
             (``O`` -> ``I-X`` in IOB2, ``B-X`` -> ``I-Y``, start and end

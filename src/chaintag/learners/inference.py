@@ -91,6 +91,8 @@ class InferenceMixin:
         Parameters
         ----------
         sentences : sequence of sequences of tokens
+            As in ``predict``: for a model that reads document columns, plain
+            words get them computed, the sentences being one document.
         k : int, default 5
         constrain, fixed
             Scheme constraints and partial labels, as in ``predict``: only
@@ -145,6 +147,8 @@ class InferenceMixin:
         ``exp(score)``, which those learners were not trained to calibrate.
         With ``constrain`` or ``fixed`` (as in ``predict``) they are the
         marginals of that distribution restricted to the valid sequences.
+        Sentences as in ``predict`` (for a model that reads document columns,
+        plain words get them computed, the sentences being one document).
 
         Returns
         -------
@@ -184,6 +188,7 @@ class InferenceMixin:
         The confidence of a token is the summed top-k probability (see
         :meth:`predict_nbest`) of the sequences that give it the same label as
         the best sequence: 1.0 when all k agree. Not a CRF marginal.
+        Sentences, ``k``, ``constrain`` and ``fixed`` as in :meth:`predict_nbest`.
 
         Returns
         -------
