@@ -119,7 +119,7 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
              marginals: bool = False, constrain: bool = False, scheme: str | None = None, partial: bool = False,
              label_field: str | None = None, batch_size: int = 2000, jobs: int = 1, workers: int | None = None,
              scheduler: str | None = None, progress: Callable[[int], None] | None = None,
-             warn: Callable[[str], None] | None = None) -> int:
+             warn: Callable[[str], None] | None = None, lang: str = "en") -> int:
     """Tag a file, a dataset split or standard input with a model, as ``chaintag tag`` does.
 
     Parameters
@@ -133,8 +133,9 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     model_path : str, optional
         The model's file when ``model`` is an object (needed by ``jobs > 1`` and Dask workers).
     format, output_format : str, optional
-        Input format (``columns``, ``conllu``, ``text``) and output format (``columns``, ``conllu``,
-        ``text``); see ``chaintag tag --help``.
+        Input format (``columns``, ``conllu``, ``text``, or raw text: ``raw``, ``pretokenized``) and
+        output format (``columns``, ``conllu``, ``text``; for raw text also ``spans``, the default,
+        and ``conll``: see :func:`chaintag.api.text_tagging.tag_text_file`); see ``chaintag tag --help``.
     sep, columns, encoding, data_dir
         How to read the input (``sep``: ``"\\t"`` or ``" "``, default detected).
     nbest, confidence, marginals
@@ -149,6 +150,8 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
         Sentences per batch; processes of this machine; or a Dask cluster.
     progress, warn
         As for :func:`tag_stream`.
+    lang : {"en", "es", "nl", "de"}
+        The tokenizer's conventions for ``format="raw"``.
 
     Returns
     -------
@@ -160,6 +163,22 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     chaintag.errors.InputError
         For bad options, or input the model cannot read (naming the file and line).
     """
+    from .text_tagging import TEXT_FORMATS, TEXT_OUTPUTS
+    if format in TEXT_FORMATS:
+        refused = [opt for opt, v in (("--nbest", nbest), ("--confidence", confidence), ("--marginals", marginals),
+                                      ("--partial", partial), ("--columns", columns), ("--sep", sep),
+                                      ("--jobs", jobs > 1), ("--workers", workers), ("--scheduler", scheduler))
+                   if v]
+        if refused:
+            raise InputError(f"{refused[0]} is not an option of --format {format} (its spans carry their "
+                             "confidence: --output-format spans)")
+        from .text_tagging import tag_text_file
+        return tag_text_file(model if model is not None else model_path, source, output, format=format,
+                             output_format=output_format, lang=lang, encoding=encoding, constrain=constrain,
+                             scheme=scheme, progress=progress)
+    if output_format in TEXT_OUTPUTS and output_format not in ("columns", "text"):
+        raise InputError(f"--output-format {output_format} is an output of raw text: add --format raw (or "
+                         "--format pretokenized)")
     if isinstance(model, (str, os.PathLike)):
         model_path, model = os.fspath(model), None
     chosen = _check_options(source, output, model_path, nbest, confidence, marginals, batch_size, jobs,

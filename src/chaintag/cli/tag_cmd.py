@@ -27,18 +27,28 @@ def add_parser(sub) -> None:
     p.add_argument("--sep", choices=["tab", "space"], default=None,
                    help="input separator (default: detected from the first line); the output "
                         "uses the input's separator (tab for CoNLL-U input)")
-    p.add_argument("--format", choices=["columns", "conllu", "text"], default=None,
-                   help="input format: columns, conllu (CoNLL-U and CoNLL-U Plus), or text (one sentence "
-                        "per line, tokens separated by spaces; for models that read one column). Default: "
+    p.add_argument("--format", choices=["columns", "conllu", "text", "raw", "pretokenized"], default=None,
+                   help="input format: columns, conllu (CoNLL-U and CoNLL-U Plus), raw (raw text, split into "
+                        "sentences and tokens with their character offsets; see --lang), pretokenized (one "
+                        "tokenized sentence per line, offsets kept), or text (one sentence per line, tokens "
+                        "separated by spaces, written back as word/label). raw, pretokenized and text are for "
+                        "models that read one column. Default: "
                         "from the reference or the file name (.conllu, .cupt, .conllup), else detected from "
                         "the content (CoNLL-U or columns), also on stdin")
-    p.add_argument("--output-format", choices=["columns", "conllu", "text"], default=None,
+    p.add_argument("--lang", choices=["en", "es", "nl", "de"], default="en",
+                   help="the tokenizer's conventions for --format raw (default: en; English splits clitics: "
+                        "It 's, do n't)")
+    p.add_argument("--output-format", choices=["columns", "conllu", "text", "spans", "conll"], default=None,
                    help="output format. conllu (the default for CoNLL-U input): the input's lines "
                         "(comments, multiword tokens, empty nodes, every column) with the predicted "
                         "label written into the --label-field column. columns: one line per word, "
                         "the input columns plus the label (FORM and the label for CoNLL-U input). "
                         "text (the default for text input): one tagged sentence per line, word/label "
-                        "pairs separated by spaces")
+                        "pairs separated by spaces. For --format raw / pretokenized: spans (the default), "
+                        "one JSON line per document (block of lines between blank lines): {text, tokens: "
+                        "[{text, start, end, label}], spans: [{label, start, end, text, confidence}]} with "
+                        "offsets into the text and each span's probability under the model; conll: a token and "
+                        "its label per line, tab-separated; columns; text")
     p.add_argument("--label-field", choices=["xpos", "upos"], default=None,
                    help="CoNLL-U column that receives the predicted labels (default: the column the "
                         "model was trained on, else xpos)")
@@ -128,7 +138,7 @@ def run(args) -> int:
                  scheme=args.scheme, partial=args.partial, label_field=args.label_field,
                  batch_size=args.batch_size, jobs=args.jobs, workers=getattr(args, "workers", None),
                  scheduler=getattr(args, "scheduler", None), progress=None if bar is None else bar.update,
-                 warn=warn)
+                 warn=warn, lang=args.lang)
     if bar is not None:
         bar.close(n) if isinstance(bar, _LogLines) else bar.close()
     return 0

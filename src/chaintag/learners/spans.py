@@ -96,6 +96,83 @@ class SpanMixin:
             probs = self._span_probs_chain(sentences, chunks, read)
         return labels, [[(x, a, b, p) for (x, a, b), p in zip(cs, ps)] for cs, ps in zip(chunks, probs)]
 
+    def tag_text(self, text: str, lang: str = "en", *, tokenized: bool = False, confidence: bool = True,
+                 constrain=False, scheme: str | None = None):
+        """Tag raw text: split it into sentences and tokens, label them, and read off the spans.
+
+        Parameters
+        ----------
+        text : str
+            Raw text (``tokenized=False``), or text already tokenized: one sentence per line, tokens
+            separated by whitespace.
+        lang : {"en", "es", "nl", "de"}
+            The tokenizer's conventions (:func:`chaintag.text.split_text`).
+        tokenized : bool, default False
+            Read ``text`` as already tokenized (:func:`chaintag.text.pretokenized`).
+        confidence, constrain, scheme
+            As for :meth:`predict_spans`.
+
+        Returns
+        -------
+        chaintag.text.Document
+            Tokens with their character offsets into ``text`` and labels; spans (chunks, entities)
+            with offsets, text and confidence.
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            For a model that reads more than the words (a column such as ``pos`` that raw text
+            does not have), or an unknown language.
+        """
+        from ..text import pretokenized, split_text
+        doc = pretokenized(text) if tokenized else split_text(text, lang)
+        return self.tag_documents([doc], confidence=confidence, constrain=constrain, scheme=scheme)[0]
+
+    def tag_documents(self, documents, *, confidence: bool = True, constrain=False, scheme: str | None = None):
+        """Label the tokens of documents (:class:`chaintag.text.Document`) and fill in their spans.
+
+        Parameters
+        ----------
+        documents : list of Document
+            Split into sentences and tokens (labels not yet set); tagged together in one batch.
+        confidence, constrain, scheme
+            As for :meth:`predict_spans`.
+
+        Returns
+        -------
+        list of Document
+            New documents: the same text and tokens, each token with its label, and the spans.
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            For a model that reads more columns than the words.
+        """
+        from ..errors import InputError
+        from ..features.document import input_columns
+        from ..text import Document, Span, Token
+        cols = list(input_columns(self))
+        if len(cols) != 1:
+            raise InputError(f"raw text gives each token one column (the word), but this model reads {len(cols)} "
+                             f"({', '.join(cols)}): tag a column file that has them")
+        sents = [s for doc in documents for s in doc.sentence_tokens()]
+        labels, spans = self.predict_spans(sents, confidence=confidence, constrain=constrain, scheme=scheme) \
+            if sents else ([], [])
+        out, k = [], 0
+        for doc in documents:
+            tokens = list(doc.tokens)
+            found = []
+            for first, last in doc.sentences:
+                for i, lab in zip(range(first, last), labels[k]):
+                    t = tokens[i]
+                    tokens[i] = Token(t.text, t.start, t.end, lab)
+                for x, a, b, p in spans[k]:
+                    start, end = tokens[first + a].start, tokens[first + b - 1].end
+                    found.append(Span(x, start, end, doc.text[start:end], p, first + a, first + b))
+                k += 1
+            out.append(Document(doc.text, tokens, list(doc.sentences), found))
+        return out
+
     def _span_n(self) -> int:
         return int(getattr(self, "n_best", 5) or 5)
 

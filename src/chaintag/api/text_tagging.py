@@ -1,0 +1,215 @@
+"""Raw text in, tokens and spans out: :func:`tag_text` for a string, :func:`tag_text_file` for files.
+
+Raw text is split into sentences and tokens by :func:`chaintag.text.split_text` (treebank
+conventions, character offsets kept); text already tokenized (one sentence per line, tokens
+separated by whitespace) by :func:`chaintag.text.pretokenized`. A file is read as documents
+separated by blank lines (paragraphs), so that memory stays flat however large the input: each
+output record is one document, its offsets into that document's text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+
+from ..errors import InputError
+
+__all__ = ["TEXT_FORMATS", "TEXT_OUTPUTS", "tag_text", "iter_documents", "tag_text_file", "format_document"]
+
+#: Input formats of raw text: split into sentences and tokens, or already tokenized.
+TEXT_FORMATS = ("raw", "pretokenized")
+#: Output formats of raw text input (``spans`` is the default).
+TEXT_OUTPUTS = ("spans", "conll", "columns", "text")
+
+#: A document longer than this (characters) is cut at a line end, so that memory stays bounded.
+MAX_DOCUMENT_CHARS = 1_000_000
+
+
+def _model(model):
+    if isinstance(model, (str, os.PathLike)):
+        from ..learners import load
+        return load(model)
+    return model
+
+
+def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, confidence: bool = True,
+             constrain=False, scheme: str | None = None):
+    """Tag raw text with a model: sentences, tokens with offsets and labels, spans with confidence.
+
+    Parameters
+    ----------
+    model : SequenceTagger, str or os.PathLike
+        A fitted model, or its file (or the name of a built-in model).
+    text : str
+        Raw text, or (``tokenized=True``) one tokenized sentence per line.
+    lang : {"en", "es", "nl", "de"}
+        The tokenizer's conventions.
+    tokenized : bool, default False
+    confidence : bool, default True
+        Each span's probability under the model (see :mod:`chaintag.learners.spans`).
+    constrain, scheme
+        As for ``predict_spans``.
+
+    Returns
+    -------
+    chaintag.text.Document
+        ``document.to_dict()`` is the JSON form ``{"text", "tokens", "spans", "sentences"}``.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        A model that reads more columns than the words, or an unknown language.
+
+    Examples
+    --------
+    >>> doc = chaintag.tag_text("en-pos", "It's 3pm.")          # doctest: +SKIP
+    >>> [(t.text, t.label) for t in doc.tokens]                  # doctest: +SKIP
+    [('It', 'PRP'), ("'s", 'VBZ'), ('3pm', 'CD'), ('.', '.')]
+    """
+    return _model(model).tag_text(text, lang, tokenized=tokenized, confidence=confidence, constrain=constrain,
+                                  scheme=scheme)
+
+
+def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encoding: str = "utf-8",
+                   name: str | None = None) -> Iterator:
+    """Read raw (or tokenized) text as documents, one per block of lines between blank lines.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file object
+    tokenized : bool
+        One tokenized sentence per line (else raw text, split by :func:`chaintag.text.split_text`).
+    lang : str
+    encoding : str
+    name : str, optional
+        The input's name in messages.
+
+    Yields
+    ------
+    chaintag.text.Document
+        The block's text (its lines joined by ``"\\n"``, line ends read as LF) split into sentences
+        and tokens. A block longer than :data:`MAX_DOCUMENT_CHARS` is cut at a line end.
+    """
+    from ..io.columns import iter_lines
+    from ..text import pretokenized, split_text
+    from ..text.tokenize import _check_lang
+    _check_lang(lang)
+    split = pretokenized if tokenized else (lambda text: split_text(text, lang))
+    block: list[str] = []
+    size = 0
+    for line in iter_lines(source, encoding=encoding, name=name):
+        if line.strip():
+            block.append(line)
+            size += len(line) + 1
+            if size < MAX_DOCUMENT_CHARS:
+                continue
+        if block:
+            yield split("\n".join(block))
+            block, size = [], 0
+    if block:
+        yield split("\n".join(block))
+
+
+def format_document(doc, output_format: str) -> str:
+    """One tagged document in an output format.
+
+    Parameters
+    ----------
+    doc : chaintag.text.Document
+    output_format : {"spans", "conll", "columns", "text"}
+        ``spans``: one JSON line ``{"text", "tokens": [{"text", "start", "end", "label"}], "spans":
+        [{"label", "start", "end", "text", "confidence"}], "sentences"}``. ``conll``: a token and its
+        label per line, tab-separated, a blank line after each sentence. ``columns``: the same,
+        space-separated. ``text``: one sentence per line, ``token/label`` pairs.
+
+    Returns
+    -------
+    str
+    """
+    if output_format == "spans":
+        return json.dumps(doc.to_dict(), ensure_ascii=False) + "\n"
+    lines = []
+    for first, last in doc.sentences:
+        toks = doc.tokens[first:last]
+        if output_format == "text":
+            lines.append(" ".join(f"{t.text}/{t.label}" for t in toks) + "\n")
+        else:
+            sep = "\t" if output_format == "conll" else " "
+            lines.append("".join(f"{t.text}{sep}{t.label}\n" for t in toks) + "\n")
+    return "".join(lines)
+
+
+def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_format: str | None = None,
+                  lang: str = "en", encoding: str = "utf-8", confidence: bool = True, constrain=False,
+                  scheme: str | None = None, batch_size: int = 64,
+                  progress: Callable[[int], None] | None = None) -> int:
+    """Tag a raw or tokenized text file (or stdin) with a model, as ``chaintag tag --format raw`` does.
+
+    Parameters
+    ----------
+    model : SequenceTagger, str or os.PathLike
+    source : str, os.PathLike or "-"
+        A text file, or ``-`` for standard input.
+    output : str or os.PathLike
+        Written atomically, or ``-`` for stdout.
+    format : {"raw", "pretokenized"}
+    output_format : {"spans", "conll", "columns", "text"}, optional
+        Default ``spans`` (see :func:`format_document`).
+    lang, encoding, confidence, constrain, scheme
+        As for :func:`tag_text`.
+    batch_size : int
+        Documents tagged together.
+    progress : callable, optional
+        Called with the number of documents of each batch tagged.
+
+    Returns
+    -------
+    int
+        The number of sentences tagged.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        A model that reads more than the words, an unknown format or language, a file that cannot
+        be read (named with its line).
+    """
+    from ..io.atomic import atomic_open
+    if format not in TEXT_FORMATS:
+        raise InputError(f"unknown text format {format!r}; choose one of {', '.join(TEXT_FORMATS)}")
+    output_format = output_format or "spans"
+    if output_format not in TEXT_OUTPUTS:
+        raise InputError(f"--output-format {output_format} is not an output of raw text; choose one of "
+                         f"{', '.join(TEXT_OUTPUTS)}")
+    if batch_size < 1:
+        raise InputError("--batch-size must be at least 1")
+    model = _model(model)
+    name = "<stdin>" if os.fspath(source) == "-" else os.fspath(source)
+    if name != "<stdin>" and not os.path.exists(name):
+        raise InputError("no such file", name)
+    stream = getattr(sys.stdin, "buffer", sys.stdin) if name == "<stdin>" else source
+    docs = iter_documents(stream, tokenized=format == "pretokenized", lang=lang, encoding=encoding, name=name)
+    opened = (contextlib.nullcontext(sys.stdout) if os.fspath(output) == "-"
+              else atomic_open(output, "w", encoding="utf-8", newline="\n"))
+    n = 0
+    with opened as out:
+        batch: list = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                n += _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress)
+                batch = []
+        if batch:
+            n += _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress)
+    return n
+
+
+def _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress) -> int:
+    tagged = model.tag_documents(batch, confidence=confidence and output_format == "spans", constrain=constrain,
+                                 scheme=scheme)
+    out.write("".join(format_document(doc, output_format) for doc in tagged))
+    if progress is not None:
+        progress(len(batch))
+    return sum(len(doc.sentences) for doc in tagged)

@@ -1,0 +1,106 @@
+"""Raw text in, spans out: ``model.tag_text``, ``chaintag.tag_text`` and ``chaintag tag --format raw``."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+import chaintag
+from chaintag.cli.main import main
+from chaintag.evaluation.chunks import label_spans
+
+TRAIN = [
+    (["John", "Smith", "lives", "in", "Paris", "."], ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]),
+    (["Mary", "went", "to", "New", "York", "."], ["B-PER", "O", "O", "B-LOC", "I-LOC", "O"]),
+    (["He", "likes", "Paris", "."], ["O", "O", "B-LOC", "O"]),
+    (["Anna", "Smith", "is", "here", "."], ["B-PER", "I-PER", "O", "O", "O"]),
+]
+
+
+@pytest.fixture(scope="module")
+def ner(tmp_path_factory):
+    model = chaintag.make_learner("crf", features=["w[0]", "w[-1]", "w[1]", "shape(w[0])"], epochs=20)
+    model.fit([s for s, _ in TRAIN], [y for _, y in TRAIN])
+    path = tmp_path_factory.mktemp("ner") / "ner.npz"
+    model.save(path)
+    return model, path
+
+
+TEXT = "John Smith went to New York. Mary likes Paris!\n\nAnna Smith (PER) lives in Paris."
+
+
+def test_tag_text_tokens_spans_offsets_confidence(ner):
+    model, path = ner
+    doc = model.tag_text(TEXT)
+    assert all(TEXT[t.start:t.end] == t.text for t in doc.tokens)
+    assert [t.text for t in doc.tokens][:7] == ["John", "Smith", "went", "to", "New", "York", "."]
+    labels = [[t.label for t in doc.tokens[a:b]] for a, b in doc.sentences]
+    counted = label_spans(labels, "iob2")
+    got = [(s.label, s.first, s.last) for s in doc.spans]
+    want = [(x, a0 + a, a0 + b) for (a0, _), cs in zip(doc.sentences, counted) for x, a, b in cs]
+    assert got == want and got
+    for s in doc.spans:
+        assert TEXT[s.start:s.end] == s.text
+        assert 0.0 <= s.confidence <= 1.0
+    assert ("PER", "John Smith") in {(s.label, s.text) for s in doc.spans}
+    # the same from the library function, the model given by its file
+    again = chaintag.tag_text(path, TEXT)
+    assert again.to_dict() == doc.to_dict()
+    json.dumps(doc.to_dict())
+
+
+def test_pretokenized_keeps_offsets(ner):
+    model, _ = ner
+    text = "John  Smith went\tto Paris .\nMary likes Paris ."
+    doc = model.tag_text(text, tokenized=True)
+    assert len(doc.sentences) == 2
+    assert all(text[t.start:t.end] == t.text for t in doc.tokens)
+    assert [t.text for t in doc.tokens[:4]] == ["John", "Smith", "went", "to"]
+
+
+def test_model_reading_two_columns_refuses_raw_text():
+    model = chaintag.make_learner("perceptron", features=["w[0]", "pos[0]"], epochs=1)
+    model.fit([[("a", "DT"), ("dog", "NN")]], [["B-NP", "I-NP"]])
+    with pytest.raises(chaintag.InputError, match="reads 2"):
+        model.tag_text("a dog")
+
+
+def _stdin(monkeypatch, text):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
+
+
+def test_cli_raw_spans_conll_and_refusals(ner, tmp_path, monkeypatch, capsys):
+    model, path = ner
+    _stdin(monkeypatch, TEXT)
+    assert main(["tag", "--model", str(path), "--format", "raw", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2  # two documents: the blank line separates them
+    records = [json.loads(ln) for ln in lines]
+    assert records[0]["text"] == TEXT.split("\n\n")[0]
+    for rec in records:
+        assert set(rec) >= {"text", "tokens", "spans"}
+        for t in rec["tokens"]:
+            assert rec["text"][t["start"]:t["end"]] == t["text"] and t["label"]
+        for s in rec["spans"]:
+            assert rec["text"][s["start"]:s["end"]] == s["text"] and 0 <= s["confidence"] <= 1
+    assert records[0] == {**model.tag_text(records[0]["text"]).to_dict()}
+    # conll output to a file
+    src = tmp_path / "in.txt"
+    src.write_text("John Smith went to Paris.\n", encoding="utf-8")
+    out = tmp_path / "out.conll"
+    assert main(["tag", "-m", str(path), str(src), "--format", "raw", "--output-format", "conll", "-o", str(out),
+                 "--quiet"]) == 0
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert [r.split("\t")[0] for r in rows if r] == ["John", "Smith", "went", "to", "Paris", "."]
+    assert rows[-1] == "" and all(len(r.split("\t")) == 2 for r in rows if r)
+    # options that do not apply to raw text, and raw outputs for column input
+    assert main(["tag", "-m", str(path), str(src), "--format", "raw", "--nbest", "2"]) == 2
+    assert "--nbest is not an option of --format raw" in capsys.readouterr().err
+    assert main(["tag", "-m", str(path), str(src), "--output-format", "spans"]) == 2
+    assert "--format raw" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["tag", "-m", str(path), str(src), "--format", "raw", "--lang", "xx"])
+    assert exc.value.code == 2
