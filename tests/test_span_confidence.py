@@ -155,3 +155,28 @@ def test_pos_labels_make_no_spans():
         [["the", "dog"]], [["DT", "NN"]])
     labels, spans = model.predict_spans([["the", "dog"]])
     assert labels == [["DT", "NN"]] and spans == [[]]
+
+
+@pytest.mark.parametrize("algorithm", ["bilstm-crf", "bilstm"])
+def test_neural_spans_equal_enumeration(algorithm):
+    pytest.importorskip("torch")
+    import chaintag
+    from neural_tiny import TINY
+    model = chaintag.make_learner(algorithm, **{**TINY, "epochs": 2, "random_state": 3})
+    model.fit(SENTS, LABELS)
+    sent = SENTS[0]
+    labels, spans = model.predict_spans([sent])
+    read = dict(model.span_scheme().read)
+    if algorithm == "bilstm-crf":
+        L = len(model.labels_)
+        cands = model.predict_nbest([sent], L ** len(sent))[0]
+        weighted = [(labs, p) for labs, _, p in cands]  # the CRF's own probability of each sequence
+    else:  # independent tokens: a sequence's probability is the product of its tokens' softmax
+        marg = model.predict_marginals([sent])[0]
+        weighted = [([model.labels_[j] for j in y], float(np.prod([marg[i, j] for i, j in enumerate(y)])))
+                    for y in itertools.product(range(len(model.labels_)), repeat=len(sent))]
+    assert sum(p for _, p in weighted) == pytest.approx(1.0, rel=1e-6)
+    assert spans[0]
+    for x, a, b, p in spans[0]:
+        want = sum(q for labs, q in weighted if (x, a, b) in _scan(labs, read))
+        assert p == pytest.approx(want, rel=1e-5, abs=1e-9)
