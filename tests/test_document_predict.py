@@ -58,8 +58,6 @@ def test_plain_words_get_their_document_columns(model):
 
 
 def test_constrained_and_partial_decoding_on_plain_words(model):
-    if model.order == 2:
-        pytest.skip("constrained second-order decoding comes next")
     explicit = add_document_columns(TEST)
     fixed = [[None] * len(s) for s in TEST]
     fixed[2][0] = "B-protein"

@@ -212,9 +212,9 @@ def test_refusals():
             chaintag.SecondOrderSAPO(features=["w[0]"], **bad).fit(SENTS, LABELS)
     model = chaintag.SecondOrderSAPO(features=["w[0]"], epochs=1).fit(SENTS, LABELS)
     with pytest.raises(NotImplementedError):
-        model.predict_nbest(SENTS, constrain=True)
-    with pytest.raises(NotImplementedError):
         model.predict_marginals(SENTS)
+    with pytest.raises(NotImplementedError, match="second-order forward-backward"):
+        model.predict_marginals(SENTS, constrain=True)  # constrained n-best: tests/test_constraints2.py
     with pytest.raises(ValueError):
         model.predict_nbest(SENTS, 0)
 

@@ -10,6 +10,13 @@ ever see a sequence that breaks a rule with score ``-inf``:
 - a label fixed by the user at a token makes the emission scores of every
   other label ``-inf`` at that token (the compiled corpus kernels below).
 
+The second-order models (:mod:`chaintag.decoding.viterbi2`,
+:mod:`chaintag.decoding.nbest2`) take the same masked weights: their
+label-bigram weights ``U[prev, cur]`` enter the score of every label pair
+``(y_{i-1}, y_i)`` of a second-order state ``(y_{i-2}, y_{i-1})``/``(y_{i-1},
+y_i)``, so a forbidden transition makes every state and every trigram that
+holds it ``-inf`` (:mod:`chaintag.learners.constrained2`).
+
 The decoders take ``-inf`` in their stride: Viterbi's maxima and A*'s
 priorities compare ``-inf`` like any number (an invalid prefix gets priority
 ``-inf``, so every valid path comes first); the scaled forward-backward
@@ -210,8 +217,20 @@ def is_valid_path(path, trans_ok, start_ok, end_ok) -> bool:
 
 
 @njit(cache=True)
-def _fix_emissions(E, fixed, t0, n_tokens):
-    """``E[i, l] = -inf`` for every label but ``fixed[t0 + i]`` where that is >= 0."""
+def fix_emissions(E, fixed, t0, n_tokens):
+    """``E[i, l] = -inf`` for every label but ``fixed[t0 + i]`` where that is >= 0 (in place).
+
+    Parameters
+    ----------
+    E : float64 array, shape (>= n_tokens, n_labels)
+        Emission scores of the sentence's tokens.
+    fixed : int32 array, shape (n_tokens of the corpus,)
+        Label id each token must take, or -1 (free).
+    t0 : int
+        Corpus index of the sentence's first token.
+    n_tokens : int
+        Length of the sentence.
+    """
     n_labels = E.shape[1]
     for i in range(n_tokens):
         f = fixed[t0 + i]
@@ -248,7 +267,7 @@ def tag_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, 
         if t1 == t0:
             continue
         emission_scores(tok_ptr, ent_lo, ent_n, np.zeros(0), t0, t1, feat_label, w, E)  # 0/1 attributes
-        _fix_emissions(E, fixed, t0, t1 - t0)
+        fix_emissions(E, fixed, t0, t1 - t0)
         best[s] = viterbi_kernel(E[:t1 - t0], trans, start, end, out[t0:t1], delta, back)
 
 
@@ -275,7 +294,7 @@ def nbest_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels
             out_found[s] = 0
             continue
         emission_scores(tok_ptr, ent_lo, ent_n, np.zeros(0), t0, t1, feat_label, w, E)  # 0/1 attributes
-        _fix_emissions(E, fixed, t0, t1 - t0)
+        fix_emissions(E, fixed, t0, t1 - t0)
         ws = nbest_into(E[:t1 - t0], trans, start, end, k, s, t0, paths, scores, ws, out_paths, out_scores, out_found)
 
 
@@ -304,7 +323,7 @@ def marginals_corpus_fixed(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_la
         if t1 == t0:
             continue
         emission_scores(tok_ptr, ent_lo, ent_n, np.zeros(0), t0, t1, feat_label, w, E)  # 0/1 attributes
-        _fix_emissions(E, fixed, t0, t1 - t0)
+        fix_emissions(E, fixed, t0, t1 - t0)
         forward_backward_kernel(E[:t1 - t0], trans, start, end, pe, pt, alpha, beta, scale, marg, pair)
         for i in range(t1 - t0):
             for j in range(n_labels):

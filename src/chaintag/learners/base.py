@@ -507,7 +507,9 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
             Fixed labels of the wrong shape, unknown to the model, or that
             no valid sequence can satisfy.
         NotImplementedError
-            ``constrain`` or ``fixed`` with a model that is not a first-order chain.
+            ``constrain`` or ``fixed`` with a model that scores no chain of label
+            transitions (max-ent, neural taggers; the second-order models have
+            their own :meth:`predict`), or real-valued attributes.
         """
         self._check_fitted()
         rows = self._rows(sentences)

@@ -5,6 +5,8 @@
 scheme makes invalid) and ``fixed`` (labels given by the user for some
 tokens); this module turns them into the masks of
 :mod:`chaintag.decoding.constraints` and runs the compiled corpus kernels.
+The second-order models use the same masks with their own kernels
+(:mod:`chaintag.learners.constrained2`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,18 @@ from ..errors import InputError
 
 
 def _check_model(model) -> None:
+    """Refuse (NotImplementedError) a model that offers no constrained decoding (``constrained_decoding``)."""
     if not getattr(type(model), "constrained_decoding", False):
-        raise NotImplementedError(f"{type(model).__name__} decodes with its own scores (not a first-order "
-                                  "chain): constrained and partially labelled decoding are offered by the "
-                                  "perceptron, SAPO, CRF and MIRA models")
+        raise NotImplementedError(f"{type(model).__name__} decodes with its own scores (not a linear chain of "
+                                  "label transitions): constrained and partially labelled decoding are offered "
+                                  "by the perceptron, SAPO, CRF and MIRA models, first or second order")
+
+
+def _check_first_order(model) -> None:
+    _check_model(model)
+    if getattr(model, "order", 1) != 1:  # its states are label pairs: chaintag.learners.constrained2
+        raise NotImplementedError(f"{type(model).__name__} is a second-order model: its constrained decoding "
+                                  "is chaintag.learners.constrained2's")
 
 
 def decoding_weights(model, constrain) -> np.ndarray:
@@ -115,7 +125,7 @@ def tag_ids(model, attrs, constrain=False, fixed=None) -> np.ndarray:
     InputError
         When no sequence of a sentence satisfies the constraints.
     """
-    _check_model(model)
+    _check_first_order(model)
     L = len(model.labels_)
     out = np.zeros(attrs.n_tokens, dtype=np.int32)
     if attrs.n_tokens == 0 or L == 0:
@@ -135,7 +145,7 @@ def tag_ids(model, attrs, constrain=False, fixed=None) -> np.ndarray:
 def nbest(model, attrs, k: int, constrain=False, fixed=None):
     """Top-k paths under the constraints: ``(paths, scores, found)`` as ``nbest_corpus``,
     with the sequences of score ``-inf`` (breaking a constraint) left out of ``found``."""
-    _check_model(model)
+    _check_first_order(model)
     L = len(model.labels_)
     n_sent = attrs.n_sentences
     paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
@@ -166,7 +176,7 @@ def marginals(model, attrs, constrain=False, fixed=None) -> np.ndarray:
     InputError
         When no sequence of a sentence satisfies the constraints.
     """
-    _check_model(model)
+    _check_first_order(model)
     L = len(model.labels_)
     out = np.zeros((attrs.n_tokens, L))
     if attrs.n_tokens:

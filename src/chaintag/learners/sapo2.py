@@ -18,6 +18,7 @@ from .sapo import check_sapo_settings
 from .second_order import SecondOrderPerceptron
 
 _NO_VALUES = np.zeros(0)
+_NO_FIXED = np.zeros(0, dtype=np.int32)  # no label fixed
 
 
 def _no_pair_features():
@@ -132,8 +133,9 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     -----
     Trains on one thread (no Hogwild pass); keeps checkpoints (``checkpoint_dir``, ``resume``); it
     offers n-best output (:meth:`predict_nbest`, exact) and the confidences
-    built on it (:meth:`predict_confidence`), but no marginals or
-    constrained decoding; it reads real-valued attributes
+    built on it (:meth:`predict_confidence`), constrained and partially
+    labelled decoding (``constrain``, ``fixed``: :mod:`chaintag.learners.constrained2`),
+    but no marginals; it reads real-valued attributes
     (word vectors). With ``n_best=1``, ``learning_rate=1``,
     ``lr_schedule="fixed"``, ``l2=0`` and ``pairs="all"`` the updates are
     those of the naive second-order perceptron, up to the choice among
@@ -296,37 +298,73 @@ class SecondOrderSAPO(SecondOrderPerceptron):
                 values is not None, self.feature_index_.feat_label, np.ascontiguousarray(w, dtype=np.float64),
                 n_labels, *self._lists(), *self._pair_args(attrs))
 
-    def _tag_ids(self, attrs, weights=None, word_ids=None) -> np.ndarray:
-        """Best valid second-order labels of every token (the allowed pairs applied)."""
+    def _tag_ids(self, attrs, weights=None, word_ids=None, *, fixed=None, best=None) -> np.ndarray:
+        """Best valid second-order labels of every token (the allowed pairs applied).
+
+        With ``fixed`` (int32, shape (n_tokens,), -1: free) or ``best`` (float64, shape
+        (n_sentences,), receiving each sentence's best score, ``-inf`` where no sequence satisfies
+        the constraints), the search of :meth:`_search` (constrained decoding,
+        :mod:`chaintag.learners.constrained2`); ``weights`` may then hold ``-inf``.
+        """
         out = np.zeros(attrs.n_tokens, dtype=np.int32)
         if len(self.labels_) == 0 or attrs.n_tokens == 0:
             return out
-        tag_corpus_sapo2(*self._kernel_args(attrs, weights), out)
-        return out
+        if fixed is None and best is None:
+            tag_corpus_sapo2(*self._kernel_args(attrs, weights), _NO_FIXED, out)
+            return out
+        paths, scores, found = self._search(attrs, 1, weights, fixed)
+        if best is not None:
+            best[:] = np.where(found > 0, scores[:, 0], -np.inf)
+            best[np.diff(attrs.sent_ptr) == 0] = 0.0
+        return paths[0]
 
-    def _nbest_arrays(self, attrs, k: int, constrain=False, fixed=None):
-        if constrain or fixed is not None:
-            raise NotImplementedError(f"{type(self).__name__} offers no constrained or partially labelled "
-                                      "decoding (its search already keeps to the label pairs seen in training)")
+    def _search(self, attrs, k: int, weights=None, fixed=None):
+        """``(paths, scores, found)`` of the exact top-k A* over the allowed label pairs (as
+        :meth:`_nbest_arrays`), with ``weights`` (default ``weights_``; may hold ``-inf``) and
+        ``fixed`` labels (int32, shape (n_tokens,), -1: free; None: none).
+
+        A sentence with no sequence over the pairs seen in training that satisfies the constraints
+        (fixed labels that need an unseen pair) is searched again over every pair; ``found`` is 0
+        for a sentence where no sequence at all satisfies them.
+        """
         paths = np.zeros((k, attrs.n_tokens), dtype=np.int32)
         scores = np.zeros((attrs.n_sentences, k))
         found = np.zeros(attrs.n_sentences, dtype=np.int32)
-        if attrs.n_tokens:
-            nbest_corpus_sapo2(*self._kernel_args(attrs), k, paths, scores, found)
+        if not attrs.n_tokens:
+            return paths, scores, found
+        fix = _NO_FIXED if fixed is None else np.ascontiguousarray(fixed, dtype=np.int32)
+        args = list(self._kernel_args(attrs, weights))
+        nbest_corpus_sapo2(*args, fix, k, paths, scores, found)
+        empty = np.flatnonzero((found == 0) & (np.diff(attrs.sent_ptr) > 0))
+        if len(empty) and not self.pair_allowed_.all():
+            args[9:13] = pair_lists(np.ones_like(self.pair_allowed_))  # (succ_ptr, succ, pred_ptr, pred): every pair
+            for s in empty.tolist():
+                args[0] = attrs.sent_ptr[s:s + 2]  # that sentence alone (the kernels read tokens by corpus index)
+                one_scores, one_found = np.zeros((1, k)), np.zeros(1, dtype=np.int32)
+                nbest_corpus_sapo2(*args, fix, k, paths, one_scores, one_found)
+                scores[s], found[s] = one_scores[0], one_found[0]
         return paths, scores, found
+
+    def _nbest_arrays(self, attrs, k: int, constrain=False, fixed=None):
+        if constrain or fixed is not None:
+            from . import constrained2
+            return constrained2.nbest(self, attrs, k, constrain, fixed)
+        return self._search(attrs, k)
 
     def predict_nbest(self, sentences, k: int = 5, *, constrain=False, fixed=None):
         """The ``k`` best valid label sequences of each sentence, with scores and top-k probabilities.
 
         As :meth:`chaintag.learners.inference.InferenceMixin.predict_nbest`, by the second-order A*
         over the allowed label pairs; the first sequence is :meth:`predict`'s (the same search).
+        ``constrain`` and ``fixed`` as in :meth:`predict`: only the sequences that satisfy them
+        are searched (fewer than ``k`` when fewer exist).
 
         Raises
         ------
         ValueError
-            If ``k < 1``.
-        NotImplementedError
-            For ``constrain`` or ``fixed``.
+            If ``k < 1``, or ``constrain`` on labels that follow no chunk scheme.
+        InputError
+            Fixed labels of the wrong shape, unknown to the model, or that no valid sequence can satisfy.
         """
         from .inference import InferenceMixin
         return InferenceMixin.predict_nbest(self, sentences, k, constrain=constrain, fixed=fixed)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..decoding.constraints import fix_emissions
 from ..decoding.nbest2 import astar2_retry, astar2_workspace
 from ..decoding.scoring import emission_scores, find_feature, max_sentence_length
 from .perceptron_kernels import hamming
@@ -227,7 +228,7 @@ def sapo2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, gold, 
 
 @njit(cache=True)
 def nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
-                       succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, k, out_paths,
+                       succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, fixed, k, out_paths,
                        out_scores, out_found):
     """The ``k`` best valid second-order label sequences of every sentence (exact A*).
 
@@ -235,6 +236,13 @@ def nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_l
     (k, n_tokens)), ``out_scores`` (float64, shape (n_sentences, k)) and ``out_found`` (int32, shape
     (n_sentences,)) receive the label ids, scores and number found of each sentence, best first.
     Returns the total score of the best sequences.
+
+    Constraints (:mod:`chaintag.learners.constrained2`): ``w`` may hold ``-inf`` on the label
+    bigrams ``U[prev, cur]``, start and end weights a label scheme forbids, and ``fixed`` (int32,
+    shape (n_tokens,), the label id a token must take or -1; empty: none) makes the emission
+    scores of the other labels ``-inf`` at a fixed token. The search never extends a prefix of
+    score ``-inf``, so only sequences that satisfy them are found: ``out_found[s]`` is 0 when none
+    does. ``sent_ptr`` may be a part of the corpus (``[t0, t1]``: one sentence).
     """
     L = n_labels
     U, start, end, V = second_order_views(w, feat_label.shape[0], L)
@@ -252,6 +260,8 @@ def nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_l
         if t1 == t0:
             continue
         _emissions(tok_ptr, ent_lo, ent_n, ent_val, valued, t0, t1, feat_label, w, E)
+        if fixed.shape[0]:
+            fix_emissions(E, fixed, t0, t1 - t0)
         if use_pairs:
             pair_scores(t0, t1, tok_ptr, attr_ids, ent_val, valued, pf_ptr, pf_code, w, pf_off, U, P)
         found, ws = astar2_retry(E[:t1 - t0], P, use_pairs, V, start, end, succ_ptr, succ, pred_ptr, pred, k,
@@ -261,18 +271,20 @@ def nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_l
                 out_paths[r, t0 + i] = paths[r, i]
             out_scores[s, r] = scores[r]
         out_found[s] = found
-        total += scores[0]
+        if found:
+            total += scores[0]
     return total
 
 
 @njit(cache=True)
 def tag_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
-                     succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, out):
+                     succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, fixed, out):
     """Best valid second-order label sequence of every sentence; label ids into ``out`` (shape (n_tokens,)).
 
-    Arguments as :func:`sapo2_epoch`; ``w`` are the (scaled) weights. Returns the total score.
+    Arguments as :func:`nbest_corpus_sapo2` (``fixed``: int32, shape (n_tokens,) or (0,));
+    ``w`` are the (scaled) weights. Returns the total score.
     """
     n_sent = sent_ptr.shape[0] - 1
     return nbest_corpus_sapo2(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, w, n_labels,
-                              succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, 1,
+                              succ_ptr, succ, pred_ptr, pred, use_pairs, attr_ids, pf_ptr, pf_code, fixed, 1,
                               out.reshape((1, out.shape[0])), np.zeros((n_sent, 1)), np.zeros(n_sent, dtype=np.int32))

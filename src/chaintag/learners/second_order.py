@@ -170,7 +170,10 @@ class SecondOrderPerceptron(SequenceTagger):
     -----
     :meth:`predict_nbest`, :meth:`predict_confidence` and
     :meth:`predict_marginals` are not available (there is no second-order
-    top-n search or forward-backward). Updates and lazy averaging are
+    forward-backward, and the top-n search is the second-order SAPO's).
+    :meth:`predict` takes ``constrain`` and ``fixed`` (constrained and
+    partially labelled decoding, :mod:`chaintag.learners.constrained2`).
+    Updates and lazy averaging are
     those of the first-order perceptron, with the trigram weights added to
     ``Phi``.
 
@@ -190,7 +193,8 @@ class SecondOrderPerceptron(SequenceTagger):
 
     order, first_order = 2, "perceptron"
 
-    constrained_decoding = False  # second-order states: see chaintag.learners.constrained
+    #: constrained and partially labelled decoding over the label-pair states (chaintag.learners.constrained2)
+    constrained_decoding = True
 
     algorithm = "perceptron2"
     #: span confidence from the top-n sequences (:mod:`chaintag.learners.spans`)
@@ -311,9 +315,29 @@ class SecondOrderPerceptron(SequenceTagger):
         return (k * state["w"] - state["u"]) / k
 
     # ------------------------------------------------------------- predicting
-    def _tag_ids(self, attrs, weights=None, word_ids=None) -> np.ndarray:
-        """Second-order Viterbi labels of every token; ``word_ids`` applies the tag dictionary."""
+    def _tag_ids(self, attrs, weights=None, word_ids=None, *, fixed=None, best=None) -> np.ndarray:
+        """Second-order Viterbi labels of every token; ``word_ids`` applies the tag dictionary.
+
+        Parameters
+        ----------
+        attrs : Attributes
+        weights : float64 array, optional
+            Default ``weights_``; may hold ``-inf`` (constrained decoding,
+            :mod:`chaintag.learners.constrained2`).
+        word_ids : int32 array, shape (n_tokens,), optional
+            Tag-dictionary word ids (:meth:`TagDictionary.word_ids`).
+        fixed : int32 array, shape (n_tokens,), optional
+            Label id each token must take, or -1 (free).
+        best : float64 array, shape (n_sentences,), optional
+            Receives each sentence's best score (``-inf``: no sequence satisfies the constraints).
+
+        Returns
+        -------
+        int32 array, shape (n_tokens,)
+        """
         out = np.zeros(attrs.n_tokens, dtype=np.int32)
+        scores = np.zeros(attrs.n_sentences) if best is None else best
+        scores[:] = 0.0
         w = self.weights_ if weights is None else weights
         n_labels = len(self.labels_)
         if n_labels == 0 or attrs.n_tokens == 0:
@@ -321,41 +345,72 @@ class SecondOrderPerceptron(SequenceTagger):
         ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, n_labels)
         tag_corpus2(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, self.feature_index_.feat_label,
                     np.ascontiguousarray(w, dtype=np.float64), n_labels,
-                    *self._dict_arrays(word_ids), out)
+                    *self._dict_arrays(word_ids), _NO_WORDS if fixed is None else fixed, out, scores)
         return out
 
     def _word_ids(self, rows):
         return None if self.tag_dict_ is None else self.tag_dict_.word_ids(rows)
 
-    def predict(self, sentences) -> list[list[str]]:
+    def predict(self, sentences, *, constrain=False, fixed=None) -> list[list[str]]:
         """Tag sentences with the best second-order label sequence (tag dictionary applied).
 
         Parameters
         ----------
         sentences : sequence of sequences of tokens (str or tuple of column strings)
+            As :meth:`SequenceTagger.predict` (a model that reads document
+            columns computes them from plain words, the sentences being one document).
+        constrain : bool or str, default False
+            Forbid the label sequences the chunk scheme makes invalid, as
+            :meth:`SequenceTagger.predict`: a forbidden transition ``prev ->
+            cur`` is ``-inf`` in every label-pair state and trigram that holds
+            it, forbidden first and last labels ``-inf`` at the sentence's ends.
+        fixed : sequence of sequences of (str or None), optional
+            Partial labels: per token, the label it must take, or None. A fixed
+            label overrides the tag dictionary at its token.
 
         Returns
         -------
         list of list of str
+
+        Raises
+        ------
+        ValueError
+            ``constrain`` on labels that follow no chunk scheme.
+        InputError
+            Fixed labels of the wrong shape, unknown to the model, or that no
+            valid sequence can satisfy.
+
+        Notes
+        -----
+        The search keeps to the tag dictionary (SAPO: the label pairs seen in
+        training); a sentence where they leave no sequence that satisfies the
+        constraints is searched again over every label (pair).
         """
         self._check_fitted()
         rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
+        if constrain or fixed is not None:
+            from . import constrained2
+            return self._split(constrained2.tag_ids(self, attrs, constrain, fixed, self._word_ids(rows)),
+                               attrs.sent_ptr)
         return self._split(self._tag_ids(attrs, word_ids=self._word_ids(rows)), attrs.sent_ptr)
 
-    def predict_nbest(self, sentences, k: int = 5):
-        """Not available for the second-order model.
+    def predict_nbest(self, sentences, k: int = 5, *, constrain=False, fixed=None):
+        """Not available for the second-order perceptron (:class:`~chaintag.learners.sapo2.SecondOrderSAPO` has it).
 
         Raises
         ------
         NotImplementedError
-            Always: there is no second-order top-n search; use :meth:`predict`.
+            Always: its search is Viterbi over label pairs (with the tag
+            dictionary); use :meth:`predict`, or the second-order SAPO for the
+            exact second-order top-n.
         """
-        raise NotImplementedError(f"{type(self).__name__} has no n-best search (second-order "
-                                  "top-n is not implemented); use predict()")
+        raise NotImplementedError(f"{type(self).__name__} has no n-best search (its search is second-order "
+                                  "Viterbi; the second-order SAPO, sapo --order 2, has the exact second-order "
+                                  "top-n); use predict()")
 
-    def predict_marginals(self, sentences):
-        """Not available for the second-order model.
+    def predict_marginals(self, sentences, *, constrain=False, fixed=None):
+        """Not available for the second-order models.
 
         Raises
         ------

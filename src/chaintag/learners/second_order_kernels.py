@@ -68,6 +68,25 @@ def fill_candidates(t0, t1, use_dict, word_ids, dict_ptr, dict_labels, n_labels,
 
 
 @njit(cache=True)
+def fix_candidates(t0, t1, fixed, cand, n_cand):
+    """Restrict the tokens ``t0:t1`` whose label is fixed to that label (``cand``/``n_cand`` as
+    :func:`fill_candidates`; a fixed label overrides the tag dictionary at its token).
+
+    Parameters
+    ----------
+    fixed : int32 array, shape (n_tokens,) or (0,)
+        Label id each token of the corpus must take, or -1 (free); empty: no token is fixed.
+    """
+    if fixed.shape[0] == 0:
+        return
+    for i in range(t0, t1):
+        f = fixed[i]
+        if f >= 0:
+            cand[i - t0, 0] = f
+            n_cand[i - t0] = 1
+
+
+@njit(cache=True)
 def perceptron2_update(c, t0, t1, pred, w, u, step, n_labels, averaged, scale, idx, val):
     """Apply ``scale * (Phi(x, y*) - Phi(x, z))`` for the sentence ``t0:t1`` of the corpus ``c``
     (a :class:`chaintag.decoding.scoring.CorpusArrays` with ``gold`` and ``gold_feat``; second order).
@@ -167,11 +186,37 @@ def perceptron2_epoch(order, sent_ptr, tok_ptr, ent_lo, ent_n, gold, gold_feat, 
 
 @njit(cache=True)
 def tag_corpus2(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels,
-                use_dict, word_ids, dict_ptr, dict_labels, out):
+                use_dict, word_ids, dict_ptr, dict_labels, fixed, out, best):
     """Second-order Viterbi over every sentence; label ids into ``out`` (shape (n_tokens,)).
 
-    Arguments as in :func:`perceptron2_epoch`. Returns the total score of the
-    decoded paths.
+    Arguments as in :func:`perceptron2_epoch`, plus the constraints of
+    :mod:`chaintag.learners.constrained2`: ``w`` may hold ``-inf`` on the
+    transitions ``U[prev, cur]``, start and end weights that a label scheme
+    forbids (:func:`chaintag.decoding.constraints.constrained_weights`), which
+    makes every label pair and trigram holding them ``-inf``.
+
+    Parameters
+    ----------
+    fixed : int32 array, shape (n_tokens,) or (0,)
+        Label id each token must take, or -1 (free); empty: none fixed
+        (:func:`fix_candidates`).
+    out : int32 array, shape (n_tokens,)
+        Receives the label ids.
+    best : float64 array, shape (n_sentences,)
+        Receives each sentence's best score; ``-inf`` when no sequence
+        satisfies the constraints (its labels in ``out`` are then meaningless).
+
+    Returns
+    -------
+    float
+        The total score of the decoded paths.
+
+    Notes
+    -----
+    A sentence whose tag dictionary leaves no sequence that satisfies the
+    constraints is decoded again without the dictionary (fixed labels kept).
+    Without ``-inf`` weights or fixed labels no score is ``-inf``, and the
+    labels are those of the unconstrained search.
     """
     L = n_labels
     trans, start, end, trans2 = second_order_views(w, feat_label.shape[0], L)
@@ -186,10 +231,17 @@ def tag_corpus2(sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels,
     for s in range(sent_ptr.shape[0] - 1):
         t0 = sent_ptr[s]
         t1 = sent_ptr[s + 1]
+        best[s] = 0.0
         if t1 == t0:
             continue
         emission_scores(tok_ptr, ent_lo, ent_n, no_values, t0, t1, feat_label, w, E)
         fill_candidates(t0, t1, use_dict, word_ids, dict_ptr, dict_labels, L, cand, n_cand)
-        total += viterbi2_kernel(E[:t1 - t0], trans, trans2, start, end, cand, n_cand,
-                                 out[t0:t1], delta, back)
+        fix_candidates(t0, t1, fixed, cand, n_cand)
+        score = viterbi2_kernel(E[:t1 - t0], trans, trans2, start, end, cand, n_cand, out[t0:t1], delta, back)
+        if score == -np.inf and use_dict:  # the dictionary's labels break the constraints: every label
+            fill_candidates(t0, t1, False, word_ids, dict_ptr, dict_labels, L, cand, n_cand)
+            fix_candidates(t0, t1, fixed, cand, n_cand)
+            score = viterbi2_kernel(E[:t1 - t0], trans, trans2, start, end, cand, n_cand, out[t0:t1], delta, back)
+        best[s] = score
+        total += score
     return total
