@@ -18,11 +18,16 @@ after (wall-clock ratios only mean something on idle cores).
 
 Usage::
 
-    python benchmarks/bench_speed.py [--epochs 10] [--threads N] [--data-dir DIR] [--json PATH]
+    python benchmarks/bench_speed.py [--epochs 10] [--repeats 3] [--mode both|cpu|wall] [--threads N]
+                                     [--e2e-copies 20] [--data-dir DIR] [--json PATH]
 
-``--threads`` (default -1: all cores) is the ``n_jobs`` of chaintag's
-perceptron and SAPO (lock-free epochs) and numba's thread count for tagging;
-``--threads 1`` measures the serial epochs.
+Each system runs ``--repeats`` times, the systems interleaved; every figure is
+a median with its min and max. The CPU mode runs one thread and compares CPU
+times (they hold on a shared machine); the wall mode runs ``--threads``
+(default -1: all cores: the ``n_jobs`` of chaintag's perceptron and SAPO and
+numba's thread count for tagging) and compares wall clocks, flagged when the
+load average shows that other work shared the cores. The processor's name is
+printed with the figures.
 """
 
 from __future__ import annotations
@@ -158,19 +163,70 @@ def child(args) -> None:
     print(json.dumps(out))
 
 
-def run_child(name: str, args) -> dict:
-    """This script for one system in a fresh interpreter; its parsed JSON line."""
+def run_child(name: str, args, threads: int) -> dict:
+    """This script for one system in a fresh interpreter, with ``threads``; its parsed JSON line."""
     cmd = [sys.executable, os.path.abspath(__file__), "--only", name, "--epochs", str(args.epochs)]
-    cmd += ["--threads", str(args.threads)]
+    cmd += ["--threads", str(threads)]
     if args.data_dir:
         cmd += ["--data-dir", args.data_dir]
     # idle OpenMP threads sleep, as in the chaintag command line (cli.lean_numba.passive_threads):
     # spinning threads only steal the core from the thread that has work when the machine is shared
     env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    if threads == 1:
+        env["NUMBA_NUM_THREADS"] = "1"
+    load = os.getloadavg()[0]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"the {name} run failed (exit status {proc.returncode})")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["load_1min"] = max(load, os.getloadavg()[0])
+    return out
+
+
+def end_to_end(args, tmp: str) -> dict:
+    """``chaintag tag`` of a column file (CoNLL-2000 test repeated) to a file, on one thread.
+
+    Reading the columns, extracting attributes, tagging and writing the columns back: tokens per
+    wall second and per CPU second of the command, and its peak RSS (median of ``args.repeats`` runs
+    after an untimed one).
+    """
+    import resource
+    from chaintag import StructuredPerceptron, load_corpus
+    train = load_corpus("conll2000:train", data_dir=args.data_dir)
+    model_path = os.path.join(tmp, "ap.npz")
+    StructuredPerceptron(features="chunking", columns=("word", "pos"), epochs=2, progress=False).fit(
+        train.tokens, train.labels).save(model_path)
+    from chaintag.data.datasets import resolve
+    test_path = resolve("conll2000:test", args.data_dir).path
+    with open(test_path, "rb") as f:
+        block = f.read()
+    if not block.endswith(b"\n\n"):
+        block = block.rstrip(b"\n") + b"\n\n"
+    big = os.path.join(tmp, "big.txt")
+    with open(big, "wb") as f:
+        for _ in range(args.e2e_copies):
+            f.write(block)
+    tokens = sum(1 for line in block.splitlines() if line.strip()) * args.e2e_copies
+    exe = os.path.join(os.path.dirname(sys.executable), "chaintag")
+    cmd = ([exe] if os.path.exists(exe) else [sys.executable, "-m", "chaintag.cli.main"])
+    cmd += ["tag", "--model", model_path, big, "--output", os.path.join(tmp, "out.txt"), "--quiet"]
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE"}
+    subprocess.run(cmd, check=True, env=env)
+    walls, cpus, rss = [], [], []
+    for _ in range(args.repeats):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env)
+        _, status, ru = os.wait4(proc.pid, 0)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(ru.ru_utime + ru.ru_stime)
+        rss.append(ru.ru_maxrss / 1024.0)
+        if status != 0:
+            sys.exit("the end-to-end tagging run failed")
+        del r0
+    return {"tokens": tokens, "bytes": len(block) * args.e2e_copies,
+            "tokens_per_s": [tokens / w for w in walls], "tokens_per_cpu_s": [tokens / c for c in cpus],
+            "peak_mib": rss}
 
 
 def startup(args, tmp: str) -> dict:
@@ -209,46 +265,80 @@ def load_average() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def ratio_rows(f: dict) -> list[tuple]:
-    """(what, wall ratio, CPU ratio, direction, target) for every target."""
+def processor() -> str:
+    """The processor's model name (``/proc/cpuinfo``), else the platform's."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def spread(values) -> tuple[float, float, float]:
+    """(median, min, max)."""
+    return statistics.median(values), min(values), max(values)
+
+
+def _ratios(runs_a, runs_b, key, inverse=False) -> list[float]:
+    """Run-by-run ratios ``a[key] / b[key]`` (run i of one side against run i of the other)."""
+    return [(b[key] / a[key]) if inverse else (a[key] / b[key]) for a, b in zip(runs_a, runs_b)]
+
+
+def ratio_rows(f: dict, mode: str) -> list[tuple]:
+    """(what, ratios over the repeats, direction, target) for every target; ``mode`` "cpu" compares
+    CPU times (one thread), "wall" wall-clock times (all threads)."""
     p, s, c, cs = f["perceptron"], f["sapo"], f["crf"], f["crfsuite"]
-
-    def r(a, b, key):
-        return a[key] / b[key]
-    return [
-        ("perceptron s/epoch / CRFsuite ap s/epoch", r(p, cs, "epoch_wall_s"), r(p, cs, "epoch_cpu_s"), "<=", 0.2),
-        ("SAPO n=5 s/pass / CRFsuite ap s/epoch", r(s, cs, "epoch_wall_s"), r(s, cs, "epoch_cpu_s"), "<=", 0.2),
-        ("SAPO n=5 s/pass / perceptron s/epoch", r(s, p, "epoch_wall_s"), r(s, p, "epoch_cpu_s"), "<=", 1.5),
-        ("CRF (SGD) s/epoch / SAPO n=5 s/pass", r(c, s, "epoch_wall_s"), r(c, s, "epoch_cpu_s"), ">=", 3.0),
-        ("tagging tokens/s / CRFsuite's", r(p, cs, "tag_tokens_per_s"), r(p, cs, "tag_tokens_per_cpu_s"), ">=", 6.0),
-        ("peak RSS perceptron / CRFsuite", r(p, cs, "peak_mib"), None, "<=", 0.5),
-        ("peak RSS SAPO / CRFsuite", r(s, cs, "peak_mib"), None, "<=", 0.5),
-        ("peak RSS CRF / CRFsuite", r(c, cs, "peak_mib"), None, "<=", 0.5),
-        ("chaintag tag startup, 10 tokens (s)", f["startup"]["wall_s"], f["startup"]["cpu_s"], "<=", 0.5),
+    ep = "epoch_cpu_s" if mode == "cpu" else "epoch_wall_s"
+    tag = "tag_tokens_per_cpu_s" if mode == "cpu" else "tag_tokens_per_s"
+    rows = [
+        ("perceptron s/epoch / CRFsuite ap s/epoch", _ratios(p, cs, ep), "<=", 0.25),
+        ("SAPO n=5 s/pass / perceptron s/epoch", _ratios(s, p, ep), "<=", 1.5),
+        ("CRF (SGD) s/epoch / SAPO n=5 s/pass", _ratios(c, s, ep), ">=", 3.0),
+        ("tagging tokens/s / CRFsuite's", _ratios(p, cs, tag), ">=", 12.0),
     ]
+    if mode == "cpu":
+        rows += [("peak RSS perceptron / CRFsuite", _ratios(p, cs, "peak_mib"), "<=", 0.6),
+                 ("peak RSS SAPO / CRFsuite", _ratios(s, cs, "peak_mib"), "<=", 0.6),
+                 ("peak RSS CRF / CRFsuite", _ratios(c, cs, "peak_mib"), "<=", 0.6)]
+    return rows
 
 
-def report(f: dict) -> str:
-    """The figures table and the ratios table, as text."""
-    lines = [f"{'':18}{'s/epoch wall':>13}{'s/epoch CPU':>13}{'tag tok/s':>11}{'tag tok/CPU s':>14}"
-             f"{'base MiB':>10}{'peak MiB':>10}{'test F1':>9}"]
+def _fmt(values, digits=2) -> str:
+    med, lo, hi = spread(values)
+    return f"{med:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
+
+
+def report(f: dict, mode: str, cores: int) -> str:
+    """The figures and ratios of one mode as text: medians with [min-max] over the repeats."""
+    clock = "CPU" if mode == "cpu" else "wall"
+    lines = [f"{'':18}{'s/epoch ' + clock:>26}{'tag tok/' + ('CPU s' if mode == 'cpu' else 's'):>30}"
+             f"{'peak MiB':>10}{'test F1':>9}{'load':>6}"]
     for name in ("perceptron", "sapo", "crf", "crfsuite"):
-        x = f[name]
-        tag = (f"{x['tag_tokens_per_s']:>11,.0f}{x['tag_tokens_per_cpu_s']:>14,.0f}"
-               if name in ("perceptron", "crfsuite") else f"{'-':>11}{'-':>14}")
+        runs = f[name]
+        ep = [r["epoch_cpu_s" if mode == "cpu" else "epoch_wall_s"] for r in runs]
+        tag = ([r["tag_tokens_per_cpu_s" if mode == "cpu" else "tag_tokens_per_s"] for r in runs]
+               if name in ("perceptron", "crfsuite") else None)
         title = {"perceptron": "chaintag AP", "sapo": "chaintag SAPO n=5", "crf": "chaintag CRF SGD",
                  "crfsuite": "CRFsuite AP"}[name]
-        lines.append(f"{title:18}{x['epoch_wall_s']:>13.3f}{x['epoch_cpu_s']:>13.3f}{tag}"
-                     f"{x['base_mib']:>10.1f}{x['peak_mib']:>10.1f}{x['f1']:>9.2f}")
-    lines.append(f"startup of `chaintag tag` on 10 tokens (median of {STARTUP_RUNS}): "
-                 f"{f['startup']['wall_s']:.2f} s wall, {f['startup']['cpu_s']:.2f} s CPU")
+        lines.append(f"{title:18}{_fmt(ep, 3):>26}{(_fmt(tag, 0) if tag else '-'):>30}"
+                     f"{statistics.median(r['peak_mib'] for r in runs):>10.1f}{runs[0]['f1']:>9.2f}"
+                     f"{max(r['load_1min'] for r in runs):>6.2f}")
     lines.append("")
-    head = f"{'target':44}{'wall':>8}{'CPU':>8}  goal"
+    head = f"{'target (' + clock + ')':44}{'median [min-max]':>24}  goal"
     lines += [head, "-" * (len(head) + 16)]
-    for what, wall, cpu, op, goal in ratio_rows(f):
-        met = wall <= goal if op == "<=" else wall >= goal
-        cpu_s = "-" if cpu is None else f"{cpu:.2f}"
-        lines.append(f"{what:44}{wall:>8.2f}{cpu_s:>8}  {op} {goal:g}  {'ok' if met else 'MISSED'} (wall)")
+    for what, ratios, op, goal in ratio_rows(f, mode):
+        med = statistics.median(ratios)
+        met = med <= goal if op == "<=" else med >= goal
+        lines.append(f"{what:44}{_fmt(ratios):>24}  {op} {goal:g}  {'ok' if met else 'MISSED'}")
+    if mode == "wall":
+        worst = max(r["load_1min"] for name in ("perceptron", "sapo", "crf", "crfsuite") for r in f[name])
+        if worst > cores - 0.5:
+            lines.append(f"(!) the load average reached {worst:.2f} on {cores} cores during these runs: other "
+                         f"work shared the cores, so the wall-clock figures above say little; use the CPU-time "
+                         f"table (one thread)")
     return "\n".join(lines)
 
 
@@ -265,17 +355,29 @@ memory: ru_maxrss of each child; base = after imports, corpus and a warm-up run 
 startup: `chaintag tag --model M ten.txt` in a fresh process after one untimed run, which fills
   numba's kernel cache and Python's bytecode cache (PYTHONDONTWRITEBYTECODE is left out of
   the command's environment, as in a default installation).
-'ok'/'MISSED' judge the wall-clock ratio, which is only meaningful when the load average
-is below the number of cores."""
+ratios: run i of one system against run i of the other (the systems' runs interleave), median
+  [min-max] over the repeats; 'ok'/'MISSED' judge the median. CPU-time ratios (one thread) hold
+  on a shared machine; wall-clock ratios (all threads) only mean something while the load
+  average stays below the number of cores, and the report says when it did not.
+end to end: `chaintag tag` of the CoNLL-2000 test file repeated, read and written as files, with
+  NUMBA_NUM_THREADS=1; CPU and peak RSS from the child's rusage."""
 
 
 def main(argv=None) -> None:
-    """Parse options; run the four children and the startup timing; print the tables."""
+    """Parse options; run the children (each several times) and the command timings; print the tables."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--epochs", type=int, default=10, help="epochs / passes of every learner (default 10)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="runs of each system (and of the commands timed); medians with min and max (default 3)")
+    ap.add_argument("--mode", choices=("both", "cpu", "wall"), default="both",
+                    help="cpu: CPU-time ratios with one thread; wall: wall-clock ratios with all threads "
+                         "(default: both)")
     ap.add_argument("--threads", type=int, default=-1,
-                    help="threads of chaintag's perceptron and SAPO epochs (n_jobs, lock-free) and of its "
-                         "tagging; -1: all cores (default); 1: the serial epochs")
+                    help="threads of the wall mode (n_jobs of chaintag's perceptron and SAPO, tagging "
+                         "threads); -1: all cores (default). The CPU mode always runs one thread")
+    ap.add_argument("--e2e-copies", type=int, default=20,
+                    help="copies of the CoNLL-2000 test file tagged end to end, file in, file out "
+                         "(default 20: about 1 M tokens; 0: skip)")
     ap.add_argument("--data-dir", default=os.environ.get("CHAINTAG_DATA"),
                     help="data directory (default: $CHAINTAG_DATA, else ../shared/data)")
     ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
@@ -284,24 +386,49 @@ def main(argv=None) -> None:
     if args.only:
         child(args)
         return
+    cores = os.cpu_count() or 1
     load_before = load_average()
-    figures = {name: run_child(name, args) for name in ("perceptron", "sapo", "crf", "crfsuite")}
+    modes = ("cpu", "wall") if args.mode == "both" else (args.mode,)
+    figures: dict = {"meta": {}}
+    for mode in modes:
+        threads = 1 if mode == "cpu" else args.threads
+        figures[mode] = {name: [] for name in ("perceptron", "sapo", "crf", "crfsuite")}
+        for _ in range(args.repeats):  # interleaved, so that a busy spell hits every system alike
+            for name in ("perceptron", "sapo", "crf", "crfsuite"):
+                figures[mode][name].append(run_child(name, args, threads))
     with tempfile.TemporaryDirectory() as tmp:
         figures["startup"] = startup(args, tmp)
+        if args.e2e_copies:
+            figures["end_to_end"] = end_to_end(args, tmp)
     load_after = load_average()
-    print(f"CoNLL-2000 chunking, chunking preset, gold feature space, {args.epochs} epochs; "
-          f"{os.cpu_count()} cores; chaintag threads {'all' if args.threads == -1 else args.threads}"
-          " (perceptron and SAPO epochs, tagging; the CRF's epochs are serial)")
-    print(report(figures))
+    print(f"CoNLL-2000 chunking, chunking preset, gold feature space, {args.epochs} epochs, "
+          f"{args.repeats} runs of each; {processor()}, {cores} cores")
+    for mode in modes:
+        print()
+        print("CPU time, one thread (chaintag n_jobs=1, NUMBA_NUM_THREADS=1):" if mode == "cpu" else
+              f"wall clock, threads {'all' if args.threads == -1 else args.threads} (perceptron and SAPO "
+              "epochs, tagging; the CRF's epochs are serial):")
+        print(report(figures[mode], mode, cores))
+    st = figures["startup"]
+    print()
+    print(f"startup of `chaintag tag` on 10 tokens (median of {STARTUP_RUNS}): {st['wall_s']:.2f} s wall, "
+          f"{st['cpu_s']:.2f} s CPU  (goal <= 0.4 s)")
+    if args.e2e_copies:
+        e = figures["end_to_end"]
+        print(f"end to end, `chaintag tag` file in, file out, one thread, {e['tokens']:,} tokens "
+              f"({e['bytes'] / 2**20:.0f} MiB): {_fmt(e['tokens_per_s'], 0)} tokens/s wall, "
+              f"{_fmt(e['tokens_per_cpu_s'], 0)} tokens/CPU s, peak {statistics.median(e['peak_mib']):.0f} MiB "
+              f"(goal >= 300,000 tokens/s)")
     print(f"load average (1, 5, 15 min): {load_before} before, {load_after} after")
     print(NOTES.format(n=WARMUP_SENTENCES))
     if args.json:
         figures["meta"] = {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
-                           "machine": platform.machine(), "cpus": os.cpu_count(), "epochs": args.epochs,
-                           "threads": args.threads, "load_average_before": load_before,
-                           "load_average_after": load_after}
-        figures["ratios"] = {what: {"wall": w, "cpu": c, "target": f"{op} {g}"}
-                             for what, w, c, op, g in ratio_rows(figures)}
+                           "machine": platform.machine(), "processor": processor(), "cpus": cores,
+                           "epochs": args.epochs, "repeats": args.repeats, "threads": args.threads,
+                           "load_average_before": load_before, "load_average_after": load_after}
+        figures["ratios"] = {mode: {what: {"median": statistics.median(r), "min": min(r), "max": max(r),
+                                           "target": f"{op} {g}"}
+                                    for what, r, op, g in ratio_rows(figures[mode], mode)} for mode in modes}
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(figures, fh, indent=2)
 
