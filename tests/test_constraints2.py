@@ -314,3 +314,27 @@ def test_cli_constrain_and_refusals(model, tmp_path, capsys):
         assert capsys.readouterr().out.count("\n") == 8
     assert main(["tag", "-m", str(path), str(src), "--constrain", "--marginals", "--quiet"]) != 0
     assert "no marginals" in capsys.readouterr().err
+
+
+def test_sapo2_with_word_vectors_and_pair_features(tmp_path):
+    """Real-valued attributes and pair features (position-dependent pair scores): the constrained top-k is
+    the unconstrained enumeration of every sequence, filtered to the valid ones, in the same order."""
+    from test_vectors import _vec_file
+    from toy_corpus import LABELS as TOY_LABELS
+    from toy_corpus import SENTS
+
+    m = chaintag.SecondOrderSAPO(features=f"w[0];pos[-1]|pos[0];vec(w[0]);@clusters={_vec_file(tmp_path)}",
+                                 columns=("word", "pos"), pairs="all", pair_features=True, epochs=2).fit(
+        SENTS, TOY_LABELS)
+    assert m.extractor_.has_vectors and len(m.pair_code_)
+    masks = scheme_masks(m.labels_, "iob2")[1:]
+    ix = {lab: j for j, lab in enumerate(m.labels_)}
+    L = len(m.labels_)
+    for sent in SENTS:
+        every = m.predict_nbest([sent], L ** len(sent))[0]
+        assert len(every) == L ** len(sent)
+        valid = [c for c in every if is_valid_path([ix[x] for x in c[0]], *masks)]
+        got = m.predict_nbest([sent], 5, constrain="iob2")[0]
+        assert [c[0] for c in got] == [c[0] for c in valid[:5]]
+        np.testing.assert_allclose([c[1] for c in got], [c[1] for c in valid[:5]], rtol=0, atol=1e-9)
+        assert m.predict([sent], constrain="iob2")[0] == valid[0][0]
