@@ -3,8 +3,15 @@
 Built on the standard library's :class:`http.server.ThreadingHTTPServer`
 (one thread per connection, HTTP/1.1 keep-alive). Endpoints:
 
+``GET /``
+    A page (HTML, CSS and JavaScript shipped with the package, under
+    ``/static/``) to paste text, tag it and see the spans highlighted.
 ``GET /health``
-    ``{"status": "ok", "algorithm", "labels", "columns", "model"}``.
+    ``{"status": "ok", "algorithm", "labels", "columns", "model",
+    "requests_served", "accepts_text", "span_scheme"}``: ``accepts_text``
+    tells whether the model can tag raw text (it reads the words only),
+    ``span_scheme`` the chunk scheme of its labels (null for labels that
+    make no chunks, such as POS tags).
 ``POST /tag``
     Body: a JSON object ``{"sentences": [[token, ...], ...]}`` where a token
     is a string (one-column models), a list of column strings (the model's
@@ -18,17 +25,30 @@ Built on the standard library's :class:`http.server.ThreadingHTTPServer`
     labels). The answer: ``{"labels": [[...], ...]}`` plus ``"nbest"``,
     ``"confidence"`` or ``"marginals"`` when asked, and ``"n_tokens"``.
 
+    Or raw text: ``{"text": "..."}`` with optional ``"lang"`` (``en``,
+    ``es``, ``nl`` or ``de``; default ``en``), ``"tokenized": true`` (one
+    tokenized sentence per line) and ``"constrain"``. The text is split into
+    sentences and tokens (:func:`chaintag.text.split_text`) and tagged as one
+    document; the answer is the document's JSON ``{"text", "tokens": [{"text",
+    "start", "end", "label"}], "spans": [{"label", "start", "end", "text",
+    "confidence"}], "sentences": [[first, last], ...]}`` (character offsets
+    into the text, each span with its probability under the model).
+
 Bad requests never stop the server: each gets a JSON ``{"error": message}``
 with a 4xx status:
 
 - 400: the body is not valid JSON (or not UTF-8), not an object, has no
-  ``sentences`` list, holds a sentence or token of the wrong type or number
+  ``sentences`` list (nor ``text``), has both, a ``text`` that is not a
+  string, an unknown ``lang``, a model that reads more than the words (or
+  feature dicts) given ``text``, holds a sentence or token of the wrong type or number
   of columns, an unknown member, a bad ``nbest``/``confidence``/``marginals``
   value, ``fixed`` of the wrong shape or with an unknown label, or fixed
   labels that no valid sequence satisfies;
 - 404: an unknown path; 405: a method other than GET on ``/health`` or POST
   on ``/tag``; 411: a POST without Content-Length; 413: a body over
-  ``max_bytes`` or more than ``max_sentences`` sentences; 415: a
+  ``max_bytes``, more than ``max_sentences`` sentences, ``max_tokens``
+  tokens or ``max_work`` units of work (a text counts its sentences and
+  tokens once split); 415: a
   Content-Type other than JSON; 408: a body that stops arriving (no byte
   for ``read_timeout`` seconds); a body shorter than its Content-Length is
   a 400;
@@ -38,6 +58,7 @@ with a 4xx status:
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import socket
 import threading
@@ -49,6 +70,8 @@ from ..errors import ChaintagError
 #: Largest K of "nbest" and "confidence".
 MAX_K = 100
 OPTIONS = {"sentences", "nbest", "confidence", "marginals", "constrain", "fixed"}
+#: The members of a request with raw text (``{"text": ...}``).
+TEXT_OPTIONS = {"text", "lang", "tokenized", "constrain"}
 
 
 class RequestError(Exception):
@@ -88,12 +111,24 @@ class TaggingService:
         self.cancelled = 0  # requests stopped because their client went away
         self.batch_sentences = 256
         self._lock = threading.Lock()
+        # raw text gives each token one column, the word: a model that reads more refuses it
+        self.text_refusal = None
+        if self.dict_tokens:
+            self.text_refusal = ('this model reads feature dicts, not raw text: send {"sentences": [...]} '
+                                 "with each token's features")
+        elif self.n_columns != 1:
+            self.text_refusal = (f"raw text gives each token one column (the word), but this model reads "
+                                 f"{self.n_columns} ({', '.join(self.columns)}): send \"sentences\" with "
+                                 "those columns")
+        scheme = model.span_scheme().name if hasattr(model, "span_scheme") else "none"
+        self.span_scheme = None if scheme == "none" else scheme
 
     def health(self) -> dict:
         with self._lock:
             served = self.requests
         return {"status": "ok", "algorithm": self.model.algorithm, "labels": list(self.model.labels_),
-                "columns": list(self.columns), "model": self.name, "requests_served": served}
+                "columns": list(self.columns), "model": self.name, "requests_served": served,
+                "accepts_text": self.text_refusal is None, "span_scheme": self.span_scheme}
 
     # ------------------------------------------------------------ validation
     def _tokens(self, sentences) -> list:
@@ -134,7 +169,9 @@ class TaggingService:
     def _check_work(self, sentences, k: int, per_label: int) -> None:
         """Refuse (413) a request past the token limit, or whose work (tokens x K of the top-K search,
         or x labels for the marginals' answer) passes the work limit."""
-        n = sum(len(s) for s in sentences)
+        self._check_counts(sum(len(s) for s in sentences), k, per_label)
+
+    def _check_counts(self, n: int, k: int, per_label: int = 1) -> None:
         if n > self.max_tokens:
             raise RequestError(413, f"{n} tokens in one request; the limit is {self.max_tokens}: split the batch")
         work = n * max(k, per_label)
@@ -159,12 +196,14 @@ class TaggingService:
         when it returns True the work stops with :class:`~chaintag.service.cancel.ClientGone`.
         """
         if not isinstance(body, dict):
-            raise RequestError(400, 'the body must be a JSON object {"sentences": [...]}')
+            raise RequestError(400, 'the body must be a JSON object {"sentences": [...]} or {"text": "..."}')
+        if "text" in body:
+            return self.tag_text(body, cancelled)
         unknown = sorted(set(body) - OPTIONS)
         if unknown:
             raise RequestError(400, f"unknown member(s) {', '.join(unknown)}; expected {', '.join(sorted(OPTIONS))}")
         if "sentences" not in body:
-            raise RequestError(400, 'the body has no "sentences" member')
+            raise RequestError(400, 'the body has no "sentences" member (nor "text")')
         sentences = self._tokens(body["sentences"])
         if not self.dict_tokens:
             from ..features.document import model_rows
@@ -176,10 +215,7 @@ class TaggingService:
         self._check_work(sentences, nbest or confidence or 1, len(self.model.labels_) if marginals else 1)
         if sum(x is not None and x is not False for x in (nbest, confidence, marginals or None)) > 1:
             raise RequestError(400, 'ask for one of "nbest", "confidence", "marginals", not several')
-        constrain = body.get("constrain", False)
-        from ..decoding.constraints import SCHEMES
-        if not (isinstance(constrain, bool) or constrain in SCHEMES):
-            raise RequestError(400, f'"constrain" must be true, false or a scheme ({", ".join(SCHEMES)})')
+        constrain = self._constrain(body)
         fixed = body.get("fixed")
         if fixed is not None and (not isinstance(fixed, list) or not all(
                 x is None or (isinstance(x, list) and all(v is None or isinstance(v, str) for v in x))
@@ -196,6 +232,82 @@ class TaggingService:
         with self._lock:
             self.requests += 1
         return out
+
+    @staticmethod
+    def _constrain(body):
+        constrain = body.get("constrain", False)
+        from ..decoding.constraints import SCHEMES
+        if not (isinstance(constrain, bool) or constrain in SCHEMES):
+            raise RequestError(400, f'"constrain" must be true, false or a scheme ({", ".join(SCHEMES)})')
+        return constrain
+
+    def tag_text(self, body: dict, cancelled=None) -> dict:
+        """Answer a request with raw text: ``{"text": ..., "lang", "tokenized", "constrain"}``.
+
+        Parameters
+        ----------
+        body : dict
+            The parsed request; ``text`` is split into sentences and tokens (or read as one
+            tokenized sentence per line) and tagged as one document.
+        cancelled : callable, optional
+            Called before the tagging; when it returns True the work stops with
+            :class:`~chaintag.service.cancel.ClientGone`.
+
+        Returns
+        -------
+        dict
+            The tagged document's JSON (:meth:`chaintag.text.Document.to_dict`): text, tokens with
+            offsets and labels, spans with their confidence, sentences as token ranges.
+
+        Raises
+        ------
+        RequestError
+            400 for a bad member or a model that cannot read raw text, 413 for a text past the
+            sentence, token or work limits, 501 for an option the model does not offer.
+        """
+        from ..text import LANGUAGES, pretokenized, split_text
+        from .cancel import ClientGone
+        unknown = sorted(set(body) - TEXT_OPTIONS)
+        if "sentences" in unknown:
+            raise RequestError(400, 'send "text" or "sentences", not both')
+        if unknown:
+            raise RequestError(400, f"unknown member(s) {', '.join(unknown)} with \"text\"; expected "
+                                    f"{', '.join(sorted(TEXT_OPTIONS))}")
+        text = body["text"]
+        if not isinstance(text, str):
+            raise RequestError(400, f'"text" must be a string, not {_kind(text)}')
+        lang = body.get("lang", "en")
+        if not isinstance(lang, str) or lang not in LANGUAGES:
+            raise RequestError(400, f'unknown language {lang!r}: "lang" is one of {", ".join(LANGUAGES)}')
+        tokenized = body.get("tokenized", False)
+        if not isinstance(tokenized, bool):
+            raise RequestError(400, '"tokenized" must be true or false')
+        constrain = self._constrain(body)
+        if self.text_refusal:
+            raise RequestError(400, self.text_refusal)
+        # the top-n of the span confidence (SAPO, second order, max-ent, or any model constrained)
+        topn = constrain or getattr(self.model, "span_confidence", "") == "top-n"
+        k = int(getattr(self.model, "n_best", 5) or 5) if topn else 1
+        # the words are at most the tokens: a text far past the limit is refused before it is split
+        self._check_counts(len(text.split()), k)
+        doc = pretokenized(text) if tokenized else split_text(text, lang)
+        if len(doc.sentences) > self.max_sentences:
+            raise RequestError(413, f"the text has {len(doc.sentences)} sentences; the limit is "
+                                    f"{self.max_sentences}: split it")
+        self._check_counts(len(doc.tokens), k)
+        if cancelled is not None and cancelled():
+            with self._lock:
+                self.cancelled += 1
+            raise ClientGone(f"the client left before its {len(doc.tokens)} tokens were tagged")
+        try:
+            tagged = self.model.tag_documents([doc], confidence=True, constrain=constrain)[0]
+        except NotImplementedError as exc:
+            raise RequestError(501, str(exc)) from None
+        except (ChaintagError, ValueError) as exc:
+            raise RequestError(400, str(exc)) from None
+        with self._lock:
+            self.requests += 1
+        return tagged.to_dict()
 
     def _answer(self, sentences, nbest, confidence, marginals, kw, cancelled) -> dict:
         """The model's answer, computed in batches of sentences (each sentence is tagged on its own)."""
@@ -232,6 +344,24 @@ class TaggingService:
                     out["marginals"] += [[dict(zip(labs, row)) for row in marg.tolist()]
                                          for marg in m.predict_marginals(part, **opts)]
         return out
+
+
+#: The page's files (package data under ``static/``) and their content types.
+STATIC = {"index.html": "text/html; charset=utf-8", "page.css": "text/css; charset=utf-8",
+          "page.js": "text/javascript; charset=utf-8"}
+#: The page loads its own script and style only, and talks to this server only.
+PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+_STATIC_CACHE: dict[str, bytes] = {}
+
+
+def _static_file(name: str) -> bytes:
+    """The bytes of one of the page's files (read once)."""
+    data = _STATIC_CACHE.get(name)
+    if data is None:
+        data = (importlib.resources.files(__package__) / "static" / name).read_bytes()
+        _STATIC_CACHE[name] = data
+    return data
 
 
 def _kind(x) -> str:
@@ -332,12 +462,34 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str) -> None:
         self._send(status, {"error": message})
 
+    def _static(self, name: str) -> None:
+        """One file of the page, with headers that keep it to this origin's own scripts and styles."""
+        data = _static_file(name)
+        self.send_response(200)
+        self.send_header("Content-Type", STATIC[name])
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Security-Policy", PAGE_POLICY)
+        try:
+            self._headers_buffer.append(b"\r\n")
+            self.wfile.write(b"".join(self._headers_buffer) + data)
+            self._headers_buffer = []
+        except OSError:
+            self.close_connection = True
+
     def do_GET(self):  # noqa: N802 (http.server's naming)
         if self.path in ("/health", "/healthz"):
             return self._send(200, self.server.service.health())
         if self.path == "/tag":
             return self._error(405, "use POST on /tag")
-        return self._error(404, f"no such endpoint {self.path!r}; use POST /tag or GET /health")
+        page = self.path.split("?", 1)[0]
+        if page in ("/", "/index.html"):
+            return self._static("index.html")
+        if page.startswith("/static/") and page[len("/static/"):] in STATIC:
+            return self._static(page[len("/static/"):])
+        return self._error(404, f"no such endpoint {self.path!r}; use POST /tag, GET /health or GET / (the page)")
 
     def do_POST(self):  # noqa: N802
         if self.path != "/tag":
