@@ -125,7 +125,7 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     Parameters
     ----------
     model : SequenceTagger, str or os.PathLike
-        A fitted model, or its file.
+        A fitted model, or its file, or a model's name (``"en-pos"``; see :func:`chaintag.load`).
     source : str or os.PathLike
         A column file, CoNLL-U file, plain text (``format="text"``), dataset reference, or ``-`` (stdin).
     output : str or os.PathLike
@@ -179,8 +179,9 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     if output_format in TEXT_OUTPUTS and output_format not in ("columns", "text"):
         raise InputError(f"--output-format {output_format} is an output of raw text: add --format raw (or "
                          "--format pretokenized)")
-    if isinstance(model, (str, os.PathLike)):
-        model_path, model = os.fspath(model), None
+    if isinstance(model, (str, os.PathLike)):  # a file, or a model's name (en-pos): its file
+        from ..models.resolve import resolve_model
+        model_path, model = os.fspath(resolve_model(model)), None
     chosen = _check_options(source, output, model_path, nbest, confidence, marginals, batch_size, jobs,
                             workers, scheduler)
     if model is None:

@@ -690,13 +690,31 @@ def register(cls):
 
 
 def load(path) -> SequenceTagger:
-    """Load a model saved by :meth:`SequenceTagger.save`.
+    """Load a model saved by :meth:`SequenceTagger.save`, or a model by name.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file, or the name of a built-in model (``"en-pos"``, ``"en-upos"``) or of one
+        built into the cache folder by ``chaintag models build NAME``. A file that exists always
+        wins over a name (:func:`chaintag.models.resolve.resolve_model`).
 
     Raises
     ------
     FileNotFoundError, chaintag.errors.ModelFormatError
+    chaintag.errors.InputError
+        For a name that is no file and no known model (the message lists the known names), or
+        a known model not built yet.
+
+    Examples
+    --------
+    >>> import chaintag
+    >>> chaintag.load("en-pos").predict([["The", "dog", "barks", "."]])  # doctest: +SKIP
+    [['DT', 'NN', 'VBZ', '.']]
     """
     from ..errors import ModelFormatError
+    from ..models.resolve import resolve_model
+    path = resolve_model(path)
     meta, arrays = load_model(path)
     if meta.get("algorithm") == "checkpoint":
         raise ModelFormatError(f"{path}: is a training checkpoint, not a model; continue the training "
