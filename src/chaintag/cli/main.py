@@ -1,4 +1,4 @@
-"""``chaintag`` command line: train, tag, eval, compare, plot, data, reproduce."""
+"""``chaintag`` command line: train, tag, eval, compare, plot, data, models, reproduce."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser. ``train``'s learner options come from every learner's declarations,
     which imports the learner classes: they are added when ``command`` is ``train`` or not known."""
     from . import compare_cmd, data_cmd, eval_cmd, plot_cmd, reproduce_cmd, tag_cmd, train_cmd
-    from . import inspect_cmd, serve_cmd
+    from . import inspect_cmd, models_cmd, serve_cmd
     from . import clusters_cmd, tune_cmd
     parser = argparse.ArgumentParser(
         prog="chaintag",
@@ -24,7 +24,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     train_cmd.add_parser(sub, learner_options=command in (None, "train"))
-    for module in (tag_cmd, eval_cmd, compare_cmd, plot_cmd, data_cmd, reproduce_cmd,
+    for module in (tag_cmd, eval_cmd, compare_cmd, plot_cmd, data_cmd, models_cmd, reproduce_cmd,
                    inspect_cmd, serve_cmd, clusters_cmd, tune_cmd):
         module.add_parser(sub)
     return parser
