@@ -5,7 +5,6 @@
 const PALETTE = 8;
 const colours = new Map(); // span label -> palette index, in the order of the model's labels
 let spanScheme = null; // null: the model's labels make no spans (POS tags): show each token's label
-let last = null; // the last answer, drawn again when the label switch changes
 
 function $(id) { return document.getElementById(id); }
 
@@ -129,7 +128,6 @@ async function tag(event) {
     });
     const answer = await res.json();
     if (!res.ok) throw new Error(answer.error || "HTTP " + res.status);
-    last = answer;
     draw(answer);
   } catch (err) {
     showError(err.message || String(err));
@@ -143,6 +141,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("text").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("form").requestSubmit();
   });
-  $("show-labels").addEventListener("change", () => { if (last) draw(last); });
+  $("show-labels").addEventListener("change", (e) => $("result").classList.toggle("labels", e.target.checked));
   describeModel();
 });
