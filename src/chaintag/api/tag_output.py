@@ -63,6 +63,17 @@ def _fixed(model, batch):
     return out
 
 
+def _pick(batch, picker):
+    """The columns the model reads, in its order, of every token of ``batch`` (``picker`` None: all)."""
+    if picker is None:
+        return batch
+    from operator import itemgetter
+    get = itemgetter(*picker)
+    if len(picker) == 1:
+        return [[(get(tok),) for tok in s] for s in batch]
+    return [list(map(get, s)) for s in batch]
+
+
 def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
     """Tag ``batch`` with ``model`` and return its output text.
 
@@ -108,8 +119,7 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
                                           options["label_field"]))
         return out.getvalue()
     from ..io.columns import format_sentence
-    rows = batch if picker is None else [[tuple(tok[i] for i in picker) for tok in s] for s in batch]
-    rows = model_rows(model, rows)
+    rows = model_rows(model, _pick(batch, picker))
     if kind == "text":  # one tagged sentence per line (an empty sentence: an empty line)
         from ..io.plain_text import format_tagged_line
         labels = iter(model.predict([r for r in rows if r]))
@@ -137,6 +147,6 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
         for toks, labs, cs in zip(batch, labels, conf):
             out.write(format_sentence([tok + (lab, f"{c:.4f}") for tok, lab, c in zip(toks, labs, cs)], sep))
     else:
-        for toks, labs in zip(batch, model.predict(rows, **kw)):
-            out.write(format_sentence([tok + (lab,) for tok, lab in zip(toks, labs)], sep))
+        from ..io.columns import format_labelled
+        out.write(format_labelled(batch, model.predict(rows, **kw), sep))
     return out.getvalue()

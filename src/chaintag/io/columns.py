@@ -40,6 +40,7 @@ __all__ = [
     "iter_lines",
     "source_name",
     "iter_sentences",
+    "format_labelled",
     "read_sentences",
     "format_sentence",
     "write_sentences",
@@ -157,7 +158,7 @@ def max_sentence_length() -> int:
         return MAX_SENTENCE
 
 
-def _split_chunks(read, empty, newline_re, cr, name: str = "<input>"):
+def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int = 0):
     """Yield the lines of a stream read chunk by chunk, without their endings.
 
     ``read(n)`` returns bytes or str; an empty result means the end. A CR at the
@@ -172,7 +173,7 @@ def _split_chunks(read, empty, newline_re, cr, name: str = "<input>"):
     """
     pending: list = []
     held = 0
-    lines = 0
+    lines = start
     limit = max_line_length()
     while True:
         chunk = read(_CHUNK)
@@ -232,11 +233,12 @@ def _display_encoding(codec: str) -> str:
     return "UTF-8" if codec in ("utf-8", "utf-8-sig") else codec
 
 
-def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str) -> Iterator[str]:
-    """Decode each line separately so that a bad byte can be reported with its line."""
+def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str, start: int = 0) -> Iterator[str]:
+    """Decode each line separately so that a bad byte can be reported with its line (the first
+    line is line ``start + 1``)."""
     if codec == "utf-8-sig":
         codec = "utf-8"
-    lineno = 0
+    lineno = start
     for raw in raw_lines:
         lineno += 1
         if lineno == 1:
@@ -250,6 +252,63 @@ def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str) -> Iterator
                 "of the line); use --encoding to give the file's encoding",
                 name, lineno) from None
         yield strip_bom(text, lineno == 1)
+
+
+#: Bytes read at a time by the whole-chunk reader (:func:`_binary_lines`).
+_BIG_CHUNK = 1 << 20
+
+
+def _binary_lines(read, codec: str, name: str) -> Iterator[str]:
+    """The lines of a binary stream, decoded: whole chunks at a time while they are plain.
+
+    A chunk's complete lines are decoded and split in one go when they hold no carriage return and
+    no byte-order mark, decode cleanly, and none is longer than the longest line allowed;
+    the first chunk that does not is read, with the rest of the stream, line by line
+    (:func:`_split_chunks`, :func:`_decode_lines`), which keeps every rule and names the line of
+    any fault. Both give the same lines.
+    """
+    limit = max_line_length()
+    dec = "utf-8" if codec == "utf-8-sig" else codec
+    pending = b""
+    lineno = 0
+    while True:
+        chunk = read(_BIG_CHUNK)
+        data = pending + chunk if pending else chunk
+        if not chunk:
+            if data:
+                yield from _slow_rest(data, read, codec, name, lineno)
+            return
+        cut = data.rfind(b"\n")
+        text = None
+        if cut >= 0 and b"\r" not in data:
+            if lineno == 0:
+                refuse_zip(data[:data.find(b"\n")], name)
+            try:
+                text = data[:cut].decode(dec)
+            except UnicodeDecodeError:
+                text = None
+            if text is not None and "\ufeff" in text:
+                text = None
+        if text is None:
+            yield from _slow_rest(data, read, codec, name, lineno)
+            return
+        lines = text.split("\n")
+        if len(text) > limit and max(map(len, lines)) > limit:
+            yield from _slow_rest(data, read, codec, name, lineno)
+            return
+        lineno += len(lines)
+        yield from lines
+        pending = data[cut + 1:]
+
+
+def _slow_rest(data: bytes, read, codec: str, name: str, lineno: int) -> Iterator[str]:
+    """``data`` and the rest of the stream, line by line, the first line numbered ``lineno + 1``."""
+    pushed = [data]
+
+    def replay(n, _read=read):
+        return pushed.pop() if pushed else _read(n)
+
+    yield from _decode_lines(_split_chunks(replay, b"", _NEWLINE_BYTES, b"\r", name, lineno), codec, name, lineno)
 
 
 def _text_lines(read, name: str = "<input>") -> Iterator[str]:
@@ -302,7 +361,7 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
         except OSError as e:
             raise InputError(f"cannot open: {e.strerror or e}", name) from None
         with f:
-            yield from _decode_lines(_split_chunks(f.read, b"", _NEWLINE_BYTES, b"\r", name), codec, name)
+            yield from _binary_lines(f.read, codec, name)
         return
     if isinstance(source, io.TextIOBase) and isinstance(getattr(source, "buffer", None),
                                                         io.BufferedIOBase):
@@ -319,7 +378,7 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
     if isinstance(first, str):
         yield from _text_lines(replay, name)
     else:
-        yield from _decode_lines(_split_chunks(replay, b"", _NEWLINE_BYTES, b"\r", name), codec, name)
+        yield from _binary_lines(replay, codec, name)
 
 
 def _make_splitter(sep: str | None, first_line: str):
@@ -633,6 +692,63 @@ def format_sentence(tokens: Sequence[Sequence[str]], sep: str = " ") -> str:
     lines.append("")
     lines.append("")
     return "\n".join(lines)
+
+
+#: A line of nothing but ASCII whitespace other than line breaks (it would read back as a sentence break).
+_BLANK_LINE = re.compile(r"^[ \t\x0b\x0c]+$", re.M)
+
+
+def format_labelled(sentences: Sequence[Sequence[Sequence[str]]], labels: Sequence[Sequence[str]],
+                    sep: str = " ") -> str:
+    """Format sentences with one more column, their labels: what :func:`format_sentence` gives for
+    each sentence's tokens plus its label, for a whole batch at once.
+
+    Parameters
+    ----------
+    sentences : sequence of sequences of sequences of str
+        Per sentence, one sequence of column values per token.
+    labels : sequence of sequences of str
+        Per sentence, one label per token.
+    sep : str
+        ``" "`` or ``"\\t"``.
+
+    Returns
+    -------
+    str
+        The text of every sentence in turn, as :func:`format_sentence` writes it.
+
+    Raises
+    ------
+    ValueError
+        As :func:`format_sentence` does, for the first token that would not read back.
+
+    Notes
+    -----
+    The batch is joined in one go and then checked as a whole: it reads back as written when it
+    holds exactly one line break per token plus one per sentence, one separator per column break,
+    no carriage return, no tab in space-separated output, no empty field (two separators in a
+    row, or one at a line's start or end) and no line of whitespace only. When a check fails, each sentence is formatted and
+    checked on its own, which names the token at fault.
+    """
+    parts = []
+    n_lines = n_seps = 0
+    for toks, labs in zip(sentences, labels):
+        if not toks:
+            continue
+        parts.append("\n".join([sep.join(tok) + sep + lab for tok, lab in zip(toks, labs)]))
+        parts.append("\n\n")
+        n_lines += len(toks) + 1
+        n_seps += len(toks) * len(toks[0])
+    text = "".join(parts)
+    other = "\t" if sep == " " else None
+    ok = (text.count("\n") == n_lines and text.count(sep) == n_seps and "\r" not in text
+          and (other is None or other not in text) and sep + sep not in text and "\n" + sep not in text
+          and sep + "\n" not in text and not text.startswith(sep) and not _BLANK_LINE.search(text)
+          and all(len(tok) == len(toks[0]) for toks in sentences for tok in toks))
+    if ok:
+        return text
+    return "".join(format_sentence([tuple(tok) + (lab,) for tok, lab in zip(toks, labs)], sep)
+                   for toks, labs in zip(sentences, labels))
 
 
 def write_sentences(sentences: Iterable, dest, *, sep: str = " ", encoding: str = "utf-8") -> int:
