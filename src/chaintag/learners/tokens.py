@@ -54,6 +54,16 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
         if len(sent) and type(sent[0]) is tuple and n_columns is None:
             out.append(sent)
             continue
+        kinds = set(map(type, sent))
+        if kinds == {tuple} and min(map(len, sent)) >= (n_columns or 0):  # tuples of enough columns: as they are
+            out.append(sent)
+            continue
+        if kinds == {str}:  # words: one-column tokens
+            rows = list(zip(sent))
+            if n_columns is not None and n_columns > 1:
+                raise InputError(f"sentence {s}, token 0: token {rows[0]!r} has 1 columns, expected {n_columns}")
+            out.append(rows)
+            continue
         rows = [(tok,) if isinstance(tok, str) else _columns(tok, s, i) for i, tok in enumerate(sent)]
         if n_columns is not None:
             for i, row in enumerate(rows):
