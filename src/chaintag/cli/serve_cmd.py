@@ -9,12 +9,15 @@ from .common import add_common
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "serve", help="serve a model over HTTP (JSON): POST /tag, GET /health",
+        "serve", help="serve a model over HTTP (JSON): POST /tag, GET /health, a page at GET /",
         description="Load a model once and answer tagging requests over HTTP. POST /tag with "
                     '{"sentences": [[token, ...], ...]} (a token: a string, a list of column strings, or a '
                     'feature dict) and optionally "nbest": K, "confidence": K, "marginals": true, '
                     '"constrain": true, "fixed": [[label or null, ...], ...]; the answer holds "labels" '
-                    "and what was asked. GET /health tells the model's algorithm and labels. Bad requests "
+                    'and what was asked. Or raw text: {"text": "...", "lang": "en"} ("tokenized": true for one '
+                    "tokenized sentence per line), answered with the tokens (offsets, labels) and the spans with "
+                    "their confidence. GET /health tells the model's algorithm and labels; GET / is a page to "
+                    "paste text and see it tagged. Bad requests "
                     "get a 4xx status and a JSON error message; the server keeps running. Stop it with Ctrl-C.")
     p.add_argument("model", metavar="MODEL", help="model file from chaintag train")
     p.add_argument("--host", default="127.0.0.1",
@@ -58,7 +61,7 @@ def run(args) -> int:
     host, port = server.server_address[:2]
     if not args.quiet:
         print(f"serving {args.model} ({model.algorithm}, {len(model.labels_)} labels) on http://{host}:{port} "
-              "(POST /tag, GET /health); Ctrl-C stops", file=sys.stderr, flush=True)
+              "(POST /tag, GET /health, the page at /); Ctrl-C stops", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
