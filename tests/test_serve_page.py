@@ -45,9 +45,12 @@ def served(tmp_path_factory):
     proc = subprocess.Popen([sys.executable, "-m", "chaintag.cli.main", "serve", str(path), "--port", "0"],
                             stderr=subprocess.PIPE, text=True)
     try:
-        line = proc.stderr.readline()  # "serving ... on http://127.0.0.1:PORT (...)"
-        found = re.search(r"http://([\d.]+):(\d+)", line)
-        assert found, f"chaintag serve did not start: {line}{proc.stderr.read() if proc.poll() is not None else ''}"
+        seen, found = [], None
+        while found is None:  # "serving ... on http://127.0.0.1:PORT (...)", after any warnings
+            line = proc.stderr.readline()
+            assert line, "chaintag serve did not start: " + "".join(seen)
+            seen.append(line)
+            found = re.search(r"serving .* on http://([\d.]+):(\d+)", line)
         yield found.group(1), int(found.group(2))
     finally:
         proc.terminate()
