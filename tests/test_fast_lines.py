@@ -56,3 +56,13 @@ def test_a_bad_byte_after_plain_chunks_names_its_line(tmp_path, monkeypatch):
     with pytest.raises(InputError) as exc:
         list(iter_lines(path))
     assert exc.value.line == 51 and "0xff" in exc.value.message
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\u3000", "\u00a0", "\x0b", "é"]), max_size=12))
+def test_split_columns_fast_path_equals_the_expression(line):
+    import re
+    fields = re.split(r"[ \t]+", line)
+    fields = fields[1:] if fields and fields[0] == "" else fields
+    fields = fields[:-1] if fields and fields[-1] == "" else fields
+    assert columns.split_columns(line) == fields

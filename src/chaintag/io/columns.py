@@ -81,6 +81,8 @@ def split_columns(line: str) -> list[str]:
     >>> split_columns("10\u00a0000 NUM  B-MONEY ")
     ['10\xa0000', 'NUM', 'B-MONEY']
     """
+    if line and "\t" not in line and "  " not in line and line[0] != " " and line[-1] != " ":
+        return line.split(" ")  # single spaces between the fields: the same as the expression, faster
     fields = _COLUMN_SPACE.split(line)
     if fields and fields[0] == "":
         fields = fields[1:]
@@ -744,7 +746,7 @@ def format_labelled(sentences: Sequence[Sequence[Sequence[str]]], labels: Sequen
     ok = (text.count("\n") == n_lines and text.count(sep) == n_seps and "\r" not in text
           and (other is None or other not in text) and sep + sep not in text and "\n" + sep not in text
           and sep + "\n" not in text and not text.startswith(sep) and not _BLANK_LINE.search(text)
-          and all(len(tok) == len(toks[0]) for toks in sentences for tok in toks))
+          and all(len(set(map(len, toks))) <= 1 for toks in sentences))
     if ok:
         return text
     return "".join(format_sentence([tuple(tok) + (lab,) for tok, lab in zip(toks, labs)], sep)
