@@ -94,6 +94,21 @@ def test_tag_by_name_on_the_command_line_with_no_data_directory(tmp_path, monkey
     assert out == "She PRP sells VBZ sea NN shells NNS . .".split()
 
 
+def test_a_built_in_model_tags_a_raw_sentence(tmp_path, monkeypatch, cache, capsys):
+    text = "We were not happy with the service. She sells sea shells."
+    doc = chaintag.tag_text("en-pos", text)
+    assert [t.text for t in doc.tokens] == "We were not happy with the service . She sells sea shells .".split()
+    assert [t.label for t in doc.tokens] == "PRP VBD RB JJ IN DT NN . PRP VBZ NN NNS .".split()
+    assert doc.sentences == [(0, 8), (8, 13)] and doc.spans == []
+    assert all(text[t.start:t.end] == t.text for t in doc.tokens)
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "raw.txt"
+    src.write_text(text + "\n", encoding="utf-8")
+    assert main(["tag", "--model", "en-pos", "--format", "raw", "--output-format", "conll", "-q", str(src)]) == 0
+    rows = [r.split("\t") for r in capsys.readouterr().out.splitlines() if r]
+    assert [lab for _, lab in rows] == [t.label for t in doc.tokens]
+
+
 # ------------------------------------------------------------------ names and files
 
 def _tiny_model(path):
