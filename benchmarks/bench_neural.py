@@ -151,6 +151,8 @@ def accuracy(args) -> dict:
     params = dict(REFERENCE, epochs=args.epochs, hidden=args.hidden, device=args.device,
                   max_seconds=args.max_seconds, random_state=args.seed, progress=None,
                   embeddings=args.embeddings, lowercase=not args.keep_case)
+    if args.embeddings:
+        params.pop("word_dim")  # the vectors' own dimension (GloVe 6B: 50)
     if args.optimizer:
         params["optimizer"] = args.optimizer
     m = chaintag.make_learner(args.algorithm, **params)
