@@ -75,3 +75,12 @@ def test_pretokenized_text_keeps_lines_as_sentences_and_offsets():
     assert doc.sentence_tokens() == [["The", "dog", "barks", "."], ["It", "'s", "late"]]
     assert all(text[t.start:t.end] == t.text for t in doc.tokens)
     assert doc.to_dict()["tokens"][4] == {"text": "It", "start": 19, "end": 21, "label": None}
+
+
+def test_a_period_after_a_number_ends_the_sentence_before_a_capital_or_an_opening_mark():
+    assert _sentences("It cost $3.50. I left.") == [["It", "cost", "$", "3.50", "."], ["I", "left", "."]]
+    assert _sentences("Son las 3.30h. ¿Qué pasa? ¡Nada!", "es") == [
+        ["Son", "las", "3.30h", "."], ["¿", "Qué", "pasa", "?"], ["¡", "Nada", "!"]]
+    # an abbreviation's period, or a lower-case word after the period, does not split
+    assert _sentences("The U.S. Army paid 3.50 . and more.") == [
+        ["The", "U.S.", "Army", "paid", "3.50", ".", "and", "more", "."]]

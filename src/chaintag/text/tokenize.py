@@ -9,7 +9,9 @@ are then brought to the conventions of the treebanks the models learn from (Penn
   belongs to that word (``Dr.``, ``e.g.``, ``U.S.``); a sentence-final period is a token of its own
   (``3pm .``);
 - English splits clitics (``It 's``, ``do n't``); Spanish, Dutch and German keep a word with its
-  apostrophe (Dutch ``auto's``, ``'s avonds``).
+  apostrophe (Dutch ``auto's``, ``'s avonds``);
+- a period of its own after a number or a word, followed by a capital letter or an opening
+  ``¿`` / ``¡``, ends the sentence (``$3.50. I``, ``3.30h. ¿Qué``), where syntok goes on.
 
 Offsets always index the original text: ``text[token.start:token.end] == token.text``.
 """
@@ -95,8 +97,22 @@ def split_text(text: str, lang: str = "en") -> Document:
             first = len(doc.tokens)
             for a, b in _merge(spans, text, lang):
                 doc.tokens.append(Token(text[a:b], a, b))
+                if _ends_sentence(doc.tokens, first):  # a period the segmenter left inside
+                    doc.sentences.append((first, len(doc.tokens) - 1))
+                    first = len(doc.tokens) - 1
             doc.sentences.append((first, len(doc.tokens)))
     return doc
+
+
+def _ends_sentence(tokens: list[Token], first: int) -> bool:
+    """Whether the last token opens a new sentence: it follows a period of its own (a token ``.``,
+    not an abbreviation's) after a number or a word, and it begins with a capital letter or an
+    opening ``¿`` / ``¡`` (``$3.50. I``, ``3.30h. ¿Qué``), which the segmenter does not split."""
+    n = len(tokens)
+    if n - first < 3 or tokens[-2].text != ".":
+        return False
+    nxt = tokens[-1].text[:1]
+    return (nxt.isupper() or nxt in "\u00bf\u00a1") and tokens[-3].text[-1:].isalnum()
 
 
 def pretokenized(text: str) -> Document:
