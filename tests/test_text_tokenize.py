@@ -84,3 +84,16 @@ def test_a_period_after_a_number_ends_the_sentence_before_a_capital_or_an_openin
     # an abbreviation's period, or a lower-case word after the period, does not split
     assert _sentences("The U.S. Army paid 3.50 . and more.") == [
         ["The", "U.S.", "Army", "paid", "3.50", ".", "and", "more", "."]]
+
+
+def test_words_with_a_capital_inside_stay_whole_and_clitics_still_split():
+    assert _sentences("HeLa cells express FasL, IgH mRNA and NF-kappaB; I don't own an iPhone.") == [
+        ["HeLa", "cells", "express", "FasL", ",", "IgH", "mRNA", "and", "NF-kappaB", ";", "I", "do", "n't", "own",
+         "an", "iPhone", "."]]
+
+
+def test_abbreviations_before_commas_and_lower_case_words_keep_their_period():
+    assert _sentences("Acme Corp. said it sold plants in Calif., Nev. and Ariz.; profits fell.") == [
+        ["Acme", "Corp.", "said", "it", "sold", "plants", "in", "Calif.", ",", "Nev.", "and", "Ariz.", ";",
+         "profits", "fell", "."]]
+    assert _sentences("He went home. Then he slept.") == [["He", "went", "home", "."], ["Then", "he", "slept", "."]]

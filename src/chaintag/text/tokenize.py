@@ -4,10 +4,12 @@ The segmenter and tokenizer are syntok's (rule based, pure Python, no model to d
 are then brought to the conventions of the treebanks the models learn from (Penn Treebank, UD):
 
 - a word joined by a hyphen or an underscore stays one token (``well-known``, ``E-mail``), where
-  syntok drops the hyphen;
+  syntok drops the hyphen, and so does a word with a capital inside (``mRNA``, ``HeLa``,
+  ``NF-kappaB``, ``iPhone``), which syntok splits before the capital;
 - a period that touches a short word before it and is followed by a word of the same sentence
-  belongs to that word (``Dr.``, ``e.g.``, ``U.S.``); a sentence-final period is a token of its own
-  (``3pm .``);
+  belongs to that word (``Dr.``, ``e.g.``, ``U.S.``), and so does one after a word of up to eight
+  letters followed by a comma, a colon, a semicolon, a closing parenthesis or a lower-case word
+  (``Calif.,``, ``Corp. said``); a sentence-final period is a token of its own (``3pm .``);
 - English splits clitics (``It 's``, ``do n't``); Spanish, Dutch and German keep a word with its
   apostrophe (Dutch ``auto's``, ``'s avonds``);
 - a period of its own after a number or a word, followed by a capital letter or an opening
@@ -48,9 +50,12 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
             piece = text[a:b]
             prev = text[pa:pb]
             last = i == n - 1
-            joined = gap in _JOINERS and prev[-1:].isalnum() and piece[:1].isalnum()
+            joined = (gap in _JOINERS or (gap == "" and "'" not in piece and "\u2019" not in piece)) \
+                and prev[-1:].isalnum() and piece[:1].isalnum()
             nxt = "" if last else text[spans[i + 1][0]:spans[i + 1][1]]
-            period = (gap == "" and piece == "." and nxt[:1].isalnum() and len(prev) <= 4
+            follows = (nxt[:1].isalnum() and len(prev) <= 4) or (
+                nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and len(prev) <= 8)
+            period = (gap == "" and piece == "." and follows
                       and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
             apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and prev[-1:].isalnum()
             lone = lang != "en" and gap == "" and prev in ("'", "\u2019") and piece[:1].isalpha() and (
