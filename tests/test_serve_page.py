@@ -159,3 +159,24 @@ def test_the_page_tags_pasted_text_and_marks_the_spans(served, browser):
                 and "400 (Bad Request)" not in e["message"]]
     assert not problems, problems
     assert time.monotonic() - start < 30
+
+
+def test_the_page_keeps_text_beyond_the_basic_plane_in_place(served, browser):
+    """Offsets count code points; a JS string counts UTF-16 units: emoji before and inside the text."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    host, port = served
+    text = "\U0001f600 John Smith went to New York \U0001f9ec. Mary likes Paris!"
+    status, want = post(served, {"text": text, "lang": "en"})
+    assert status == 200 and want["spans"], want
+    browser.get(f"http://{host}:{port}/")
+    wait = WebDriverWait(browser, 15)
+    wait.until(lambda d: "crf" in d.find_element(By.ID, "model").text)
+    browser.execute_script("document.getElementById('text').value = arguments[0]", text)
+    browser.find_element(By.ID, "tag").click()
+    wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#result mark .badge")))
+    assert browser.execute_script(SHOWN_TEXT) == text
+    marks = browser.execute_script(READ_MARKS)
+    assert [(m["label"], m["text"]) for m in marks] == [(s["label"], s["text"]) for s in want["spans"]]

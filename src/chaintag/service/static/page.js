@@ -74,7 +74,9 @@ function badgeNode(span) {
 }
 
 // The text with its spans marked: tokens in order, the characters between them kept as they are.
+// Offsets count Unicode code points (as Python's strings do), not the UTF-16 units of a JS string.
 function draw(doc) {
+  const chars = Array.from(doc.text);
   const out = $("result");
   out.replaceChildren();
   out.classList.toggle("labels", $("show-labels").checked);
@@ -82,7 +84,7 @@ function draw(doc) {
   let pos = 0, k = 0, mark = null;
   for (const tok of doc.tokens) {
     while (!mark && k < spans.length && spans[k].start < tok.start) k++; // a span off the token grid
-    if (tok.start > pos) (mark || out).append(doc.text.slice(pos, tok.start));
+    if (tok.start > pos) (mark || out).append(chars.slice(pos, tok.start).join(""));
     if (!mark && k < spans.length && spans[k].start === tok.start) {
       mark = spanNode(spans[k]);
       out.append(mark);
@@ -95,7 +97,7 @@ function draw(doc) {
       k++;
     }
   }
-  if (pos < doc.text.length) out.append(doc.text.slice(pos));
+  if (pos < chars.length) out.append(chars.slice(pos).join(""));
 
   const legend = $("legend");
   legend.replaceChildren();
