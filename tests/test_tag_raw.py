@@ -104,3 +104,29 @@ def test_cli_raw_spans_conll_and_refusals(ner, tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["tag", "-m", str(path), str(src), "--format", "raw", "--lang", "xx"])
     assert exc.value.code == 2
+
+
+def test_cli_raw_constrain_and_scheme_are_checked(ner, tmp_path, capsys):
+    model, path = ner
+    src = tmp_path / "in.txt"
+    src.write_text("John Smith went to Paris.\n", encoding="utf-8")
+    assert main(["tag", "-m", str(path), str(src), "--format", "raw", "--constrain", "--quiet"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["spans"] and all(0 <= s["confidence"] <= 1 for s in rec["spans"])
+    assert main(["tag", "-m", str(path), str(src), "--format", "raw", "--constrain", "--scheme", "bilou"]) == 2
+    assert "--constrain" in capsys.readouterr().err
+    assert main(["tag", "-m", str(path), str(src), "--format", "raw", "--scheme", "iob2"]) == 2
+    assert "add --constrain" in capsys.readouterr().err
+    pos = chaintag.make_learner("perceptron", features=["w[0]"], epochs=1).fit([["a", "dog"]], [["DT", "NN"]])
+    pos_path = tmp_path / "pos.npz"
+    pos.save(pos_path)
+    assert main(["tag", "-m", str(pos_path), str(src), "--format", "raw", "--constrain"]) == 2
+    assert "follow no chunk scheme" in capsys.readouterr().err
+
+
+def test_predict_spans_refuses_strings(ner):
+    model, _ = ner
+    with pytest.raises(chaintag.InputError, match="expected a list of sentences"):
+        model.predict_spans("John Smith")
+    with pytest.raises(chaintag.InputError, match="sentence 0 is a string"):
+        model.predict_spans(["John", "Smith"])

@@ -170,8 +170,9 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
                                       ("--jobs", jobs > 1), ("--workers", workers), ("--scheduler", scheduler))
                    if v]
         if refused:
-            raise InputError(f"{refused[0]} is not an option of --format {format} (its spans carry their "
-                             "confidence: --output-format spans)")
+            why = (" (each span carries its confidence: --output-format spans)"
+                   if refused[0] in ("--nbest", "--confidence", "--marginals") else " (it is for column input)")
+            raise InputError(f"{refused[0]} is not an option of --format {format}{why}")
         from .text_tagging import tag_text_file
         return tag_text_file(model if model is not None else model_path, source, output, format=format,
                              output_format=output_format, lang=lang, encoding=encoding, constrain=constrain,

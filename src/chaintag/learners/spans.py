@@ -73,8 +73,14 @@ class SpanMixin:
             :func:`chaintag.evaluation.evaluate` counts in ``labels``, in order; empty for labels
             that make no chunks. ``confidence`` is in [0, 1], None without ``confidence``.
         """
+        from ..errors import InputError
         from ..evaluation.chunks import _scan
-        sentences = [list(s) for s in sentences]
+        from .tokens import materialise
+        sentences = materialise(sentences, "input")
+        for i, sent in enumerate(sentences):
+            if isinstance(sent, str):
+                raise InputError(f"sentence {i} is a string; a sentence is a list of tokens (split it into words "
+                                 "first, or use tag_text for raw text)")
         chosen = self.span_scheme(scheme)
         if constrain:
             nbest = self.predict_nbest(sentences, self._span_n(), constrain=constrain)
