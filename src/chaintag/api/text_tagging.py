@@ -67,7 +67,7 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
     --------
     >>> doc = chaintag.tag_text("en-pos", "It's 3pm.")          # doctest: +SKIP
     >>> [(t.text, t.label) for t in doc.tokens]                  # doctest: +SKIP
-    [('It', 'PRP'), ("'s", 'VBZ'), ('3pm', 'CD'), ('.', '.')]
+    [('It', 'PRP'), ("'s", 'VBZ'), ('3pm', 'NN'), ('.', '.')]
     """
     return _model(model).tag_text(text, lang, tokenized=tokenized, confidence=confidence, constrain=constrain,
                                   scheme=scheme)

@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
                     "their confidence. GET /health tells the model's algorithm and labels; GET / is a page to "
                     "paste text and see it tagged. Bad requests "
                     "get a 4xx status and a JSON error message; the server keeps running. Stop it with Ctrl-C.")
-    p.add_argument("model", metavar="MODEL", help="model file from chaintag train")
+    p.add_argument("model", metavar="MODEL", help="model file from chaintag train, or the name of a built-in or built model (chaintag models list)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for every interface)")
     p.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
