@@ -130,3 +130,11 @@ def test_predict_spans_refuses_strings(ner):
         model.predict_spans("John Smith")
     with pytest.raises(chaintag.InputError, match="sentence 0 is a string"):
         model.predict_spans(["John", "Smith"])
+
+
+def test_lang_is_for_raw_text_only(ner, tmp_path, capsys):
+    _, path = ner
+    src = tmp_path / "in.txt"
+    src.write_text("John NNP\nSmith NNP\n", encoding="utf-8")
+    assert main(["tag", "-m", str(path), str(src), "--lang", "es"]) == 2
+    assert "--lang sets the tokenizer of --format raw" in capsys.readouterr().err

@@ -119,7 +119,7 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
              marginals: bool = False, constrain: bool = False, scheme: str | None = None, partial: bool = False,
              label_field: str | None = None, batch_size: int = 2000, jobs: int = 1, workers: int | None = None,
              scheduler: str | None = None, progress: Callable[[int], None] | None = None,
-             warn: Callable[[str], None] | None = None, lang: str = "en") -> int:
+             warn: Callable[[str], None] | None = None, lang: str | None = None) -> int:
     """Tag a file, a dataset split or standard input with a model, as ``chaintag tag`` does.
 
     Parameters
@@ -150,8 +150,8 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
         Sentences per batch; processes of this machine; or a Dask cluster.
     progress, warn
         As for :func:`tag_stream`.
-    lang : {"en", "es", "nl", "de"}
-        The tokenizer's conventions for ``format="raw"``.
+    lang : {"en", "es", "nl", "de"}, optional
+        The tokenizer's conventions for ``format="raw"`` (default English); refused with other formats.
 
     Returns
     -------
@@ -175,8 +175,10 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
             raise InputError(f"{refused[0]} is not an option of --format {format}{why}")
         from .text_tagging import tag_text_file
         return tag_text_file(model if model is not None else model_path, source, output, format=format,
-                             output_format=output_format, lang=lang, encoding=encoding, constrain=constrain,
+                             output_format=output_format, lang=lang or "en", encoding=encoding, constrain=constrain,
                              scheme=scheme, progress=progress)
+    if lang is not None:
+        raise InputError("--lang sets the tokenizer of --format raw; this input is not raw text")
     if output_format in TEXT_OUTPUTS and output_format not in ("columns", "text"):
         raise InputError(f"--output-format {output_format} is an output of raw text: add --format raw (or "
                          "--format pretokenized)")

@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
                         "models that read one column. Default: "
                         "from the reference or the file name (.conllu, .cupt, .conllup), else detected from "
                         "the content (CoNLL-U or columns), also on stdin")
-    p.add_argument("--lang", choices=["en", "es", "nl", "de"], default="en",
+    p.add_argument("--lang", choices=["en", "es", "nl", "de"], default=None,
                    help="the tokenizer's conventions for --format raw (default: en; English splits clitics: "
                         "It 's, do n't)")
     p.add_argument("--output-format", choices=["columns", "conllu", "text", "spans", "conll"], default=None,
