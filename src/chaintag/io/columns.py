@@ -729,8 +729,8 @@ def format_labelled(sentences: Sequence[Sequence[Sequence[str]]], labels: Sequen
     The batch is joined in one go and then checked as a whole: it reads back as written when it
     holds exactly one line break per token plus one per sentence, one separator per column break,
     no carriage return, no tab in space-separated output, no empty field (two separators in a
-    row, or one at a line's start or end) and no line of whitespace only. When a check fails, each sentence is formatted and
-    checked on its own, which names the token at fault.
+    row, or one at a line's start or end) and no line of whitespace only. When a check fails, each
+    sentence is formatted and checked on its own, which names the token at fault.
     """
     parts = []
     n_lines = n_seps = 0
