@@ -15,33 +15,13 @@ from collections.abc import Callable, Iterable
 from ..errors import InputError
 from .tag_input import (check_text_options, explained, feature_picker, looks_like_text,
                         open_sentences)
+from .tag_constraints import constraint_options
 from .tag_output import check_partial_sentence
 
 __all__ = ["MAX_K", "tag_file", "tag_stream"]
 
 #: Largest K of ``nbest`` / ``confidence`` (the search keeps K paths per sentence).
 MAX_K = 10000
-
-
-def _constraint_options(model, constrain, scheme, partial, fmt: str) -> dict:
-    from ..decoding.constraints import scheme_masks
-    from ..learners.constrained import _check_model
-    try:
-        _check_model(model)
-    except NotImplementedError as exc:
-        raise InputError(str(exc)) from None
-    if scheme and not constrain:
-        raise InputError("--scheme names the scheme of --constrain: add --constrain")
-    constrain = (scheme or True) if constrain else False
-    if constrain:
-        try:
-            scheme_masks(model.labels_, None if constrain is True else constrain)
-        except ValueError as exc:
-            raise InputError(f"--constrain: {exc}") from None
-    if partial and fmt == "conllu":
-        raise InputError("--partial reads the fixed labels from the last column of a column file, "
-                         "not from CoNLL-U input")
-    return {"constrain": constrain, "partial": bool(partial)}
 
 
 def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", options: dict | None = None,
@@ -307,7 +287,7 @@ def _plan(model, source, format, output_format, sep, encoding, data_dir, nbest, 
         else:
             sentences = (block.sentence for block in sentences if block.sentence.tokens)
     if kind != "conllu" and (constrain or partial or scheme):
-        options.update(_constraint_options(model, constrain, scheme, partial, info["format"]))
+        options.update(constraint_options(model, constrain, scheme, partial, info["format"]))
     return sentences, info, name, kind, options
 
 

@@ -186,16 +186,9 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     if batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     model = _model(model)
-    if scheme and not constrain:
-        raise InputError("--scheme names the scheme of --constrain: add --constrain")
-    if constrain:
-        from ..decoding.constraints import scheme_masks
-        constrain = scheme or True
-        try:
-            scheme_masks(model.labels_, None if constrain is True else constrain)
-        except ValueError as exc:
-            raise InputError(f"--constrain: {exc}") from None
-        scheme = None
+    if constrain or scheme:
+        from .tag_constraints import constraint_options
+        constrain, scheme = constraint_options(model, constrain, scheme, False, format)["constrain"], None
     name = "<stdin>" if os.fspath(source) == "-" else os.fspath(source)
     if name != "<stdin>" and not os.path.exists(name):
         raise InputError("no such file", name)
