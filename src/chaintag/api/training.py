@@ -54,7 +54,7 @@ class TrainResult:
 
 #: The settings of :func:`train` (the names of ``chaintag train``'s options) and their defaults.
 DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm="perceptron", order=1,
-                features=None, clusters=None, autotags=None, epochs=None, cc=0, hash_bits=None,
+                features=None, resources=None, clusters=None, autotags=None, epochs=None, cc=0, hash_bits=None,
                 feature_space="gold", shuffle=None, seed=0, no_clip=None, history=None, checkpoint_dir=None,
                 resume=False, scheme=None, workers=None, scheduler=None, mixing=None, stream=None,
                 stream_dir=None, columns=None, data_dir=None, label_field=None, sep=None, encoding="utf-8",
@@ -92,7 +92,8 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
     **settings
         The names of ``chaintag train``'s options (:data:`DEFAULTS`): ``algorithm``, ``features``,
         ``dev``, ``dev_fraction``, ``test``, ``model`` (a path: the model is saved there), ``epochs``,
-        ``order``, ``clusters``, ``autotags``, ``checkpoint_dir``, ``resume``, ``scheme``, ...
+        ``order``, ``resources`` (files of word vectors, Brown paths or cluster tables; ``clusters``
+        is the same), ``autotags``, ``checkpoint_dir``, ``resume``, ``scheme``, ...
 
     Returns
     -------
@@ -145,7 +146,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     opts : object
         The settings, with the names of ``chaintag train``'s options (``train``, ``dev``,
         ``dev_fraction``, ``test``, ``model``, ``algorithm``, ``order``, ``features``,
-        ``clusters``, ``autotags``, ``epochs``, ``cc``, ``hash_bits``, ``feature_space``,
+        ``resources``, ``clusters``, ``autotags``, ``epochs``, ``cc``, ``hash_bits``, ``feature_space``,
         ``shuffle``, ``seed``, ``no_clip``, ``history``, ``checkpoint_dir``, ``resume``,
         ``scheme``, ``workers``, ``scheduler``, ``mixing``, ``stream``, ``stream_dir``,
         ``columns``, ``data_dir``, ``label_field``, ``sep``, ``encoding``, ``format``, ``quiet``):
@@ -223,8 +224,8 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     from .train_checks import default_preset, describe_features, describe_labels
     if getattr(LEARNERS.get(opts.algorithm), "learns_representation", False):
         # neural learners embed the columns themselves: no attribute templates, presets or clusters
-        for option, value in (("--features", opts.features), ("--clusters", opts.clusters),
-                              ("--autotags", opts.autotags)):
+        for option, value in (("--features", opts.features), ("--resources", getattr(opts, "resources", None)),
+                              ("--clusters", opts.clusters), ("--autotags", opts.autotags)):
             if value:
                 raise InputError(f"{option} does not apply to {opts.algorithm}: it learns its own token "
                                  "representation (word, character and column embeddings)")
@@ -234,9 +235,7 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     why = None
     if opts.features is None:
         opts.features, why = default_preset(train.columns, train.labels)
-    if opts.clusters:
-        from ..features.spec import with_clusters
-        opts.features = with_clusters(opts.features, opts.clusters)
+    _add_resources(opts, log)
     if opts.autotags:
         from ..features.spec import with_autotags
         opts.features = with_autotags(opts.features, _text_paths(opts.autotags, opts.data_dir,
@@ -425,6 +424,29 @@ def _model_not_saved(args, learner, exc: OSError):
                            "instead: move it where you want it", args.model, errno_, exit_code=EXIT_STATE_KEPT)
     return OutputError(f"{exc}; the model was not saved, nor a rescue copy in {' or '.join(tried) or 'another folder'}"
                        "; the trained model is lost", args.model, errno_)
+
+
+def _add_resources(opts, log) -> None:
+    """Name the resource files (``--resources``, ``--clusters``) in ``opts.features``; when the templates
+    read word clusters or vectors and no file is named, the first known resource of the data directory
+    (GloVe 6B 50d), said in the log. None found: the extractor's error says what to give."""
+    from ..features.spec import resource_paths, uses_resources, with_clusters
+    given = list(getattr(opts, "resources", None) or []) + list(opts.clusters or [])
+    if given:
+        opts.features = with_clusters(opts.features, given)
+        return
+    if not uses_resources(opts.features) or resource_paths(opts.features):
+        return
+    from ..features.feature_spec import FeatureSpec
+    from ..resources.discover import find_known_resource
+    from ..resources.wordmaps import is_resource_function
+    needs = [n for n in FeatureSpec.parse(opts.features).function_names() if is_resource_function(n)]
+    found = find_known_resource(opts.data_dir, needs)
+    if found is not None:
+        path, about = found
+        opts.features = with_clusters(opts.features, [str(path)])
+        log(f"resources: the templates read word clusters or vectors and no --resources was given; using "
+            f"{path} from the data directory ({about})")
 
 
 def _text_paths(paths, data_dir, in_data_dir: bool = False) -> list[str]:

@@ -45,10 +45,16 @@ def add_parser(sub, learner_options: bool = True) -> None:
     p.add_argument("--recipe", choices=sorted(RECIPES), default=None,
                    help="settings chosen on dev data for a task; they fill the options you leave at their "
                         "defaults: " + "; ".join(f"{k}: {v['about']}" for k, v in sorted(RECIPES.items())))
+    p.add_argument("--resources", nargs="+", action="extend", metavar="PATH",
+                   help="word resources for the brownK / kmN / vec template functions (e.g. --features "
+                        "chunking+kmvec): word vectors in text format (GloVe, word2vec, fastText), a Brown "
+                        "paths file, or a table from `chaintag clusters`; the model keeps the maps it needs. "
+                        "Parsed vectors and their k-means ids are cached by content in "
+                        "$CHAINTAG_CACHE/resources (else ~/.cache/chaintag/resources). When the templates need "
+                        "resources and none is given, a known one of the data directory is taken "
+                        "(glove6b50d/glove.6B.50d.txt) and named on stderr")
     p.add_argument("--clusters", nargs="+", action="extend", metavar="FILE",
-                   help="word-cluster resources for the brownK / kmN template functions (e.g. "
-                        "--features chunking+clusters): a table from `chaintag clusters`, a Brown paths "
-                        "file, or word vectors in text format; the model keeps the maps it needs")
+                   help="the same as --resources (its older name)")
     p.add_argument("--autotags", nargs="+", action="extend", metavar="PATH",
                    help="unlabeled text (files, or folders of *.txt files; one tokenized sentence a line; a name "
                         "that is no path here, such as unlabeled_en, is read from the data directory) for "

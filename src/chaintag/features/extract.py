@@ -136,8 +136,9 @@ def _resource_functions(templates, resources):
     if resources is None:
         used = next(t.name for t in templates for a in t.atoms if any(f in names for f in a.functions))
         raise InputError(f"template {used!r} reads word clusters ({', '.join(names)}), but no cluster "
-                         "resource is given: pass --clusters FILE (a table from `chaintag clusters`, a "
-                         "Brown paths file or word vectors)")
+                         "resource is given: pass --resources FILE (word vectors, a table from `chaintag "
+                         "clusters` or a Brown paths file; --clusters is the same), or put a known one "
+                         "(glove6b50d/glove.6B.50d.txt) in the data directory")
     kept = resources.subset(names)
     table = dict(FUNCTIONS)
     for n in names:

@@ -186,9 +186,11 @@ def resolve_resources(features: Spec) -> WordMaps | None:
 
     The maps of the last files read are kept in memory (keyed by path, size
     and modification time), so that training epoch by epoch, as the
-    experiment runner does, reads a large file once.
+    experiment runner does, reads a large file once; word-vector files and
+    their k-means ids go through the on-disk cache of derived resources
+    (:mod:`chaintag.resources.cached`), so that the next run reads them fast.
     """
-    from ..resources.files import load_resources
+    from ..resources.cached import load_resources
     paths = resource_paths(features)
     if not paths:
         return None

@@ -35,6 +35,9 @@ from ..io.vector_lines import VectorLines, is_number
 from .wordmaps import WordMaps
 
 TABLE_MAGIC = "# chaintag word clusters 1"
+#: Version of :func:`read_vectors`: raise it when the same bytes would give other words or values
+#: (it keys the cached vectors, :mod:`chaintag.resources.cached`).
+VECTORS_READER_VERSION = 1
 _BITS = re.compile(r"^[01]+$")
 
 

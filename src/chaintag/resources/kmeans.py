@@ -6,10 +6,22 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["KMEANS_PASSES", "kmeans_ids"]
+__all__ = ["KMEANS_PASSES", "KMEANS_VERSION", "kmeans_ids", "sklearn_version"]
 
 #: Most passes of MiniBatchKMeans over the vocabulary.
 KMEANS_PASSES = 20
+#: Version of :func:`kmeans_ids`: raise it when the same vectors would get other ids (it keys the
+#: cached ids, :mod:`chaintag.resources.cached`, with scikit-learn's version).
+KMEANS_VERSION = 1
+
+
+def sklearn_version() -> str:
+    """The installed scikit-learn's version (read from its metadata, not imported), or ``"none"``."""
+    from importlib import metadata
+    try:
+        return metadata.version("scikit-learn")
+    except metadata.PackageNotFoundError:
+        return "none"
 
 
 def kmeans_ids(vectors: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:

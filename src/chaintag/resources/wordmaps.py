@@ -96,6 +96,11 @@ class WordMaps:
         self.vectors = vectors
         self.normalize = tuple(normalize)
         self.source = source
+        #: ``kmeans_cache(vectors, n, vectors_digest) -> ids``: where :meth:`kmeans` gets ids it lacks
+        #: (set by :func:`chaintag.resources.cached.load_resources`: the on-disk cache); None: computed here.
+        self.kmeans_cache: Callable[[np.ndarray, int, str | None], np.ndarray] | None = None
+        #: A key naming the vectors' content (the cached file's entry), or None (the cache hashes the array).
+        self.vectors_digest: str | None = None
         unknown = [n for n in self.normalize if n not in _NORMALIZERS]
         if unknown:
             raise InputError(f"unknown normalization {unknown[0]!r} (known: lower, norm)", source or None)
@@ -169,8 +174,11 @@ class WordMaps:
             raise InputError(f"template function km{n} needs {n} k-means clusters, but the resources "
                              f"({self.source or 'given'}) offer: {', '.join(self.available()) or 'nothing'} "
                              "(give word vectors, or a cluster table with that many clusters)")
-        from .kmeans import kmeans_ids
-        self.clusters[n] = kmeans_ids(self.vectors, n)
+        if self.kmeans_cache is not None:
+            self.clusters[n] = np.asarray(self.kmeans_cache(self.vectors, n, self.vectors_digest), dtype=np.int32)
+        else:
+            from .kmeans import kmeans_ids
+            self.clusters[n] = kmeans_ids(self.vectors, n)
         return self.clusters[n]
 
     # --------------------------------------------------------- persistence
@@ -270,8 +278,9 @@ class WordMaps:
                 # looked up through the vectors alone
                 vectors = np.zeros((len(words), m.vectors.shape[1]), dtype=np.float32)
                 vectors[rows] = m.vectors
-        return cls(words, paths, clusters, vectors, maps[0].normalize,
-                   " + ".join(m.source for m in maps))
+        out = cls(words, paths, clusters, vectors, maps[0].normalize, " + ".join(m.source for m in maps))
+        out.kmeans_cache = next((m.kmeans_cache for m in maps if m.kmeans_cache is not None), None)
+        return out  # vectors_digest None: the rows were placed anew
 
 
 def _blob(strings: list[str]) -> np.ndarray:
