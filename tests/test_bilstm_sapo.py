@@ -186,3 +186,42 @@ def test_cli_train_tag_eval_inspect(tmp_path):
     assert ev.returncode == 0, ev.stderr
     info = subprocess.run(cli + ["inspect", str(model)], capture_output=True, text=True)
     assert info.returncode == 0 and "bilstm-sapo" in info.stdout and "transitions" in info.stdout, info.stderr
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_margin_with_n_all_sequences_is_the_softmax_margin_loss(seed):
+    """With a cost C and n = every sequence, the loss is log sum_y exp(s(y) + C hamming(y, y*)) - s(y*)."""
+    em, mask, tags, U, s, e, lengths = random_scores(seed, B=3, T=3, L=3)
+    leaves = [t.detach().clone().requires_grad_(True) for t in (em, U, s, e)]
+    loss = sapo_head.sapo_loss(leaves[0], mask, tags, *leaves[1:], 3 ** 3, margin=0.7)
+    for b, t in enumerate(lengths):
+        gold = tuple(tags[b, :t].tolist())
+        scored = [(sc + 0.7 * sum(a != g for a, g in zip(y, gold)), y)
+                  for sc, y in brute_force(em[b].detach().numpy(), U.numpy(), s.numpy(), e.numpy(), t)]
+        gold_score = next(sc for sc, y in brute_force(em[b].detach().numpy(), U.numpy(), s.numpy(), e.numpy(), t)
+                          if y == gold)
+        vals = np.array([v for v, _ in scored])
+        want = vals.max() + np.log(np.exp(vals - vals.max()).sum()) - gold_score
+        assert float(loss[b].detach()) == pytest.approx(want, abs=1e-9)
+
+
+def test_margin_gradient_is_the_update_over_the_cost_augmented_top_n():
+    """The gradient w.r.t. the emissions is sum_k P_k Phi(y_k) - Phi(y*), y_k and P_k of the augmented scores."""
+    em, mask, tags, U, s, e, lengths = random_scores(4, B=2, T=4, L=3)
+    x = em.detach().clone().requires_grad_(True)
+    sapo_head.sapo_loss(x, mask, tags, U, s, e, 4, margin=1.5).sum().backward()
+    for b, t in enumerate(lengths):
+        gold = tuple(tags[b, :t].tolist())
+        ranked = sorted(((sc + 1.5 * sum(a != g for a, g in zip(y, gold)), y)
+                         for sc, y in brute_force(em[b].detach().numpy(), U.numpy(), s.numpy(), e.numpy(), t)),
+                        key=lambda p: -p[0])[:4]
+        vals = np.array([v for v, _ in ranked])
+        p = np.exp(vals - vals.max())
+        p /= p.sum()
+        want = np.zeros((t, 3))
+        for pk, (_, y) in zip(p, ranked):
+            for i, lab in enumerate(y):
+                want[i, lab] += pk
+        for i, lab in enumerate(gold):
+            want[i, lab] -= 1.0
+        np.testing.assert_allclose(x.grad[b, :t].numpy(), want, atol=1e-9)

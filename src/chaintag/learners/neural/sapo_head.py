@@ -144,7 +144,7 @@ def path_scores(emissions, mask, paths, transitions, start, end):
     return score + end[paths.gather(2, last).squeeze(2)]
 
 
-def sapo_loss(emissions, mask, tags, transitions, start, end, n: int):
+def sapo_loss(emissions, mask, tags, transitions, start, end, n: int, margin: float = 0.0):
     """SAPO's loss ``log sum_{y in Y_n} exp s(x, y) - s(x, y*)`` of each sentence, shape (B,).
 
     Parameters
@@ -156,6 +156,10 @@ def sapo_loss(emissions, mask, tags, transitions, start, end, n: int):
     transitions, start, end : as :func:`topn_paths`
     n : int
         Size of the top-n.
+    margin : float, default 0.0
+        A cost added to the score of every label that differs from the gold one, in the search
+        and in the candidates' scores: the top-n and ``P_k`` are those of ``s(x, y) + margin *
+        hamming(y, y*)`` (the softmax-margin of Gimpel and Smith 2010, over the top-n). 0 is SAPO.
 
     Returns
     -------
@@ -167,8 +171,12 @@ def sapo_loss(emissions, mask, tags, transitions, start, end, n: int):
     ----------
     Sun et al., SAPO, Algorithm 1 (steps 2 to 5); ALGORITHMS.md, SAPO.
     """
-    paths, found = topn_paths(emissions, mask, transitions, start, end, n)
-    cand = path_scores(emissions, mask, paths, transitions, start, end)
+    scored = emissions
+    if margin:
+        wrong = 1.0 - torch.nn.functional.one_hot(tags, emissions.shape[2]).to(emissions.dtype)
+        scored = emissions + margin * wrong
+    paths, found = topn_paths(scored, mask, transitions, start, end, n)
+    cand = path_scores(scored, mask, paths, transitions, start, end)
     valid = torch.arange(paths.shape[1], device=paths.device).unsqueeze(0) < found.unsqueeze(1)
     cand = cand.masked_fill(~valid, float("-inf"))
     gold = path_scores(emissions, mask, tags.unsqueeze(1), transitions, start, end).squeeze(1)

@@ -53,6 +53,12 @@ class BiLSTMSAPO(BiLSTMCRF):
         Default 0, not SAPO's 1: with Adam, whose steps are scaled per
         coordinate, this term shrinks the rarely updated word embeddings
         by about the learning rate every step.
+    margin : float, default 0.0
+        Hamming cost ``C``: the top-n and ``P_k`` are those of ``s(x, y) + C * hamming(y, y*)``
+        (softmax-margin, Gimpel and Smith 2010, restricted to the top-n). 0 is SAPO as published.
+        On real data SAPO's own loss lets the network tie its top-n (the loss rewards confidence
+        by at most ``log n`` per sentence), so training stalls at ``log n``; ``C = 1`` keeps the
+        margins (docs/results/bilstm_sapo.md).
     The other parameters: see :class:`~chaintag.learners.neural.learner.NeuralTagger`.
 
     References
@@ -72,11 +78,14 @@ class BiLSTMSAPO(BiLSTMCRF):
               "fixed", choices=("epoch", "decay", "fixed"), group=_SAPO),
         Param("l2", 0.0, float, "L2 strength lambda, as weight decay lambda/|S|", low=0, group=_SAPO,
               metavar="LAMBDA"),
+        Param("margin", 0.0, float, "cost added to every wrong label in the top-n search and scores "
+              "(softmax-margin over the top-n; 0: SAPO as published; 1 keeps the top-n from collapsing)",
+              low=0, group=_SAPO, metavar="C"),
     )
 
     def _check_params(self) -> None:
         super()._check_params()
-        for p in self.params[-3:]:  # n_best, lr_schedule, l2
+        for p in self.params[-4:]:  # n_best, lr_schedule, l2, margin
             p.check(getattr(self, p.name))
 
     def _begin(self, data) -> dict:
@@ -98,7 +107,8 @@ class BiLSTMSAPO(BiLSTMCRF):
 
     def _loss(self, torch, em, batch):
         from .sapo_head import sapo_loss
-        return sapo_loss(em, batch["mask"], batch["tags"], *self._crf_params(), int(self.n_best)).sum()
+        return sapo_loss(em, batch["mask"], batch["tags"], *self._crf_params(), int(self.n_best),
+                         float(self.margin)).sum()
 
     def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
         """The ``k`` best label sequences of each sentence (exact A*), with SAPO's top-k probabilities.
