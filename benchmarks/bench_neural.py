@@ -155,6 +155,8 @@ def accuracy(args) -> dict:
         params.pop("word_dim")  # the vectors' own dimension (GloVe 6B: 50)
     if args.optimizer:
         params["optimizer"] = args.optimizer
+    if args.margin is not None:
+        params["margin"] = args.margin  # bilstm-sapo only
     m = chaintag.make_learner(args.algorithm, **params)
     t0 = time.perf_counter()
     m.fit(tokens, labels, dev=dev)
@@ -264,6 +266,7 @@ def main(argv=None) -> None:
             q.add_argument("--embeddings", default=None, help="pretrained word vectors (text format)")
             q.add_argument("--keep-case", action="store_true", help="look words up as written (not lowercased)")
             q.add_argument("--optimizer", choices=["adam", "sgd"], default=None)
+            q.add_argument("--margin", type=float, default=None, help="bilstm-sapo's Hamming cost C")
             q.add_argument("--out", default=None)
     args = p.parse_args(argv)
     if args.mode == "train-text":
