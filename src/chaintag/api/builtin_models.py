@@ -10,13 +10,13 @@ PATH`` gives the shipped file's SHA-256.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..io.file_digest import file_sha256
 from ..models.cache import cached_model_path
 from ..models.catalog import MODELS, ModelInfo, known_names
 from ..models.resolve import builtin_model_path
@@ -78,24 +78,6 @@ class BuildResult:
     size: int
     seconds: float
     matches_shipped: bool | None
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file's bytes.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-
-    Returns
-    -------
-    str
-    """
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _info(name: str) -> ModelInfo:

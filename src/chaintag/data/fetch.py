@@ -42,6 +42,8 @@ from pathlib import Path
 
 from chaintag.errors import ChaintagError
 
+from ..io.file_digest import file_sha256
+
 from .convert import convert_treebank, derive_np, read_trees, tree_tokens
 from .location import resolve_data_dir
 from .registry import DATASETS
@@ -123,17 +125,9 @@ def _expected(key: str) -> str:
     return SHA256[key].lower()
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _is_current(path: Path, key: str) -> bool:
     """Whether ``path`` is a file with the expected sha256 of ``key``."""
-    return path.is_file() and _sha256_file(path) == _expected(key)
+    return path.is_file() and file_sha256(path) == _expected(key)
 
 
 def _say(quiet: bool, message: str) -> None:

@@ -3,42 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import os
 
 import numpy as np
 
-from ..errors import InputError
+from ..io.file_digest import file_sha256  # noqa: F401 (the digest of resource files)
 
 __all__ = ["file_sha256", "array_sha256"]
 
 _CHUNK = 1 << 20
-
-
-def file_sha256(path) -> str:
-    """The sha256 of a file's bytes, as 64 hex digits.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-
-    Returns
-    -------
-    str
-        Hex digest (about 0.5 s for 171 MB).
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        When the file cannot be opened or read (the message names it).
-    """
-    h = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(_CHUNK), b""):
-                h.update(block)
-    except OSError as exc:
-        raise InputError(f"cannot read the resource file: {exc.strerror or exc}", os.fspath(path)) from None
-    return h.hexdigest()
 
 
 def array_sha256(arr: np.ndarray) -> str:
