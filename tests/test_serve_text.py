@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import socket
-import threading
 
 import pytest
 
 import chaintag
-from chaintag.service import make_server
 from chaintag.service.cancel import ClientGone
+from serve_helpers import serving
 
 TRAIN = [
     (["John", "Smith", "lives", "in", "Paris", "."], ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]),
@@ -34,15 +32,6 @@ def ner():
     return fit("crf", TRAIN, epochs=15)
 
 
-@contextlib.contextmanager
-def serving(model, **kw):
-    srv = make_server(model, "127.0.0.1", 0, **kw)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 @pytest.fixture(scope="module")

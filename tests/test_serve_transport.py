@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import socket
-import threading
 
 import pytest
 
 import chaintag
 from chaintag.cli.main import main
-from chaintag.service import make_server
 from chaintag.service import server as server_module
+from serve_helpers import serving
 from cases_dir import cases_dir, needs_cases
 from toy_corpus import LABELS, SENTS
 
@@ -23,16 +21,6 @@ def model():
     return chaintag.StructuredPerceptron(features="w[0]", epochs=2).fit(SENTS, LABELS)
 
 
-@contextlib.contextmanager
-def serving(model, **options):
-    """A server on a free loopback port, in a thread, for the block's length."""
-    srv = make_server(model, "127.0.0.1", 0, **options)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def _health(srv) -> int:
