@@ -13,6 +13,7 @@ from chaintag.decoding.scoring import emission_scores, feature_entries
 from chaintag.decoding.viterbi2 import path_score2, viterbi2_reference
 from chaintag.errors import InputError
 from chaintag.learners.sapo2_kernels import nbest_corpus_sapo2
+from test_constraints import _corpus as first_order_corpus  # the one-sentence corpus of the first-order tests
 from chaintag.learners.second_order_kernels import second_order_views, tag_corpus2
 
 SETS = {"iob2": ["B-NP", "B-VP", "I-NP", "I-VP", "O"], "iob1": ["B-NP", "I-NP", "I-VP", "O"],
@@ -27,14 +28,8 @@ NONE = np.zeros(0, dtype=np.int32)
 def _corpus(E, U, V, start, end):
     """A one-sentence corpus whose token i has one attribute with a feature for every label:
     the kernels' emission scores are exactly E; the flat weights end with the trigram weights V."""
-    T, L = E.shape
-    sent_ptr = np.array([0, T], dtype=np.int64)
-    tok_ptr = np.arange(T + 1, dtype=np.int64)
-    ent_lo = (np.arange(T) * L).astype(np.int32)
-    ent_n = np.full(T, L, dtype=np.int16)
-    feat_label = np.tile(np.arange(L, dtype=np.int32), T)
-    w = np.concatenate([E.ravel(), U.ravel(), start, end, V.ravel()])
-    return sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w
+    *arrays, w = first_order_corpus(E, U, start, end)
+    return (*arrays, np.concatenate([w, V.ravel()]))
 
 
 def _ranked(E, U, V, start, end, keep):
