@@ -405,15 +405,21 @@ def test_quick_sapo_reproduction_with_the_neural_rows(tmp_path):
         pytest.skip("neural learners not installed")
     out = tmp_path / "sapo"
     assert main(["reproduce", "sapo", "--quick", "--quiet", "--tasks", "pos", "--no-sweep", "--no-beam",
-                 "--neural-epochs", "2", "--out", str(out)]) == 0
+                 "--neural-epochs", "2", "--embeddings", "none", "--out", str(out)]) == 0
     report = (out / "README.md").read_text(encoding="utf-8")
     rows = list(csv.DictReader((out / "final_pos.csv").open(encoding="utf-8")))
     neural = {r["learner"]: r for r in rows if r["algorithm"] in ("bilstm", "bilstm-crf")}
-    assert set(neural) == {"BiLSTM", "BiLSTM-CRF"}
+    assert set(neural) == {"BiLSTM (softmax)", "BiLSTM-CRF"}
     for r in neural.values():
         assert r["passes"] == "2" and r["best_dev_pass"] in ("1", "2")
         assert 0 < float(r["ar_p_vs_sapo_dev_chosen"]) <= 1 and float(r["cpu_seconds_per_pass"]) > 0
     assert "**3. SAPO is as accurate as the BiLSTM and BiLSTM-CRF taggers" in report
     claim = report.split("**3. SAPO is as accurate")[1].split("**4.")[0]
     assert "as accurate: " in claim and "Holm-adjusted over the 2 neural learners" in claim
-    assert "one PyTorch thread" in report
+    assert "one PyTorch thread" in report and "learned from scratch" in report
+    # the layer comparison: one seed in quick mode, the SAPO layer against the CRF layer
+    heads = list(csv.DictReader((out / "heads_pos.csv").open(encoding="utf-8")))
+    assert [h["layer"] for h in heads] == ["BiLSTM (softmax)", "BiLSTM-CRF", "BiLSTM-SAPO (n=5)"]
+    assert all(h["seeds"] == "1" for h in heads) and heads[1]["ar_p"] == ""
+    assert 0 < float(heads[2]["ar_p"]) <= 1
+    assert "**Verdict, the SAPO layer against the CRF layer on the same encoder**" in report

@@ -257,3 +257,24 @@ def test_the_api_takes_resources_and_refuses_them_for_neural_learners(tmp_path, 
     assert result.model.extractor_.resources.source == "v.txt"
     with pytest.raises(InputError, match="--resources does not apply"):
         chaintag.train(str(tr), algorithm="bilstm", resources=[str(path)], epochs=1)
+
+
+def test_neural_vectors_are_read_once_then_from_the_cache(tmp_path, monkeypatch):
+    """The neural learners' reader (a repeated word keeps its first vector) through the cache: the same
+    words and float32 values, and the file is parsed only once per content."""
+    import chaintag.learners.neural.vectors as nv
+    path = tmp_path / "v.txt"
+    path.write_text("the 0.5 -1.25\nCat 1e-3 2\nthe 9 9\n", encoding="utf-8")
+    want = nv.read_vectors(path)
+    first = nv.load_vectors(path)
+    assert first[0] == want[0] == ["the", "Cat"] and np.array_equal(first[1], want[1])
+
+    def no_parse(_):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(nv, "read_vectors", no_parse)
+    again = nv.load_vectors(path)
+    assert again[0] == want[0] and again[1].dtype == np.float32 and np.array_equal(again[1], want[1])
+    path.write_text("dog 1 2\n", encoding="utf-8")  # new content, new key: parsed
+    with pytest.raises(AssertionError, match="parsed again"):
+        nv.load_vectors(path)

@@ -172,7 +172,7 @@ class Run:
                 "train": self.train.to_dict(), "dev": self.dev.to_dict() if self.dev else None,
                 "test": self.test.to_dict()}
 
-    def digest(self, data_digests: dict[str, str] | None = None) -> str:
+    def digest(self, data_digests: dict[str, str] | None = None, code: bool = True) -> str:
         """sha256 of :meth:`config`, the data files' digests and the code (:func:`code_digest`).
 
         Parameters
@@ -180,9 +180,13 @@ class Run:
         data_digests : dict, optional
             sha256 of each data file, by reference; include them so that
             changed data files invalidate cached results.
+        code : bool
+            Include the code digest (and the library's version). False gives the digest of the settings
+            and data alone, by which a run trained by older code is found (``reuse_older_code``).
         """
-        payload = {"config": self.config(), "data": data_digests or {}, "chaintag": __version__,
-                   "code": code_digest(), "runner": RUNNER_VERSION}
+        payload = {"config": self.config(), "data": data_digests or {}, "runner": RUNNER_VERSION}
+        if code:
+            payload.update(chaintag=__version__, code=code_digest())
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 

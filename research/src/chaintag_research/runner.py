@@ -228,6 +228,11 @@ class Runner:
         run's digest when given.
     desc : str, default "reproduce"
         Label of the progress bar.
+    reuse_older_code : bool, default False
+        When a run has no cached result for the current code, take a finished run of the same settings
+        and data trained by an earlier version of the code (its summary says ``older_code``), instead of
+        training it again. For runs that take hours (the neural learners) while unrelated code changes;
+        reports name the rows it gives.
 
     Attributes
     ----------
@@ -236,8 +241,9 @@ class Runner:
     """
 
     def __init__(self, out_dir, *, data_dir=None, progress: bool = True, read_options: dict | None = None,
-                 desc: str = "reproduce"):
+                 desc: str = "reproduce", reuse_older_code: bool = False):
         self.out_dir = Path(out_dir)
+        self.reuse_older_code = reuse_older_code
         self.read_options = {k: v for k, v in (read_options or {}).items() if v is not None}
         self.desc = desc
         self.columns: dict[str, tuple] = {}
@@ -256,6 +262,13 @@ class Runner:
         if ref not in self._file_digests:
             self._file_digests[ref] = _sha256(resolve(ref, self.data_dir).path)
         return self._file_digests[ref]
+
+    def _path_digest(self, path: str) -> str:
+        """sha256 of a file, once per runner (word vectors files are large)."""
+        key = "path:" + os.path.abspath(path)
+        if key not in self._file_digests:
+            self._file_digests[key] = _sha256(path)
+        return self._file_digests[key]
 
     def load(self, data: DataRef, documents: bool = False) -> tuple[list, list]:
         """Sentences and labels of ``data`` (each file is read once per runner).
@@ -295,8 +308,8 @@ class Runner:
             self.load(data)
         return self._sizes[data]
 
-    def digest(self, run: Run) -> str:
-        """:meth:`Run.digest` with the checksums of the run's data files (and of its template
+    def digest(self, run: Run, code: bool = True) -> str:
+        """:meth:`Run.digest` (with the code digest or not) with the checksums of the run's data files (and of its template
         file, when ``features`` names one, and of the cluster, gazetteer list and unlabeled text
         files it names) and the read options."""
         from chaintag.features.templates import PRESETS
@@ -324,9 +337,12 @@ class Runner:
             taggers = autotag_preset(run.features)
             if taggers is not None and taggers not in PRESETS and os.path.isfile(taggers):
                 extra["features file of the text's taggers"] = _sha256(taggers)
+        vectors = run.params.get("embeddings")
+        if isinstance(vectors, str) and os.path.isfile(vectors):  # the neural learners' word vectors
+            extra["word vectors"] = self._path_digest(vectors)
         if self.read_options:
             extra["read options"] = json.dumps(self.read_options, sort_keys=True)
-        return run.digest(extra)
+        return run.digest(extra, code=code)
 
     # ------------------------------------------------------------------ runs
     def run_all(self, runs: list[Run]) -> dict[str, RunResult]:
@@ -381,9 +397,17 @@ class Runner:
                     if bar is not None:
                         bar.update(run.epochs)
                     return RunResult(run, digest, folder, records, summary)
+        settings_digest = self.digest(run, code=False)
+        if self.reuse_older_code:
+            older = self._older_code_result(run, settings_digest)
+            if older is not None:
+                if bar is not None:
+                    bar.update(run.epochs)
+                return older
         folder.mkdir(parents=True, exist_ok=True)
         _write_atomic(folder / "run.json", json.dumps({"key": run.key, "label": run.label, "task": run.task,
-                                                       "digest": digest, **run.config()}, indent=1))
+                                                       "digest": digest, "settings_digest": settings_digest,
+                                                       **run.config()}, indent=1))
         records = self._read_records(folder, run.epochs)
         if not records and self._copy_prefix(run, folder):
             records = self._read_records(folder, run.epochs)
@@ -430,6 +454,32 @@ class Runner:
         summary = json.loads(json.dumps(summary, default=_json_default))  # the same values as a cached read gives
         _write_atomic(summary_path, json.dumps(dict(summary, check=_text_check(summary)), indent=1))
         return RunResult(run, digest, folder, records, summary)
+
+    def _older_code_result(self, run: Run, settings_digest: str) -> RunResult | None:
+        """A finished run of the same settings and data trained by other code (the newest), or None.
+
+        Its summary gets ``older_code: True``, so that reports can say which rows it gives.
+        """
+        found = []
+        for meta_path in self.runs_dir.glob("*/run.json"):
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if meta.get("settings_digest") != settings_digest:
+                continue
+            summary_path = meta_path.parent / "summary.json"
+            summary = self._read_summary(summary_path) if summary_path.exists() else None
+            if summary is None or summary.get("digest") != meta.get("digest"):
+                continue
+            records = self._read_records(meta_path.parent, run.epochs)
+            if len(records) == run.epochs:
+                found.append((summary.get("finished", ""), meta_path.parent, records, summary))
+        if not found:
+            return None
+        _, folder, records, summary = max(found, key=lambda f: f[0])
+        summary = dict(summary, key=run.key, label=run.label, older_code=True)
+        return RunResult(run, summary["digest"], folder, records, summary)
 
     @staticmethod
     def _read_summary(path: Path) -> dict | None:

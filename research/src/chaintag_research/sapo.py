@@ -42,6 +42,7 @@ from .config import DataRef, Run, has_learner
 from .report import (fmt, fmt_p, focus_ylim, invocations_table, line_plots, machine_details, md_table, p_text,
                      record_invocation, write_csv)
 from .runner import Runner
+from .sapo_neural import EXTRA_HEADS, HEADS, SEEDS, find_embeddings, head_runs, heads_section
 from .significance import approximate_randomization, holm, paired_t_test, sentence_accuracy, timing_test
 
 PAPER = ("X. Sun et al. Towards Easier and Faster Sequence Labeling for Natural Language Processing: "
@@ -129,14 +130,13 @@ def learner_settings(l2, shuffle: bool = True) -> list[tuple[str, str, str, dict
     ]
 
 
-#: The neural learners (PyTorch, the optional ``neural`` extra): their own defaults (one encoder; the
-#: output layers differ: softmax, CRF, and SAPO's top-n update with n = 5 as SAPO's row).
-NEURAL_SETTINGS = [("bilstm", "BiLSTM", "bilstm", {}), ("bilstm-crf", "BiLSTM-CRF", "bilstm-crf", {}),
-                   ("bilstm-sapo", "BiLSTM-SAPO (n=5)", "bilstm-sapo", {"n_best": 5})]
+#: The neural learners (PyTorch, the optional ``neural`` extra): one encoder with three output layers
+#: (softmax, CRF, SAPO's top-n update), over seeds: :mod:`chaintag_research.sapo_neural`.
+NEURAL_SETTINGS = HEADS
 
 #: Neural rows that are not baselines of the paper (its conclusion proposes SAPO on an LSTM): in the
 #: tables and curves, not in the verdict of its claim against the neural taggers.
-BEYOND_PAPER = ("bilstm-sapo",)
+BEYOND_PAPER = tuple(key for key, _, _, _ in HEADS + EXTRA_HEADS if key.startswith("bilstm-sapo"))
 
 QUICK_LEARNERS = ("sapo", "crf", "perc-naive", "perc-avg")
 
@@ -164,7 +164,8 @@ def _run(key, label, task, learner, params, spec, epochs) -> Run:
 
 def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sweep: bool = True,
          order: str = "shuffled", beam: bool = True, neural: bool = True, neural_epochs: int | None = None,
-         neural_tasks=None, presets: dict | None = None, data_dir=None) -> list[Run]:
+         neural_tasks=None, presets: dict | None = None, data_dir=None, neural_seeds: int | None = None,
+         embeddings: str | bool | None = None) -> list[Run]:
     """The runs of the reproduction.
 
     Parameters
@@ -187,6 +188,11 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
         Their passes (default :data:`NEURAL_EPOCHS`, or 2 when quick).
     neural_tasks : sequence of str, optional
         Tasks that get the neural rows (default: every task run).
+    neural_seeds : int, optional
+        Seeds of every neural run (0 .. k-1; default 3, or 1 when quick).
+    embeddings : str or bool, optional
+        Word vectors of the neural learners: a file, False for none, or None (default) for the data
+        directory's GloVe file when it is there.
     presets : dict, optional
         Add SAPO with each task's dev-chosen recipe (:mod:`chaintag_research.sapo_presets`): ``{task:
         [resource file, ...]}``, empty lists (or no entry) for recipes that read no clusters or vectors.
@@ -211,7 +217,13 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
     stray = [t for t in neural_tasks if t not in tasks]
     if stray:
         raise ValueError(f"neural task(s) {', '.join(stray)} are not among the tasks run ({', '.join(tasks)})")
-    out = []
+    if neural_seeds is not None and neural_seeds < 1:
+        raise ValueError("neural_seeds must be at least 1")
+    seeds = SEEDS[:1] if quick and neural_seeds is None else tuple(range(neural_seeds or len(SEEDS)))
+    embeddings = find_embeddings(data_dir) if neural and embeddings is None else (embeddings or None)
+    if embeddings and not Path(embeddings).is_file():
+        raise ValueError(f"word vectors file not found: {embeddings}")
+    out, neural_out = [], []
     for task in tasks:
         spec = _data(task, quick)
         regimes = [("", order == "shuffled" or order == "both")] + ([("@file", False)] if order == "both" else [])
@@ -226,9 +238,7 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
                           beam_width=BEAM_WIDTH)
             out.append(_run(f"beam/{task}", f"SAPO (n=5), beam {BEAM_WIDTH}", task, "sapo", params, spec, epochs))
         if neural and task in neural_tasks and neural_available():
-            for key, label, learner, params in NEURAL_SETTINGS:
-                params = dict(params, shuffle=order != "file", random_state=0)
-                out.append(_run(f"neural/{task}/{key}", label, task, learner, params, spec, neural_epochs))
+            neural_out += head_runs(task, spec, neural_epochs, seeds, order != "file", embeddings, _run)
     if sweep:
         for task in (t for t in SWEEP_TASKS if t in tasks):
             spec = _data(task, quick)
@@ -236,6 +246,7 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
             for n in ((1, 5, 10) if quick else N_SWEEP):
                 out.append(_run(f"sweep/{task}/n{n}", f"SAPO n={n}", task, "sapo", dict(base, n_best=n), spec,
                                 epochs))
+    out += neural_out  # after every linear run: the neural ones take hours, seed by seed
     if presets is not None:
         from .sapo_presets import preset_runs
         out += preset_runs(tasks, presets, lambda t: _data(t, quick), quick=quick, data_dir=data_dir)
@@ -245,11 +256,14 @@ def runs(quick: bool = False, epochs: int | None = None, tasks=DEFAULT_TASKS, sw
 def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = True, epochs: int | None = None,
               tasks=None, sweep: bool = True, order: str = "shuffled", beam: bool = True, neural: bool = True,
               neural_epochs: int | None = None, neural_tasks=None, presets: dict | None = None,
-              command: str | None = None) -> Path:
+              command: str | None = None, neural_seeds: int | None = None,
+              embeddings: str | bool | None = None, reuse_older_code: bool = False) -> Path:
     """Run (or read back) every run and write the report into ``out_dir``.
 
     Parameters are those of :func:`runs`, plus ``out_dir`` (the report folder; finished runs are cached
-    under ``out_dir/runs``), ``data_dir``, ``progress`` and ``command`` (as written into the report).
+    under ``out_dir/runs``), ``data_dir``, ``progress``, ``command`` (as written into the report) and
+    ``reuse_older_code`` (:class:`~chaintag_research.runner.Runner`'s: finished runs trained by earlier code
+    are read back; the report names them).
 
     Returns
     -------
@@ -266,11 +280,12 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
     t0 = time.perf_counter()
     tasks = tuple(tasks or DEFAULT_TASKS)
     the_runs = runs(quick=quick, epochs=epochs, tasks=tasks, sweep=sweep, order=order, beam=beam, neural=neural,
-                    neural_epochs=neural_epochs, neural_tasks=neural_tasks, presets=presets, data_dir=data_dir)
+                    neural_epochs=neural_epochs, neural_tasks=neural_tasks, presets=presets, data_dir=data_dir,
+                    neural_seeds=neural_seeds, embeddings=embeddings)
     if any(r.key.startswith("neural/") for r in the_runs):
         import torch
         torch.set_num_threads(1)  # every learner on one core, so that times per pass compare
-    runner = Runner(out_dir, data_dir=data_dir, progress=progress)
+    runner = Runner(out_dir, data_dir=data_dir, progress=progress, reuse_older_code=reuse_older_code)
     results = runner.run_all(the_runs)
     wall = time.perf_counter() - t0
     return write_report(out_dir, results, runner, tasks=tasks, quick=quick, command=command, wall=wall,
@@ -313,7 +328,8 @@ def _table_keys(results: dict, task: str) -> list[str]:
     """Keys of a task's main table: the learners, then their file-order runs, then the neural learners."""
     keys = [k for k in results if k.startswith(task + "/") and "@" not in k]
     keys += [k for k in results if k.startswith(task + "/") and "@" in k]
-    keys += [k for k in results if k.startswith(f"neural/{task}/")]
+    keys += [k for k in results if k.startswith(f"neural/{task}/") and "@" not in k
+             and k.rsplit("/", 1)[1] in {key for key, _, _, _ in HEADS}]
     return keys
 
 
@@ -524,6 +540,7 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
           "by a table and the n sweep counted once). Each invocation (a later one reads "
           "the finished runs back from `runs/` and only rewrites the report):\n",
           invocations_table(entries),
+          *_older_code_lines(results),
           f"- Machine: {before['cpus']} CPUs, {before['platform']}; Python {before['python']}, numpy "
           f"{before['numpy']}, numba {before.get('numba', '-')}, chaintag {before['chaintag']}. The machine was "
           "shared with other work (see the load averages): seconds per pass are indicative, and CPU seconds "
@@ -573,10 +590,16 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
         if neural_runs:
             ne = next(iter(neural_runs.values())).run.epochs
             ran = sorted({r.run.task for r in neural_runs.values()}, key=list(TASKS).index)
-            md.insert(-1, f"- Neural learners (BiLSTM, BiLSTM-CRF; PyTorch, CPU, their library defaults: word "
-                          "embeddings, character CNN, embeddings of the other input columns, a BiLSTM of 200 "
-                          "units per direction, Adam; one PyTorch thread, as every other learner runs on one "
-                          f"core) train for {ne} passes, in the same order regime, on "
+            vectors = {r.run.params.get("embeddings") for r in neural_runs.values()}
+            seeds = sorted({r.run.params.get("random_state", 0) for r in neural_runs.values()})
+            vec_text = ("word embeddings initialised from " + ", ".join(f"`{Path(v).name}`" for v in vectors if v)
+                        if any(vectors) else "word embeddings learned from scratch (no GloVe file was found)")
+            md.insert(-1, f"- Neural learners (BiLSTM with a softmax, a CRF or a SAPO output layer; PyTorch, CPU, "
+                          f"their library defaults: {vec_text}, character CNN, embeddings of the other input "
+                          "columns, a BiLSTM of 200 units per direction, Adam; one PyTorch thread, as every "
+                          f"other learner runs on one core; seeds {', '.join(map(str, seeds))} of the network's "
+                          f"initialisation and sentence order, the dev carve fixed) train for {ne} passes, in "
+                          "the same order regime, on "
                           f"{', '.join(TASKS[t]['title'] for t in ran)} only"
                           + (f" (not run on {', '.join(TASKS[t]['title'] for t in tasks if t not in ran)}: "
                              "left out for time)" if len(ran) < len(tasks) else "") +
@@ -601,6 +624,8 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
         if any(k.startswith(f"sweep/{task}/") for k in results):
             md.extend(_sweep_section(out_dir, results, task, claims))
     md.extend(_beam_section(out_dir, results, claims))
+    md.extend(heads_section(out_dir, results, tasks, {t: TASKS[t]["title"] for t in TASKS},
+                            {t: TASKS[t]["metric"] for t in TASKS}))
     from .sapo_presets import presets_section
     md.extend(presets_section(out_dir, results, tasks, {t: TASKS[t]["title"] for t in TASKS}, _compare))
     if order == "both":
@@ -645,8 +670,9 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
               "the perceptron and MIRA included, gets the same seeded random order, which removes a confound "
               "(on UD English EWT shuffling alone moves the averaged perceptron by about 0.2 points).")
     md.append("- **Neural baselines.** The library's BiLSTM and BiLSTM-CRF (Lample et al. 2016; Ma and Hovy "
-              "2016 style) on our CPU, without pretrained embeddings and with few passes; the paper's neural "
-              "figures come from its own implementations.")
+              "2016 style) on our CPU, with the data directory's GloVe vectors when present (50 dimensions, "
+              "against the 100 of Ma and Hovy) and with few passes; the paper's neural figures come from its "
+              "own implementations. The main tables show seed 0; the layer comparison all seeds.")
     md.append("")
     md.append("## Files\n")
     md.append("- `final_<task>.csv`: the final tables; `curves_<task>.csv`: test and dev score, weight "
@@ -659,6 +685,15 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
     path = out_dir / "README.md"
     path.write_text("\n".join(md) + "\n", encoding="utf-8")
     return path
+
+
+def _older_code_lines(results: dict) -> list[str]:
+    """A line naming the runs read back from an earlier version of the code (``reuse_older_code``)."""
+    older = sorted(k for k, r in results.items() if r.summary.get("older_code"))
+    if not older:
+        return []
+    return [f"- **{len(older)} run(s) were trained by an earlier version of the learners' code** and read back "
+            "(`--reuse-older-code`; same settings and data): " + ", ".join(f"`{k}`" for k in older) + ".\n"]
 
 
 def _task_section(out_dir: Path, results: dict, task: str, claims: dict) -> list[str]:

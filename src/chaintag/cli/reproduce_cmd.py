@@ -38,6 +38,15 @@ def add_parser(sub) -> None:
                    help="sapo only: passes of the BiLSTM and BiLSTM-CRF runs (default 10)")
     p.add_argument("--neural-tasks", nargs="+", metavar="TASK",
                    help="sapo only: tasks that get the neural rows (default: every task run)")
+    p.add_argument("--neural-seeds", type=int, metavar="K",
+                   help="sapo only: seeds 0..K-1 of every neural run, for the comparison of the softmax, CRF and "
+                        "SAPO output layers on one encoder (default 3; 1 with --quick)")
+    p.add_argument("--embeddings", metavar="FILE",
+                   help="sapo only: word vectors of the neural learners (default: the data directory's GloVe "
+                        "file when present); 'none' for none")
+    p.add_argument("--reuse-older-code", action="store_true",
+                   help="read back finished runs of the same settings and data trained by an earlier version of "
+                        "the code instead of training them again (the report names them); for long neural runs")
     from ..recipes import chosen
     p.add_argument("--presets", action="store_true",
                    help="sapo only: add SAPO with each task's recipe chosen on dev data ("
@@ -75,6 +84,12 @@ def _command_line(args, out: str) -> str:
         parts += ["--neural-epochs", str(args.neural_epochs)]
     if args.neural_tasks:
         parts += ["--neural-tasks", *args.neural_tasks]
+    if args.neural_seeds:
+        parts += ["--neural-seeds", str(args.neural_seeds)]
+    if args.embeddings:
+        parts += ["--embeddings", args.embeddings]
+    if args.reuse_older_code:
+        parts.append("--reuse-older-code")
     if args.presets:
         parts.append("--presets")
     if args.preset_resources:
@@ -93,11 +108,16 @@ def run(args) -> int:
         raise InputError("--epochs must be at least 1")
     if args.neural_epochs is not None and args.neural_epochs < 1:
         raise InputError("--neural-epochs must be at least 1")
+    if args.neural_seeds is not None and args.neural_seeds < 1:
+        raise InputError("--neural-seeds must be at least 1")
     if args.paper != "sapo":
         for flag, given in (("--no-sweep", args.no_sweep), ("--order", args.order != "shuffled"),
                             ("--no-beam", args.no_beam), ("--no-neural", args.no_neural),
                             ("--neural-epochs", args.neural_epochs is not None),
                             ("--neural-tasks", args.neural_tasks is not None), ("--presets", args.presets),
+                            ("--neural-seeds", args.neural_seeds is not None),
+                            ("--embeddings", args.embeddings is not None),
+                            ("--reuse-older-code", args.reuse_older_code),
                             ("--preset-resources", args.preset_resources is not None)):
             if given:
                 raise InputError(f"{flag} applies to the sapo reproduction only")
@@ -121,7 +141,9 @@ def run(args) -> int:
             path = sapo.reproduce(out, quick=args.quick, data_dir=args.data_dir, progress=not args.quiet,
                                   epochs=args.epochs, tasks=args.tasks, sweep=not args.no_sweep, order=args.order,
                                   beam=not args.no_beam, neural=not args.no_neural, neural_epochs=args.neural_epochs,
-                                  neural_tasks=args.neural_tasks, presets=presets, command=command)
+                                  neural_tasks=args.neural_tasks, presets=presets, command=command,
+                                  neural_seeds=args.neural_seeds, reuse_older_code=args.reuse_older_code,
+                                  embeddings=(False if args.embeddings == "none" else args.embeddings))
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if not args.quiet:

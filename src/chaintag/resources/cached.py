@@ -28,7 +28,7 @@ from .digest import array_sha256, file_sha256
 from .store import entry_key, read_entry, store_enabled, write_entry
 from .wordmaps import WordMaps
 
-__all__ = ["cached_vectors", "cached_kmeans", "load_resources"]
+__all__ = ["cached_vectors", "cached_kmeans", "cached_read", "load_resources"]
 
 
 def _words_blob(words: list[str]) -> np.ndarray:
@@ -89,6 +89,43 @@ def cached_vectors(path, source: str | None = None) -> WordMaps:
     maps.vectors_digest = "vectors-" + key
     maps.kmeans_cache = cached_kmeans
     return maps
+
+
+def cached_read(path, what: str, version: int, reader) -> tuple[list[str], np.ndarray]:
+    """``reader(path) -> (words, float32 vectors)``, from the cache when this file's content was read before.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    what : str
+        Which reader (part of the key: two readers of one file keep two entries).
+    version : int
+        The reader's version (raise it when the same bytes would give other words or values).
+    reader : callable
+
+    Returns
+    -------
+    words : list of str
+    vectors : float32 array, shape (len(words), dim)
+
+    Raises
+    ------
+    Whatever ``reader`` raises (the file is read only when no entry holds it).
+    """
+    if not store_enabled():
+        return reader(path)
+    digest = file_sha256(path)
+    key = entry_key({"what": what, "file_sha256": digest, "reader": version})
+    arrays = read_entry("vectors", key, _check_vectors)
+    if arrays is not None:
+        return arrays["_words"], arrays["vectors"]
+    words, vectors = reader(path)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    write_entry("vectors", key, {"words": _words_blob(words), "vectors": vectors},
+                {"file": os.path.abspath(os.fspath(path)), "file_sha256": digest,
+                 "file_bytes": os.path.getsize(path), "reader": version, "what": what,
+                 "n_words": len(words), "dim": int(vectors.shape[1])})
+    return words, vectors
 
 
 def cached_kmeans(vectors: np.ndarray, n_clusters: int, vectors_digest: str | None = None,

@@ -338,8 +338,8 @@ class NeuralTagger(SequenceTagger):
         forms = [tok[word_col] for sent in rows for tok in sent]
         extra_words, vectors = [], None
         if self.embeddings is not None:
-            from .vectors import read_vectors
-            vwords, vecs = read_vectors(self.embeddings)
+            from .vectors import load_vectors
+            vwords, vecs = load_vectors(self.embeddings)
             if self.word_dim is not None and self.word_dim != vecs.shape[1]:
                 raise InputError(f"the vectors have dimension {vecs.shape[1]} but word_dim is {self.word_dim}; "
                                  "leave word_dim unset to take the file's", self.embeddings)

@@ -74,3 +74,35 @@ def read_vectors(path, encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
         raise InputError(f"the header announces {header[0]} words but the file has {len(words)}", path, 1)
     return words, np.vstack(rows)
 
+
+
+#: Version of :func:`read_vectors` (it keys the cached copies of :func:`load_vectors`): raise it when the
+#: same bytes would give other words or values.
+READER_VERSION = 1
+
+
+def load_vectors(path) -> tuple[list[str], np.ndarray]:
+    """:func:`read_vectors` of a file, parsed once per file content and then read from the user's cache.
+
+    The cache (:mod:`chaintag.resources.store`, keyed by the file's sha256 and :data:`READER_VERSION`)
+    gives back the words and float32 values the reader gives, so a network trained with it is the
+    network trained without it. GloVe 6B 50d: about 11 s to parse, under a second from the cache.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    words : list of str
+    vectors : float32 array, shape (len(words), dim)
+
+    Raises
+    ------
+    InputError, FileNotFoundError
+        As :func:`read_vectors`.
+    """
+    if not os.path.exists(os.fspath(path)):
+        raise FileNotFoundError(f"{os.fspath(path)}: no such vectors file")
+    from ...resources.cached import cached_read
+    return cached_read(path, "neural vectors", READER_VERSION, read_vectors)
