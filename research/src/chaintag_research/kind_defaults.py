@@ -1,0 +1,184 @@
+"""Defaults per kind of task (POS, chunking, NER), each chosen on the dev sets of all tasks of its kind.
+
+A user who runs ``chaintag train --train T`` gets the attributes of the kind of task detected from the data
+(:func:`chaintag.api.train_checks.default_preset`). Which attributes, and which learner, is chosen here as one
+choice per kind that wins on the **sum** of the dev scores of every handed task of that kind, never one
+per dataset, and twice: without resources, and with the word vectors that the data directory offers
+(GloVe 6B 50d, found automatically; their k-means ids at 64, 256 and 1024 clusters, cached).
+
+Tasks (training data and dev data only; the test sets are never read):
+
+- POS: ``ptb_sample`` (its dev file) and UD English EWT XPOS (its dev file);
+- chunking: CoNLL-2000 and its base-NP version (the last 10 % of each training file as dev);
+- NER: JNLPBA (the last 10 % of its training file as dev: whole abstracts at the end of the file).
+
+Every candidate trains through :func:`chaintag.train` (what ``chaintag train`` does) for at most
+:data:`EPOCHS` epochs with the epoch chosen on dev, the learner's own defaults otherwise. One JSON line per
+trial goes to ``trials.jsonl`` in the output folder (a rerun skips the trials already there), then
+``README.md`` and ``choices.json``.
+
+Run ``python -m chaintag_research.kind_defaults OUT [--data-dir DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .report import fmt, md_table
+
+#: Most epochs of every trial (the epoch is chosen on dev).
+EPOCHS = 20
+#: The tasks of each kind: (name, training data, dev data or the fraction of the training file held out).
+TASKS = {
+    "pos": [("ptb_sample", "ptb_sample:train", "ptb_sample:dev"),
+            ("ud_en_ewt", "ud_en_ewt:train", "ud_en_ewt:dev")],
+    "chunking": [("conll2000", "conll2000:train", 0.1), ("conll2000_np", "conll2000_np:train", 0.1)],
+    "ner": [("jnlpba", "jnlpba:train", 0.1)],
+}
+ALGORITHMS = ("perceptron", "sapo")
+
+
+def _km(offsets=range(-1, 2), ks=(64, 256, 1024)) -> list[str]:
+    return [f"km{k}(norm(lower(w[{o}])))" for o in offsets for k in ks]
+
+
+def candidates(kind: str) -> list[tuple[str, bool, object]]:
+    """``(name, needs_resources, features)`` of a kind: its attribute sets, without and with word vectors."""
+    from chaintag.features.templates import PRESETS
+    base = {"pos": ["pos"], "chunking": ["chunking"], "ner": ["ner", "ner+affixes", "ner+gaz"]}[kind]
+    out = [(name, False, name) for name in base]
+    out += [(f"{name} + km(GloVe)", True, list(PRESETS[name]) + _km()) for name in base]
+    return out
+
+
+def _trial(task, train, dev, algorithm, features, data_dir) -> dict:
+    import chaintag
+    settings = dict(algorithm=algorithm, features=features, epochs=EPOCHS, data_dir=data_dir, quiet=True)
+    if isinstance(dev, float):
+        settings["dev_fraction"] = dev
+    else:
+        settings["dev"] = dev
+    t0 = time.perf_counter()
+    result = chaintag.train(train, **settings)
+    rep = result.report
+    hist = rep["history"]
+    best = rep.get("best_epoch")
+    dev_scores = [h.get("dev_score") for h in hist]
+    return {"best_epoch": best, "dev_score": max(s for s in dev_scores if s is not None),
+            "dev_curve": dev_scores, "seconds": time.perf_counter() - t0,
+            "n_features": rep.get("n_features")}
+
+
+def run(out_dir, data_dir=None, kinds=None) -> Path:
+    """Run every trial not yet in ``out_dir/trials.jsonl``, then write the report; returns its path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log_path = out_dir / "trials.jsonl"
+    done = {}
+    if log_path.exists():
+        for line in log_path.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            done[(rec["kind"], rec["task"], rec["algorithm"], rec["candidate"])] = rec
+    from chaintag.resources.discover import find_known_resource
+    has_vectors = find_known_resource(data_dir, needs=("km",)) is not None
+    for kind in kinds or TASKS:
+        for name, needs, features in candidates(kind):
+            if needs and not has_vectors:
+                continue
+            for algorithm in ALGORITHMS:
+                for task, train, dev in TASKS[kind]:
+                    key = (kind, task, algorithm, name)
+                    if key in done:
+                        continue
+                    rec = dict(zip(("kind", "task", "algorithm", "candidate"), key), resources=needs,
+                               **_trial(task, train, dev, algorithm, features, data_dir))
+                    print(f"{kind} {task} {algorithm} {name}: dev {rec['dev_score']:.2f} (epoch "
+                          f"{rec['best_epoch']}, {rec['seconds']:.0f} s)", file=sys.stderr, flush=True)
+                    with open(log_path, "a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(rec) + "\n")
+                    done[key] = rec
+    return write_report(out_dir, list(done.values()))
+
+
+def choose(trials: list[dict]) -> dict:
+    """Per kind and resource setting, the (algorithm, candidate) with the highest summed dev score over
+    the kind's tasks (only candidates run on every task of the kind).
+
+    Returns
+    -------
+    dict
+        ``{kind: {"plain": {...}, "resources": {...}}}``, each ``{"algorithm", "candidate", "sum", "scores"}``.
+    """
+    out = {}
+    for kind, tasks in TASKS.items():
+        names = [t[0] for t in tasks]
+        for setting, with_res in (("plain", False), ("resources", True)):
+            sums = {}
+            for rec in trials:
+                if rec["kind"] != kind or (rec["resources"] and not with_res):
+                    continue
+                sums.setdefault((rec["algorithm"], rec["candidate"]), {})[rec["task"]] = rec["dev_score"]
+            full = {k: v for k, v in sums.items() if set(v) == set(names)}
+            if not full:
+                continue
+            best = max(full, key=lambda k: (sum(full[k].values()), k))
+            out.setdefault(kind, {})[setting] = {"algorithm": best[0], "candidate": best[1],
+                                                 "sum": sum(full[best].values()), "scores": full[best]}
+    return out
+
+
+def write_report(out_dir: Path, trials: list[dict]) -> Path:
+    """``README.md`` (a table per kind, the choices) and ``choices.json``."""
+    chosen = choose(trials)
+    md = ["# Defaults per kind of task, chosen on the dev sets of all tasks of the kind\n",
+          "Generated by `python -m chaintag_research.kind_defaults`. Every trial trains through "
+          f"`chaintag.train` for at most {EPOCHS} epochs, the epoch chosen on dev, the learner's defaults "
+          "otherwise; dev data only (ptb_sample and UD EWT: their dev files; CoNLL-2000, its base-NP version "
+          "and JNLPBA: the last 10 % of the training file). A choice is one setting per kind, the highest "
+          "**sum** of dev scores over the kind's tasks; \"with resources\" lets the candidates read the GloVe "
+          "vectors of the data directory (k-means ids of w[-1..1] at 64, 256, 1024 clusters).\n"]
+    for kind, tasks in TASKS.items():
+        names = [t[0] for t in tasks]
+        rows = {}
+        for rec in trials:
+            if rec["kind"] == kind:
+                rows.setdefault((rec["algorithm"], rec["candidate"]), {})[rec["task"]] = rec
+        if not rows:
+            continue
+        md.append(f"## {kind}\n")
+        table = []
+        for (alg, cand), recs in sorted(rows.items(), key=lambda kv: -sum(r["dev_score"] for r in kv[1].values())):
+            table.append([alg, cand, *(f"{fmt(recs[n]['dev_score'])} ({recs[n]['best_epoch']})" if n in recs else "-"
+                                       for n in names),
+                          fmt(sum(r["dev_score"] for r in recs.values())) if len(recs) == len(names) else "-",
+                          fmt(sum(r["seconds"] for r in recs.values()), 0)])
+        md.append(md_table(["learner", "attributes", *[f"{n} dev (epoch)" for n in names], "sum", "seconds"],
+                           table))
+        for setting, title in (("plain", "without resources"), ("resources", "with the data directory's vectors")):
+            c = chosen.get(kind, {}).get(setting)
+            if c:
+                md.append(f"\n- Chosen {title}: **{c['algorithm']}, {c['candidate']}** (sum {fmt(c['sum'])}).")
+        md.append("")
+    (out_dir / "choices.json").write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    path = out_dir / "README.md"
+    path.write_text("\n".join(md) + "\n", encoding="utf-8")
+    return path
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--data-dir", default=os.environ.get("CHAINTAG_DATA"))
+    ap.add_argument("--kinds", nargs="+", choices=tuple(TASKS))
+    args = ap.parse_args(argv)
+    print(run(args.out, data_dir=args.data_dir, kinds=args.kinds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
