@@ -280,7 +280,8 @@ def test_rebase_url():
 def test_source_table_covers_every_download():
     assert set(fetch_mod.URLS) <= set(fetch_mod.SHA256)
     assert all(len(h) == 64 and int(h, 16) >= 0 for h in fetch_mod.SHA256.values())
-    assert all(u.startswith("https://raw.githubusercontent.com/") for u in fetch_mod.URLS.values())
+    assert all(u.startswith(("https://raw.githubusercontent.com/", "https://files.pythonhosted.org/"))
+               for u in fetch_mod.URLS.values())
 
 
 # --------------------------------------------------------------------------- conll2000_np

