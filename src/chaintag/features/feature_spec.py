@@ -10,7 +10,8 @@ A specification is what ``--features`` and a learner's ``features`` take:
 - a list of template specs (and ``@directives``), taken as they are.
 
 The directives are ``@clusters=FILE``, ``@vecscale=SIGMA|raw``, ``@vecdim=D``,
-``@gazetteer=train|FILE``, ``@gazfolds=K``, ``@gazblock=B``, ``@autotags=PATH``,
+``@gazetteer=train|geonames|countries|FILE[:TYPE]``, ``@gaztype=TYPE``, ``@gazfolds=K``,
+``@gazblock=B``, ``@autotags=PATH``,
 ``@autofolds=K``, ``@autofeatures=PRESET``, ``@autoepochs=E`` and
 ``@autotarget=COLUMN`` (see :mod:`chaintag.features.spec`). :meth:`FeatureSpec.parse`
 is the one reader of that language; everything else reads the typed fields.
@@ -27,19 +28,20 @@ from typing import Sequence
 
 from ..errors import InputError
 
-__all__ = ["FeatureSpec", "TemplatePart", "DIRECTIVES"]
+__all__ = ["FeatureSpec", "TemplatePart", "DIRECTIVES", "gazetteer_source"]
 
 #: directive -> FeatureSpec field
 DIRECTIVES = {"@clusters=": "clusters", "@vecscale=": "vec_scale", "@vecdim=": "vec_dim",
-              "@gazetteer=": "gazetteer", "@gazfolds=": "gaz_folds", "@gazblock=": "gaz_block",
+              "@gazetteer=": "gazetteer", "@gaztype=": "gaz_type", "@gazfolds=": "gaz_folds", "@gazblock=": "gaz_block",
               "@autotags=": "autotags", "@autofolds=": "auto_folds", "@autofeatures=": "auto_features",
               "@autoepochs=": "auto_epochs", "@autotarget=": "auto_target"}
 #: Standard deviation of the vector components after scaling (Turian et al. 2010, s. 7.2).
 DEFAULT_VEC_SCALE = 0.1
 _UNKNOWN = ("unknown feature directive {part!r} (expected @clusters=FILE, @vecscale=SIGMA, "
-            "@vecdim=D, @gazetteer=train|FILE, @gazfolds=K, @gazblock=B, @autotags=PATH, "
+            "@vecdim=D, @gazetteer=train|geonames|countries|FILE[:TYPE], @gaztype=TYPE, @gazfolds=K, @gazblock=B, @autotags=PATH, "
             "@autofolds=K, @autofeatures=PRESET, @autoepochs=E or @autotarget=COLUMN)")
-_EMPTY = {"@gazetteer=": "name the gazetteer, 'train' or a list file",
+_EMPTY = {"@gazetteer=": "name the gazetteer: 'train', 'geonames', 'countries' or a list file",
+          "@gaztype=": "name the one type of every gazetteer entry (for example DICT)",
           "@autotags=": "name the unlabeled text, a file or a folder of *.txt files",
           "@autotarget=": "name a data column (for example pos)",
           "@autofeatures=": "name a feature preset (for example pos)"}
@@ -48,6 +50,36 @@ _INTS = {"@vecdim=": (1, "the vector dimension is a positive integer"),
          "@gazblock=": (1, "the jackknife block is a positive number of sentences"),
          "@autofolds=": (2, "the number of jackknife blocks is an integer of at least 2"),
          "@autoepochs=": (1, "the passes of the text's taggers are a positive integer")}
+#: A type written after a gazetteer source: ``@gazetteer=countries:DICT``.
+_GAZ_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+def gazetteer_source(text: str) -> tuple[str, str | None]:
+    """Split an ``@gazetteer=`` value into its source and the type it gives every entry.
+
+    Parameters
+    ----------
+    text : str
+        ``train``, ``geonames``, ``countries`` or a list file, optionally followed by
+        ``:TYPE`` (a letter, then letters, digits, ``_`` or ``-``):
+        ``countries:DICT``, ``genes.tsv:DICT``.
+
+    Returns
+    -------
+    source : str
+        The value without the type.
+    type : str or None
+        The type (None: the source's own types; ``LOC`` for the package sources).
+
+    Notes
+    -----
+    A list file whose name itself ends in ``:NAME`` is written with the type it
+    should have, or with ``./`` and a path that has a dot after the colon.
+    """
+    head, colon, tail = text.rpartition(":")
+    if colon and head and _GAZ_TYPE.fullmatch(tail):
+        return head, tail
+    return text, None
 
 
 @dataclass(frozen=True)
@@ -86,7 +118,10 @@ class FeatureSpec:
     vec_dim : int or None
         Principal components kept of the vectors (None: every dimension).
     gazetteer : tuple of str
-        ``"train"`` and list files.
+        ``"train"``, package sources (``geonames``, ``countries``) and list files, each optionally
+        with ``:TYPE`` (see :func:`gazetteer_source`).
+    gaz_type : str or None
+        ``@gaztype=TYPE``: the one type of every gazetteer entry (None: the sources' own types).
     gaz_folds, gaz_block : int or None
         Jackknife folds and block of the gazetteer (None: the defaults of :mod:`chaintag.features.gazetteer`).
     autotags : tuple of str
@@ -115,6 +150,7 @@ class FeatureSpec:
     vec_scale: float | None = DEFAULT_VEC_SCALE
     vec_dim: int | None = None
     gazetteer: tuple[str, ...] = ()
+    gaz_type: str | None = None
     gaz_folds: int | None = None
     gaz_block: int | None = None
     autotags: tuple[str, ...] = ()
@@ -255,6 +291,11 @@ class FeatureSpec:
 _CACHE: dict = {}
 
 
+def _package_sources():
+    from .gazetteer_packages import PACKAGE_SOURCES
+    return PACKAGE_SOURCES
+
+
 def _presets():
     from .presets import PRESETS
     return PRESETS
@@ -304,14 +345,20 @@ def _parse_parts(parts, base: str, where, lines=None, is_list: bool = False) -> 
             continue
         text = part[len(prefix):].strip()
         name = DIRECTIVES[prefix]
-        if prefix in ("@clusters=", "@gazetteer=", "@autotags=") and text and text != "train" \
+        gaz_typed = ""
+        if prefix == "@gazetteer=":
+            text, typ = gazetteer_source(text)
+            gaz_typed = f":{typ}" if typ else ""
+        named = text == "train" or (prefix == "@gazetteer=" and text in _package_sources())
+        if prefix in ("@clusters=", "@gazetteer=", "@autotags=") and text and not named \
                 and base and not os.path.isabs(text):
             text = os.path.join(base, text)
         if prefix == "@autofeatures=" and text and text not in PRESETS and base and not os.path.isabs(text) \
                 and os.path.isfile(os.path.join(base, text)):
             text = os.path.abspath(os.path.join(base, text))
-        if from_file and prefix in ("@clusters=", "@gazetteer=", "@autotags=") and text and text != "train":
-            written.append(prefix + os.path.abspath(text if os.path.isabs(text) else os.path.join(base, text)))
+        if from_file and prefix in ("@clusters=", "@gazetteer=", "@autotags=") and text and not named:
+            written.append(prefix + os.path.abspath(text if os.path.isabs(text) else os.path.join(base, text))
+                           + gaz_typed)
         elif from_file and prefix == "@autofeatures=":
             written.append(prefix + text)
         else:
@@ -325,7 +372,10 @@ def _parse_parts(parts, base: str, where, lines=None, is_list: bool = False) -> 
             if not text:
                 raise InputError(f"{part!r}: {_EMPTY[prefix]}", where)
             if name in ("gazetteer", "autotags"):
-                values[name].append(text)
+                values[name].append(text + gaz_typed)
+            elif name == "gaz_type" and not _GAZ_TYPE.fullmatch(text):
+                raise InputError(f"{part!r}: a gazetteer type is a letter, then letters, digits, '_' or '-'",
+                                 where)
             else:
                 values[name] = text
         elif prefix in _INTS:

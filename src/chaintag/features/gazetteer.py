@@ -22,8 +22,11 @@ a token inside a taken span starts no other span (spans never overlap).
 
 Entries come from the training data (every labelled entity span; a string
 seen with several types takes its most frequent type, ties broken by the
-type's name) and/or from list files (one entry a line: ``type<TAB>string``,
-the string split on whitespace into tokens). On the training sentences
+type's name), from list files (one entry a line: ``type<TAB>string``,
+the string split on whitespace into tokens) and/or from the package sources
+``geonames`` and ``countries`` (:mod:`chaintag.features.gazetteer_packages`).
+A source named with ``:TYPE`` (``countries:DICT``, ``train:DICT``) gives all
+its entries that one type: the collapsed dictionary of Agerri and Rigau (2016). On the training sentences
 themselves the training entries are *jackknifed*, as the level-one
 attributes of stacked generalization are computed on held-out folds
 (Wolpert 1992): the sentences are split into ``folds`` seeded random folds
@@ -185,7 +188,9 @@ class Gazetteer:
         labels : list of list of str
             Their gold labels (IOB2, IOBES, ... : read with conlleval's chunk rules).
         sources : sequence of str
-            ``"train"`` (the entity spans of ``rows``) and/or list-file paths.
+            ``"train"`` (the entity spans of ``rows``), ``"geonames"``, ``"countries"`` and/or list-file
+            paths, each optionally followed by ``:TYPE``, the one type of all its entries
+            (:func:`chaintag.features.feature_spec.gazetteer_source`).
         folds : int, default 10
             Jackknife folds (at least 2) of the training sentences.
         seed : int, default 0
@@ -202,16 +207,27 @@ class Gazetteer:
         Raises
         ------
         chaintag.errors.InputError
-            On a malformed list file (the message names the file and line)
+            On a malformed list file (the message names the file and line),
             or fewer than 2 folds.
+        chaintag.lazy.MissingExtraError
+            A package source whose package is not installed (the message
+            names the extra ``gazetteers``).
         """
+        from .feature_spec import gazetteer_source
+        from .gazetteer_packages import PACKAGE_SOURCES, package_entries
         if int(folds) < 2:
             raise InputError(f"the gazetteer's jackknife needs at least 2 folds, not {folds}")
         fixed: Counter = Counter()
+        use_train, train_type = False, None
         for src in sources:
-            if src != "train":
-                fixed.update(read_list(src))
-        use_train = "train" in sources
+            name, typ = gazetteer_source(src)
+            if name == "train":
+                use_train, train_type = True, typ
+                continue
+            found = package_entries(name) if name in PACKAGE_SOURCES else read_list(name)
+            if typ is not None:
+                found = _retyped(found, typ)
+            fixed.update(found)
         spans: list[list[tuple[tuple[str, ...], str]]] = []
         train_counts: Counter = Counter()
         if use_train:
@@ -220,7 +236,7 @@ class Gazetteer:
                 here = []
                 for typ, a, b in found:
                     if b - a <= MAX_ENTRY_TOKENS:
-                        here.append((tuple(tok[0] for tok in sent[a:b]), typ))
+                        here.append((tuple(tok[0] for tok in sent[a:b]), train_type or typ))
                 spans.append(here)
                 train_counts.update(here)
         gaz = cls(_by_entry(fixed + train_counts), folds, sources)
@@ -332,7 +348,8 @@ class Gazetteer:
                 by_type[typ].append((" ".join(toks), int(n)))
         for v in by_type.values():
             v.sort()
-        return {"folds": self.folds, "sources": [s if s == "train" else os.path.basename(s) for s in self.sources],
+        return {"folds": self.folds, "sources": [s if s.split(":")[0] in ("train", "geonames", "countries")
+                                                 else os.path.basename(s) for s in self.sources],
                 "entries": {t: [e for e, _ in v] for t, v in by_type.items()},
                 "counts": {t: [n for _, n in v] for t, v in by_type.items()}}
 
@@ -376,6 +393,14 @@ def jackknife_folds(n_sentences: int, folds: int, seed: int = 0, block: int = 1)
 def _pick(counts: Counter) -> str:
     """The most frequent type, ties broken by the type's name."""
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def _retyped(counts: Counter, typ: str) -> Counter:
+    """``(tokens, type) -> n`` counts with every type replaced by ``typ`` (counts of a string summed)."""
+    out: Counter = Counter()
+    for (toks, _), n in counts.items():
+        out[(toks, typ)] += n
+    return out
 
 
 def _by_entry(counts: Counter) -> dict[tuple[str, ...], Counter]:

