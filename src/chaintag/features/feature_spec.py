@@ -73,8 +73,8 @@ def gazetteer_source(text: str) -> tuple[str, str | None]:
 
     Notes
     -----
-    A list file whose name itself ends in ``:NAME`` is written with the type it
-    should have, or with ``./`` and a path that has a dot after the colon.
+    A list file whose name itself ends in ``:NAME`` (``lists:LOC``) would be read as
+    a file with a type; name it with a type after it (``lists:LOC:DICT``).
     """
     head, colon, tail = text.rpartition(":")
     if colon and head and _GAZ_TYPE.fullmatch(tail):
