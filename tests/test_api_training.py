@@ -41,11 +41,11 @@ def test_train_scores_the_test_data_and_need_not_save(tmp_path):
 def test_train_refuses_what_the_learner_does_not_declare(tmp_path):
     train = _file(tmp_path)
     with pytest.raises(InputError, match="perceptron has no parameter n_best"):
-        chaintag.train(train, params={"n_best": 3})
+        chaintag.train(train, algorithm="perceptron", params={"n_best": 3})
     with pytest.raises(InputError, match="l2 must be"):
         chaintag.train(train, algorithm="sapo", params={"l2": -1})
-    with pytest.raises(InputError, match="perceptron has no parameter nosuch"):
-        chaintag.train(train, nosuch=1)
+    with pytest.raises(InputError, match="sapo has no parameter nosuch"):
+        chaintag.train(train, nosuch=1)  # the default learner, SAPO
 
 
 def test_learner_parameters_by_name_among_the_settings(tmp_path):

@@ -299,7 +299,7 @@ def test_empty_tab_field_is_an_error(tmp_path, capsys):
 
 
 def test_second_order_from_the_cli(tmp_path, capsys):
-    code, model, _ = train(tmp_path, capsys, "--order", "2", "--no-tag-dict")
+    code, model, _ = train(tmp_path, capsys, "--order", "2", "--algorithm", "perceptron", "--no-tag-dict")
     assert code == 0
     test = write(tmp_path, "test.txt", TEST)
     assert main(["tag", "-m", str(model), str(test), "--quiet"]) == 0
@@ -318,14 +318,15 @@ def test_second_order_from_the_cli(tmp_path, capsys):
     code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "sapo", "--epochs", "2",
                          "--checkpoint-dir", str(tmp_path / "ck"))
     assert code == 0 and (tmp_path / "ck" / "checkpoint.npz").exists()
-    code, _, cap = train(tmp_path, capsys, "--order", "2", "--epochs", "2", "--checkpoint-dir", str(tmp_path / "ck2"))
+    code, _, cap = train(tmp_path, capsys, "--order", "2", "--algorithm", "perceptron", "--epochs", "2",
+                         "--checkpoint-dir", str(tmp_path / "ck2"))
     assert code == 0 and (tmp_path / "ck2" / "checkpoint.npz").exists()  # the second-order perceptron too
     code, _, cap = train(tmp_path, capsys, "--algorithm", "maxent", "--checkpoint-dir", str(tmp_path / "ck3"))
     assert code == 2 and "--checkpoint-dir is not offered for maxent" in cap.err
 
 
 def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkeypatch):
-    code, model, _ = train(tmp_path, capsys)
+    code, model, _ = train(tmp_path, capsys, "--algorithm", "perceptron")
     before = model.read_bytes()
     from chaintag.learners.perceptron import StructuredPerceptron
 
@@ -333,7 +334,7 @@ def test_interrupted_training_leaves_the_previous_model(tmp_path, capsys, monkey
         raise KeyboardInterrupt
 
     monkeypatch.setattr(StructuredPerceptron, "_run_epoch", interrupt)
-    code, _, cap = train(tmp_path, capsys)
+    code, _, cap = train(tmp_path, capsys, "--algorithm", "perceptron")
     assert code == 130 and "interrupted" in cap.err
     assert model.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "train.txt"]
@@ -351,9 +352,9 @@ def test_tag_copies_document_markers(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--n-best", "3"], "--n-best does not apply to perceptron"),
+    (["--algorithm", "perceptron", "--n-best", "3"], "--n-best does not apply to perceptron"),
     (["--algorithm", "crf-lbfgs", "--learning-rate", "0.5"], "--learning-rate does not apply to crf-lbfgs"),
-    (["--tag-dict-min", "3"], "--tag-dict-min does not apply to perceptron"),
+    (["--algorithm", "perceptron", "--tag-dict-min", "3"], "--tag-dict-min does not apply to perceptron"),
     (["--algorithm", "sapo", "--maxent-c", "2"], "apply to --algorithm maxent only"),
     (["--algorithm", "maxent", "--C", "2"], "MIRA options"),
 ])

@@ -41,6 +41,8 @@ TASKS = {
     "ner": [("jnlpba", "jnlpba:train", 0.1)],
 }
 ALGORITHMS = ("perceptron", "sapo")
+#: Epoch budgets compared (the best dev score within the first k epochs of each trial's dev curve).
+BUDGETS = (10, 20)
 
 
 def _km(offsets=range(-1, 2), ks=(64, 256, 1024)) -> list[str]:
@@ -105,14 +107,21 @@ def run(out_dir, data_dir=None, kinds=None) -> Path:
     return write_report(out_dir, list(done.values()))
 
 
+def within(rec: dict, budget: int) -> float:
+    """A trial's best dev score within its first ``budget`` epochs (what that many epochs, dev-chosen, give)."""
+    return max(s for s in rec["dev_curve"][:budget] if s is not None)
+
+
 def choose(trials: list[dict]) -> dict:
-    """Per kind and resource setting, the (algorithm, candidate) with the highest summed dev score over
-    the kind's tasks (only candidates run on every task of the kind).
+    """Per kind and resource setting, the (algorithm, candidate, epoch budget) with the highest summed dev
+    score over the kind's tasks (only candidates run on every task of the kind); and the one epoch budget
+    of each learner with the highest dev sum over every kind's trials (``epochs``).
 
     Returns
     -------
     dict
-        ``{kind: {"plain": {...}, "resources": {...}}}``, each ``{"algorithm", "candidate", "sum", "scores"}``.
+        ``{kind: {"plain": {...}, "resources": {...}}, "epochs": {algorithm: budget}}``, each choice
+        ``{"algorithm", "candidate", "epochs", "sum", "scores"}``.
     """
     out = {}
     for kind, tasks in TASKS.items():
@@ -122,13 +131,21 @@ def choose(trials: list[dict]) -> dict:
             for rec in trials:
                 if rec["kind"] != kind or (rec["resources"] and not with_res):
                     continue
-                sums.setdefault((rec["algorithm"], rec["candidate"]), {})[rec["task"]] = rec["dev_score"]
+                for budget in BUDGETS:
+                    sums.setdefault((rec["algorithm"], rec["candidate"], budget), {})[rec["task"]] = \
+                        within(rec, budget)
             full = {k: v for k, v in sums.items() if set(v) == set(names)}
             if not full:
                 continue
             best = max(full, key=lambda k: (sum(full[k].values()), k))
-            out.setdefault(kind, {})[setting] = {"algorithm": best[0], "candidate": best[1],
+            out.setdefault(kind, {})[setting] = {"algorithm": best[0], "candidate": best[1], "epochs": best[2],
                                                  "sum": sum(full[best].values()), "scores": full[best]}
+    epochs = {}
+    for alg in ALGORITHMS:
+        mine = [r for r in trials if r["algorithm"] == alg]
+        if mine:
+            epochs[alg] = max(BUDGETS, key=lambda b: (sum(within(r, b) for r in mine), -b))
+    out["epochs"] = epochs
     return out
 
 
@@ -153,17 +170,21 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
         md.append(f"## {kind}\n")
         table = []
         for (alg, cand), recs in sorted(rows.items(), key=lambda kv: -sum(r["dev_score"] for r in kv[1].values())):
+            full = len(recs) == len(names)
             table.append([alg, cand, *(f"{fmt(recs[n]['dev_score'])} ({recs[n]['best_epoch']})" if n in recs else "-"
                                        for n in names),
-                          fmt(sum(r["dev_score"] for r in recs.values())) if len(recs) == len(names) else "-",
+                          *(fmt(sum(within(r, b) for r in recs.values())) if full else "-" for b in BUDGETS),
                           fmt(sum(r["seconds"] for r in recs.values()), 0)])
-        md.append(md_table(["learner", "attributes", *[f"{n} dev (epoch)" for n in names], "sum", "seconds"],
-                           table))
+        md.append(md_table(["learner", "attributes", *[f"{n} dev (best epoch)" for n in names],
+                            *[f"sum, {b} epochs" for b in BUDGETS], "seconds"], table))
         for setting, title in (("plain", "without resources"), ("resources", "with the data directory's vectors")):
             c = chosen.get(kind, {}).get(setting)
             if c:
-                md.append(f"\n- Chosen {title}: **{c['algorithm']}, {c['candidate']}** (sum {fmt(c['sum'])}).")
+                md.append(f"\n- Chosen {title}: **{c['algorithm']}, {c['candidate']}, {c['epochs']} epochs** "
+                          f"(sum {fmt(c['sum'])}).")
         md.append("")
+    md.append("Epoch budget of each learner over every trial of every kind (highest summed dev score, "
+              "the shorter on ties): " + ", ".join(f"{a}: {b}" for a, b in chosen["epochs"].items()) + ".\n")
     (out_dir / "choices.json").write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     path = out_dir / "README.md"
     path.write_text("\n".join(md) + "\n", encoding="utf-8")

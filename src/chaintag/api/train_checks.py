@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["default_preset", "label_column_warnings", "describe_features", "check_model_path",
+__all__ = ["KIND_PRESETS", "KIND_PRESETS_WITH_VECTORS", "default_preset", "label_column_warnings", "describe_features", "check_model_path",
            "dev_test_reason", "check_dev_is_not_test"]
 
 #: Chunk types of syntactic phrases (CoNLL-2000); other types are taken for entities.
@@ -18,7 +18,16 @@ PHRASE_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJ
 _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 
 
-def default_preset(columns, labels) -> tuple[str, str]:
+#: The attribute preset of each kind of task, chosen as one setting per kind on the summed dev scores of the
+#: handed tasks of that kind (POS: ptb_sample, UD English EWT; chunking: CoNLL-2000 and its base NPs; NER:
+#: JNLPBA) with SAPO, among the plain presets and their richer variants (docs/results/kind_defaults).
+KIND_PRESETS = {"pos": "pos", "chunking": "chunking", "ner": "ner+gaz"}
+#: The same choice when word vectors are given (``--resources``) and no ``--features``: their k-means ids
+#: helped POS; they did not help chunking or NER on dev, which keep their presets.
+KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ner+gaz"}
+
+
+def default_preset(columns, labels, vectors: bool = False) -> tuple[str, str]:
     """The preset used when ``--features`` is not given, and why.
 
     Parameters
@@ -28,25 +37,31 @@ def default_preset(columns, labels) -> tuple[str, str]:
     labels : list of list of str
         Training labels.
 
+    vectors : bool, default False
+        Word vectors are given: the kind's choice with vectors (:data:`KIND_PRESETS_WITH_VECTORS`).
+
     Returns
     -------
     (str, str)
-        Preset name and a phrase saying why: ``chunking`` for a ``pos`` column
-        with phrase chunk labels (NP, VP, ...), ``ner`` for a ``pos`` column
-        with other labels or for chunk labels without one (the ``ner`` preset
-        reads the ``pos`` column when there is one), ``pos`` otherwise.
+        Preset name and a phrase saying why. The kind of task: chunking for a
+        ``pos`` column with phrase chunk labels (NP, VP, ...), NER for other
+        chunk labels (entity types; the NER presets read the ``pos`` column when
+        there is one), POS otherwise; its preset is :data:`KIND_PRESETS`' (the
+        plain ``ner`` preset for a ``pos`` column with labels that are not chunk
+        labels, which has no entity strings for a gazetteer).
     """
     from ..evaluation.schemes import detect_scheme
     scheme = detect_scheme(labels)
     has_pos = "pos" in columns
     types = {t for (p, t) in scheme.read.values() if t}
+    presets = KIND_PRESETS_WITH_VECTORS if vectors else KIND_PRESETS
     if has_pos and scheme.is_chunking and types and types <= PHRASE_TYPES:
-        return "chunking", "a pos column and phrase chunk labels"
+        return presets["chunking"], "a pos column and phrase chunk labels"
+    if scheme.is_chunking:
+        return presets["ner"], "entity chunk labels" + (" and a pos column, which it reads" if has_pos else "")
     if has_pos:
         return "ner", "a pos column, which the ner preset reads"
-    if scheme.is_chunking:
-        return "ner", "chunk labels and no pos column"
-    return "pos", "a word column and labels that are not chunk labels"
+    return presets["pos"], "a word column and labels that are not chunk labels"
 
 
 def _where(corpus) -> str:
