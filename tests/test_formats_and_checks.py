@@ -149,7 +149,7 @@ def test_default_preset_uses_the_pos_column(tmp_path, capsys):
     ner.write_text("Ann NNP B-PER\nmet VBD O\n", encoding="utf-8")
     assert main(["train", "--train", str(ner), "--model", str(model), "--epochs", "1"]) == 0
     err = capsys.readouterr().err
-    assert "preset 'ner'" in err and "pos[0]" in err
+    assert "preset 'ner+gaz'" in err and "pos[0]" in err and "gaz[0]" in err  # the NER default
     words = tmp_path / "pos.txt"
     words.write_text("Ann NNP\nmet VBD\n", encoding="utf-8")
     assert main(["train", "--train", str(words), "--model", str(model), "--epochs", "1"]) == 0

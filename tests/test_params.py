@@ -86,7 +86,8 @@ def test_cli_p_sets_a_declared_parameter_and_refuses_others(tmp_path, capsys):
     assert main(["train", "-a", "sapo", "--train", train, "--model", str(tmp_path / "x.npz"), "-p", "l2=-1",
                  "-q"]) == 2
     assert "l2 must be a finite number of at least 0, not -1.0" in capsys.readouterr().err
-    assert main(["train", "--train", train, "--model", str(tmp_path / "x.npz"), "--beam-width", "4", "-q"]) == 2
+    assert main(["train", "--train", train, "--model", str(tmp_path / "x.npz"), "-a", "perceptron", "--beam-width", "4",
+                 "-q"]) == 2
     assert "--beam-width does not apply to perceptron" in capsys.readouterr().err
     assert not (tmp_path / "x.npz").exists()
 

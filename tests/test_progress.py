@@ -62,7 +62,7 @@ def test_cli_train_logs_and_interrupt_says_how_to_resume(tmp_path, capsys, monke
     train = _file(tmp_path, "train.txt", SENTS, LABELS)
     model = str(tmp_path / "m.npz")
     ck = str(tmp_path / "ck")
-    argv = ["train", "--train", train, "--features", "w[0]", "--epochs", "5", "--model", model,
+    argv = ["train", "--train", train, "-a", "perceptron", "--features", "w[0]", "--epochs", "5", "--model", model,
             "--checkpoint-dir", ck]
     real = StructuredPerceptron._run_epoch
     calls = {"n": 0}
@@ -106,7 +106,7 @@ def test_cli_train_terminated_says_how_to_resume(tmp_path, capsys, monkeypatch):
 
     train = _file(tmp_path, "train.txt", SENTS, LABELS)
     ck = str(tmp_path / "ck")
-    argv = ["train", "--train", train, "--features", "w[0]", "--epochs", "5", "--model",
+    argv = ["train", "--train", train, "-a", "perceptron", "--features", "w[0]", "--epochs", "5", "--model",
             str(tmp_path / "m.npz"), "--checkpoint-dir", ck]
     real = StructuredPerceptron._run_epoch
     calls = {"n": 0}

@@ -74,7 +74,8 @@ def _train(corpus_file, tmp_path, out, *extra, features=("--features", "chunking
                  "--model", str(tmp_path / out), *extra])
 
 
-@pytest.mark.parametrize("extra", [(), ("--algorithm", "mira", "--dev", "DEV"), ("--algorithm", "nbest-mira")])
+@pytest.mark.parametrize("extra", [("--algorithm", "perceptron"), ("--algorithm", "mira", "--dev", "DEV"),
+                                   ("--algorithm", "nbest-mira")])
 def test_cli_streamed_training_writes_the_in_memory_model(corpus_file, tmp_path, extra, monkeypatch):
     extra = tuple(str(corpus_file) if e == "DEV" else e for e in extra)
     import chaintag.api.train_stream as ts

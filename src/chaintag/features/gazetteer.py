@@ -224,7 +224,7 @@ class Gazetteer:
             if name == "train":
                 use_train, train_type = True, typ
                 continue
-            found = package_entries(name) if name in PACKAGE_SOURCES else read_list(name)
+            found = package_entries(name, MAX_ENTRY_TOKENS) if name in PACKAGE_SOURCES else read_list(name)
             if typ is not None:
                 found = _retyped(found, typ)
             fixed.update(found)

@@ -59,13 +59,16 @@ def _countries_names() -> list[str]:
     return names
 
 
-def package_entries(source: str) -> Counter:
+def package_entries(source: str, max_tokens: int = 32) -> Counter:
     """The entries of a package source, each string once.
 
     Parameters
     ----------
     source : {"geonames", "countries"}
         A key of :data:`PACKAGE_SOURCES`.
+    max_tokens : int, default 32
+        Longer names are left out (the gazetteer passes its
+        :data:`~chaintag.features.gazetteer.MAX_ENTRY_TOKENS`).
 
     Returns
     -------
@@ -81,13 +84,12 @@ def package_entries(source: str) -> Counter:
     KeyError
         ``source`` is not a package source.
     """
-    from .gazetteer import MAX_ENTRY_TOKENS
     names = _geonames_names() if source == "geonames" else _countries_names() \
         if source == "countries" else None
     if names is None:
         raise KeyError(source)
     out: Counter = Counter()
     for toks in dict.fromkeys(tuple(n.split()) for n in names):
-        if toks and len(toks) <= MAX_ENTRY_TOKENS:
+        if toks and len(toks) <= max_tokens:
             out[(toks, DEFAULT_TYPE)] = 1
     return out

@@ -98,11 +98,11 @@ _ENTRIES = (
               "as the CoNLL-2000 data (NLTK; WSJ text of the Penn Treebank)",
               scores={"test": 93.82}, metric="F1", source="docs/RESULTS.md"),
     ModelInfo("en-pos-wsj", "POS, Penn Treebank tags (WSJ sample)", "words", "ptb_sample", "train",
-              {"features": "pos", "epochs": 20},
+              {"algorithm": "perceptron", "features": "pos", "epochs": 20},
               "as the NLTK Penn Treebank sample: non-commercial use only (LDC)",
               scores={"test": 96.33}, source="docs/RESULTS.md"),
     ModelInfo("en-bio-ner", "biomedical entities, JNLPBA (protein, DNA, RNA, cell line, cell type)", "words",
-              "jnlpba", "train", {"features": "ner", "epochs": 10},
+              "jnlpba", "train", {"algorithm": "perceptron", "features": "ner", "epochs": 10},
               "as the JNLPBA data (GENIA Project licence: annotations CC BY 3.0)",
               scores={"test": 69.64}, metric="F1", source="docs/models.md"),
 )
