@@ -191,13 +191,45 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
     return path
 
 
+#: Test data of every task, scored once with the chosen default (and the averaged perceptron on the same
+#: preset, for comparison) after the choice was made on dev.
+TEST = {"conll2000": "conll2000:test", "conll2000_np": "conll2000_np:test", "ptb_sample": "ptb_sample:test",
+        "ud_en_ewt": "ud_en_ewt:test", "jnlpba": "jnlpba:test"}
+
+
+def score_test(out_dir, data_dir=None) -> Path:
+    """Train the default of ``chaintag train`` (no ``--features``: the kind's preset; SAPO; 20 epochs, the
+    epoch chosen on the same dev data as the trials) on every task and score its test set once; the
+    averaged perceptron on the same preset beside it. One JSON line per run in ``out_dir/test.jsonl``."""
+    import chaintag
+    out = Path(out_dir) / "test.jsonl"
+    with open(out, "w", encoding="utf-8") as fh:
+        for kind, tasks in TASKS.items():
+            for task, train, dev in tasks:
+                for alg in ("sapo", "perceptron"):
+                    kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
+                    t0 = time.perf_counter()
+                    r = chaintag.train(train, test=TEST[task], algorithm=alg, epochs=EPOCHS, data_dir=data_dir,
+                                       quiet=True, **kw)
+                    fh.write(json.dumps({"task": task, "algorithm": alg, "features": r.report.get("features"),
+                                         "best_epoch": r.report["best_epoch"], "test_f1": r.test.f1,
+                                         "test_accuracy": r.test.accuracy,
+                                         "seconds": time.perf_counter() - t0}) + "\n")
+                    fh.flush()
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--data-dir", default=os.environ.get("CHAINTAG_DATA"))
     ap.add_argument("--kinds", nargs="+", choices=tuple(TASKS))
+    ap.add_argument("--test", action="store_true",
+                    help="after the choice: score the default once on every task's test set (test.jsonl)")
     args = ap.parse_args(argv)
     print(run(args.out, data_dir=args.data_dir, kinds=args.kinds))
+    if args.test:
+        print(score_test(args.out, data_dir=args.data_dir))
     return 0
 
 
