@@ -187,6 +187,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     dev, test = _held_out_data(opts, train, log)
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
     learner = _make_learner(opts, name, train, settings)
+    _known_embeddings(opts, learner, log)
     _fit(learner, opts, train, dev, streamed)
     learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
     if opts.model:
@@ -265,6 +266,25 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
                                  for t in templates for a in t.atoms):
         log("warning: the unlabeled text (--autotags, or the recipe's) is not used: no template reads "
             "its labels (atag, atag2)")
+
+
+def _known_embeddings(opts, learner, log) -> None:
+    """Word embeddings of a neural learner: the data directory's word vectors (GloVe 6B 50d, the standard
+    input of the neural taggers in the literature) when none are named and the data directory has them,
+    said in the log; ``--embeddings none`` trains the embeddings from scratch."""
+    if not getattr(type(learner), "learns_representation", False) or not hasattr(learner, "embeddings"):
+        return
+    if isinstance(learner.embeddings, str) and learner.embeddings.lower() == "none":
+        learner.embeddings = None
+        return
+    if learner.embeddings is not None or getattr(learner, "word_dim", None) is not None:
+        return  # named vectors, or an embedding size of the user's (vectors fix their own)
+    from ..resources.discover import find_known_resource
+    found = find_known_resource(opts.data_dir, needs=("vec",))
+    if found is not None:
+        learner.embeddings = str(found[0])
+        log(f"embeddings: {found[0]} from the data directory ({found[1]}); --embeddings none to learn them "
+            "from scratch")
 
 
 def _held_out_data(opts, train, log):

@@ -184,7 +184,8 @@ class NeuralTagger(SequenceTagger):
         *pick("epochs", epochs=30),
         Param("word_dim", None, int, "word embedding size (default: 100, or the vectors file's)", low=1, none=True,
               group=_NEURAL, metavar="N"),
-        Param("embeddings", None, str, "pretrained word vectors (word2vec, GloVe or fastText text format)",
+        Param("embeddings", None, str, "pretrained word vectors (word2vec, GloVe or fastText text format; "
+              "chaintag train takes the data directory's GloVe file when none is named, 'none' for none)",
               none=True, group=_NEURAL, metavar="PATH"),
         Param("lowercase", True, bool, "look words up lowercased", option=""),
         Param("unk_replace", 0.5, float, "probability of replacing a singleton word by the unknown word", low=0,
