@@ -61,7 +61,8 @@ def default_preset(columns, labels, vectors: bool = False) -> tuple[str, str]:
         return presets["ner"], "entity chunk labels" + (" and a pos column, which it reads" if has_pos else "")
     if has_pos:
         return "ner", "a pos column, which the ner preset reads"
-    return presets["pos"], "a word column and labels that are not chunk labels"
+    return presets["pos"], ("a word column and labels that are not chunk labels"
+                            + (", with word vectors (--resources)" if vectors else ""))
 
 
 def _where(corpus) -> str:

@@ -188,6 +188,10 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
     learner = _make_learner(opts, name, train, settings)
     _known_embeddings(opts, learner, log)
+    if hasattr(learner, "epochs"):
+        log(f"learner: {name}" + (" (the default; --algorithm to choose)" if name == DEFAULT_ALGORITHM else "")
+            + f", {learner.epochs} epochs" + ("" if opts.epochs is not None else " (the default; --epochs)")
+            + ("; the epoch with the best dev score is kept" if opts.dev or opts.dev_fraction else ""))
     _fit(learner, opts, train, dev, streamed)
     learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
     if opts.model:
@@ -283,8 +287,10 @@ def _known_embeddings(opts, learner, log) -> None:
     found = find_known_resource(opts.data_dir, needs=("vec",))
     if found is not None:
         learner.embeddings = str(found[0])
-        log(f"embeddings: {found[0]} from the data directory ({found[1]}); --embeddings none to learn them "
-            "from scratch")
+        log(f"embeddings: {found[0]} from the data directory ({found[1]}); the model keeps the vectors of all "
+            "its words (GloVe 6B 50d: about 80 MB); --embeddings none to learn them from scratch")
+    else:
+        log("embeddings: learned from scratch (no --embeddings, and no word vectors in the data directory)")
 
 
 def _held_out_data(opts, train, log):
@@ -466,6 +472,9 @@ def _add_resources(opts, log) -> None:
     given = list(getattr(opts, "resources", None) or []) + list(opts.clusters or [])
     if given:
         opts.features = with_clusters(opts.features, given)
+        log(f"resources: {', '.join(given)} (word vectors are parsed, and clustered by k-means for kmN "
+            "templates, once per file content, about a minute for GloVe 6B 50d, then read from the cache; "
+            "the model keeps the values of the words it needs)")
         return
     if not uses_resources(opts.features) or resource_paths(opts.features):
         return

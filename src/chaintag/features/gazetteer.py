@@ -436,6 +436,11 @@ def read_list(path: str) -> Counter:
         an empty string (the message names the file and line).
     """
     out: Counter = Counter()
+    if not os.path.exists(os.fspath(path)):
+        from .gazetteer_packages import PACKAGE_SOURCES
+        raise InputError("no such gazetteer list; a @gazetteer= source is train (the training data's entity "
+                         f"strings), {', '.join(sorted(PACKAGE_SOURCES))} (packages of the 'gazetteers' extra) "
+                         "or a list file (type<TAB>string a line)", path)
     from ..io.text_lines import numbered_lines
     for lineno, text in numbered_lines(path, what="gazetteer list"):
         if not text.strip() or text.lstrip().startswith("#"):
