@@ -109,6 +109,24 @@ def test_messages_suggest_only_options_the_command_has(tmp_path, capsys):
 # Mistakes caught
 # --------------------------------------------------------------------------
 
+def test_eval_refuses_an_untagged_word_and_label_file(tmp_path, capsys):
+    # words as "gold" and POS tags as "predicted": they share punctuation, so the other check passes
+    words = [f"w{i}" for i in range(60)] + [",", "."]
+    tags = ["NN", "VB", "DT", ",", "."]
+    lines = [f"{w} {tags[i % 3] if w not in ',.' else w}" for i, w in enumerate(words)]
+    f = tmp_path / "pos.txt"
+    f.write_text("\n".join(lines[:31]) + "\n\n" + "\n".join(lines[31:]) + "\n", encoding="utf-8")
+    assert main(["eval", str(f)]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and "62 distinct values against 5" in cap.err and "not tagged" in cap.err
+    assert "pos.txt" in cap.err
+    # a tagged file whose gold and predicted columns hold labels is scored
+    g = tmp_path / "tagged.txt"
+    g.write_text("\n".join(f"{w} {t} {t}" for w, t in zip(words, [ln.split()[1] for ln in lines])) + "\n",
+                 encoding="utf-8")
+    assert main(["eval", str(g), "--json"]) == 0
+
+
 def test_eval_refuses_two_columns_that_share_no_label(tmp_path, capsys):
     f = tmp_path / "ner.txt"
     f.write_text("Ann NNP B-PER\nmet VBD O\nBob NNP B-PER\n\nHi UH O\n", encoding="utf-8")

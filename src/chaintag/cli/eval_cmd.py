@@ -103,8 +103,15 @@ def run(args) -> int:
     return 0
 
 
+#: A gold column with at least this many distinct values, and this many times those of the predicted
+#: column, holds words: the file is a word-and-label file that was never tagged.
+WORDLIKE_MIN = 50
+WORDLIKE_RATIO = 5
+
+
 def _check_columns_share_labels(gold, pred, args, name: str, err) -> None:
-    """Refuse (or, for two or fewer labels, warn about) gold and predicted columns with no label in common.
+    """Refuse (or, for two or fewer labels, warn about) gold and predicted columns with no label in common,
+    and refuse a gold column that holds words (:data:`WORDLIKE_MIN`, :data:`WORDLIKE_RATIO`).
 
     Two columns that share no label hold two kinds of labels (POS tags and chunk
     labels, say): the predicted column is then most likely missing, and scoring
@@ -113,6 +120,13 @@ def _check_columns_share_labels(gold, pred, args, name: str, err) -> None:
     from ..errors import InputError
     gold_set = {lab for s in gold for lab in s}
     pred_set = {lab for s in pred for lab in s}
+    if len(gold_set) >= WORDLIKE_MIN and len(gold_set) >= WORDLIKE_RATIO * len(pred_set):
+        # an untagged word-and-label file read as gold (the words) and predicted (the labels) columns
+        raise InputError(f"the gold column ({args.gold_column}) holds {len(gold_set)} distinct values against "
+                         f"{len(pred_set)} in the predicted column ({args.pred_column}): it looks like words, "
+                         "not labels, so the file is probably not tagged. FILE must end with the gold and the "
+                         "predicted labels (tag it with chaintag tag first, or score a model with --model and "
+                         "--test; other columns: --gold-column, --pred-column)", name)
     if not gold_set or not pred_set or gold_set & pred_set:
         return
 
