@@ -248,17 +248,18 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     tr.write_text("\n\n".join("\n".join(f"{w} {p} {lab}" for (w, p), lab in zip(s, ls))
                               for s, ls in zip(SENTS, LABELS)) + "\n")
     model = tmp_path / "m.npz"
-    assert main(["train", "--recipe", "bio-ner-affixes", "--train", str(tr), "--model", str(model), "--epochs",
+    assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs",
                  "2"]) == 0
     m = chaintag.load(model)
-    assert m.algorithm == "sapo" and m.features == "ner+affixes" and m.epochs == 2  # --epochs given wins
+    assert m.algorithm == "sapo2" and m.features == "ner+doc" and m.epochs == 2  # --epochs given wins
     assert m.l2 == 5.0
-    assert "recipe bio-ner-affixes: --algorithm sapo --features ner+affixes" in capsys.readouterr().err
-    assert main(["train", "--recipe", "bio-ner-gaz", "--train", str(tr), "--model", str(model), "--epochs", "2",
-                 "--quiet"]) == 0
-    m = chaintag.load(model)
-    assert (m.features, m.l2, m.epochs) == ("ner+gaz", 8.0, 2)
-    assert m.extractor_.gazetteer is not None and m.extractor_.gazetteer.sources == ["train"]
+    assert "recipe bio-ner: --algorithm sapo --order 2 --features ner+doc --l2 5.0" in capsys.readouterr().err
+    # a retired recipe says what replaced it, and trains nothing
+    assert main(["train", "--recipe", "bio-ner-gaz", "--train", str(tr), "--model", str(tmp_path / "r.npz"),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "recipe bio-ner-gaz is retired: bio-ner-doc replaced it" in err and "--recipe bio-ner:" in err
+    assert "docs/results/presets" in err and not (tmp_path / "r.npz").exists()
     assert main(["train", "--recipe", "bio-ner", "--train", str(tr), "--model", str(model), "--epochs", "2",
                  "--quiet"]) == 0
     m = chaintag.load(model)
@@ -278,16 +279,10 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
                  "--epochs", "1"]) == 0
     assert "(not --order 2 --l2 5.0: the recipe's settings for sapo)" in capsys.readouterr().err
     # a learner that takes no passes (maxent) gets the recipe's attributes only, not its epochs
-    assert main(["train", "--recipe", "bio-ner-affixes", "-a", "maxent", "--train", str(tr), "--model",
+    assert main(["train", "--recipe", "bio-ner", "-a", "maxent", "--train", str(tr), "--model",
                  str(model)]) == 0
-    assert "--features ner+affixes (not --l2 5.0 --epochs 27" in capsys.readouterr().err
-    assert chaintag.load(model).features == "ner+affixes"
-    assert main(["train", "--recipe", "bio-ner-doc", "--train", str(tr), "--model", str(model), "--epochs", "2",
-                 "--quiet"]) == 0
-    assert chaintag.load(model).algorithm == "sapo"
-    assert main(["train", "--recipe", "base-np-plain", "--train", str(tr), "--model", str(model), "--epochs", "2",
-                 "--quiet"]) == 0
-    assert chaintag.load(model).features == "chunking"
+    assert "--features ner+doc (not --order 2 --l2 5.0 --epochs 29" in capsys.readouterr().err
+    assert chaintag.load(model).features == "ner+doc"
     words = ["the", "a", "dog", "cat", "barks"]
     table = str(tmp_path / "c.tsv")
     write_cluster_table(table, WordMaps(words, ["00", "01", "10", "10", "11"],
@@ -297,19 +292,14 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     m = chaintag.load(model)
     assert (m.algorithm, m.l2, m.feature_space, m.features.split(";")[0]) == ("sapo", 2.0, "all", "pos+clusters")
     assert sorted(m.extractor_.resources.clusters) == [256, 1024] and m.extractor_.resources.paths is not None
-    assert main(["train", "--recipe", "chunking-km", "--train", str(tr), "--model", str(model), "--epochs", "1",
-                 "--clusters", table, "--quiet"]) == 0
-    m = chaintag.load(model)
-    assert (m.features.split(";")[0], m.feature_space) == ("chunking+km", "all")
-    assert sorted(m.extractor_.resources.clusters) == [64, 256, 1024] and m.extractor_.resources.paths is None
-    # the chunking recipe also reads the vectors' values: a table and a vector file
+    # the base-NP recipe reads the k-means ids and the vectors' values: a table and a vector file
     vectors = tmp_path / "v.txt"
     vectors.write_text("".join(f"{w} {k} 0.5 {-k}\n" for k, w in enumerate(words)))
-    assert main(["train", "--recipe", "chunking-vec", "--train", str(tr), "--model", str(model), "--epochs", "1",
+    assert main(["train", "--recipe", "base-np", "--train", str(tr), "--model", str(model), "--epochs", "1",
                  "--clusters", table, str(vectors), "--quiet"]) == 0
     m = chaintag.load(model)
-    assert (m.features.split(";")[0], m.feature_space, m.epochs) == ("chunking+kmvec", "all", 1)
-    assert sorted(m.extractor_.resources.clusters) == [64, 256, 1024]
+    assert (m.features.split(";")[0], m.feature_space, m.epochs) == ("chunking+kmvec", "gold", 1)
+    assert sorted(m.extractor_.resources.clusters) == [64, 256, 1024] and m.extractor_.resources.paths is None
     assert m.extractor_.has_vectors and m.extractor_._vectors.shape[1] == 3
     vec = [a for a in range(m.extractor_.n_attributes) if m.extractor_.attribute_name(a).startswith("vec(")]
     assert len(vec) == 9  # three components of w[-1], w[0], w[1]

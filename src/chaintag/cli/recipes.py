@@ -58,6 +58,27 @@ def explicit_options(parser, argv: list[str], command: str) -> set[str]:
     return {dest for dest, mark in marks.items() if getattr(ns, dest, mark) is not mark}
 
 
+def retired_recipe(name: str) -> None:
+    """Refuse a recipe that a later choice on its task replaced, naming what replaced it.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For a recipe with ``superseded_by``: the message names the recipe in use today on its task and
+        the defaults of ``chaintag train``, and says where its history is kept.
+    """
+    after = _recipes.superseded_by(name)
+    if after is None:
+        return
+    from ..errors import InputError
+    now = _recipes.current(name)
+    raise InputError(f"recipe {name} is retired: {after} replaced it on its task"
+                     + (f" (in use today: --recipe {now}: {RECIPES[now]['about']})" if now != after else
+                        f" (--recipe {now}: {RECIPES[now]['about']})")
+                     + "; without a recipe, chaintag train uses the defaults chosen across tasks of each kind. "
+                       f"Its settings and dev figures stay in docs/results/presets: {RECIPES[name]['about']}")
+
+
 def apply_recipe(args, parser) -> list[str]:
     """Set the recipe's options on ``args`` except those the command line gave.
 
@@ -79,6 +100,7 @@ def apply_recipe(args, parser) -> list[str]:
     list of str
         The options set, as ``--name value`` strings (for the log).
     """
+    retired_recipe(args.recipe)
     recipe = _recipes.settings(args.recipe)
     given = explicit_options(parser, getattr(args, "argv", []), "train")
     other_learner = "algorithm" in given and args.algorithm != recipe["algorithm"]

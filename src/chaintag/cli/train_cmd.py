@@ -44,9 +44,13 @@ def add_parser(sub, learner_options: bool = True) -> None:
                         "chosen from the columns: chunking for a pos column and phrase chunk labels, ner "
                         "for a pos column or chunk labels, else pos; the choice is logged)")
     from .recipes import RECIPES
-    p.add_argument("--recipe", choices=sorted(RECIPES), default=None,
+    p.add_argument("--recipe", choices=sorted(RECIPES), default=None, metavar="NAME",
                    help="settings chosen on dev data for a task; they fill the options you leave at their "
-                        "defaults: " + "; ".join(f"{k}: {v['about']}" for k, v in sorted(RECIPES.items())))
+                        "defaults: " + "; ".join(f"{k}: {v['about']}" for k, v in sorted(RECIPES.items())
+                                                 if not v.get("superseded_by"))
+                        + ". Retired recipes (" + ", ".join(sorted(k for k, v in RECIPES.items()
+                                                                   if v.get("superseded_by")))
+                        + ") say what replaced them")
     p.add_argument("--resources", nargs="+", action="extend", metavar="PATH",
                    help="word resources for the brownK / kmN / vec template functions (e.g. --features "
                         "chunking+kmvec): word vectors in text format (GloVe, word2vec, fastText), a Brown "
