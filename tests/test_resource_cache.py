@@ -278,3 +278,66 @@ def test_neural_vectors_are_read_once_then_from_the_cache(tmp_path, monkeypatch)
     path.write_text("dog 1 2\n", encoding="utf-8")  # new content, new key: parsed
     with pytest.raises(AssertionError, match="parsed again"):
         nv.load_vectors(path)
+
+
+def _text_folder(tmp_path, name="text", extra=""):
+    import random
+    rng = random.Random(0)
+    words = [a + b for a in "bfghjkmp" for b in "aeiou"] + ["the", "dog", "cat", "runs"]  # no digits: "norm" keeps them
+    folder = tmp_path / name
+    (folder / "sub").mkdir(parents=True, exist_ok=True)
+    lines = [" ".join(rng.choice(words) for _ in range(8)) for _ in range(300)]
+    (folder / "a.txt").write_text("\n".join(lines[:150]) + "\n", encoding="utf-8")
+    (folder / "sub" / "b.txt").write_text("\n".join(lines[150:]) + "\n" + extra, encoding="utf-8")
+    (folder / "notes.md").write_text("not text to read\n", encoding="utf-8")
+    return folder
+
+
+def test_a_folder_of_unlabeled_text_is_induced_once_then_read_from_the_cache(tmp_path, monkeypatch):
+    pytest.importorskip("gensim")
+    import chaintag.resources.induce as induce_module
+    import chaintag.resources.induced as induced
+    monkeypatch.setattr(induced, "INDUCE_SETTINGS", dict(induced.INDUCE_SETTINGS, ks=(2, 4), dim=8, min_count=1))
+    folder = _text_folder(tmp_path)
+    assert [p.name for p in induced.text_files(folder)] == ["a.txt", "b.txt"]
+    first = induced.cached_induced(folder, log=lambda m: None)
+    assert len(first.words) == 44 and first.vectors.shape == (44, 8) and sorted(first.clusters) == [2, 4]
+    assert all(set(p) <= {"0", "1"} and p for p in first.paths)
+    real = induce_module.induce
+
+    def no_induce(*a, **k):
+        raise AssertionError("induced again")
+
+    monkeypatch.setattr(induce_module, "induce", no_induce)
+    again = induced.cached_induced(folder, log=lambda m: None)
+    assert again.words == first.words and again.paths == first.paths
+    assert np.array_equal(again.vectors, first.vectors) and again.vectors.dtype == np.float32
+    assert all(np.array_equal(again.clusters[k], first.clusters[k]) for k in (2, 4))
+    assert again.normalize == ("lower", "norm")
+    # another text (one more line) is another entry: induced again
+    _text_folder(tmp_path, extra="the dog runs\n")
+    with pytest.raises(AssertionError, match="induced again"):
+        induced.cached_induced(folder, log=lambda m: None)
+    monkeypatch.setattr(induce_module, "induce", real)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"\*\.txt files"):
+        induced.cached_induced(tmp_path / "empty", log=print)
+
+
+def test_train_reads_a_folder_of_text_named_in_the_data_directory(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("gensim")
+    import chaintag.resources.induced as induced
+    monkeypatch.setattr(induced, "INDUCE_SETTINGS", dict(induced.INDUCE_SETTINGS, ks=(2, 4), dim=8, min_count=1))
+    data = tmp_path / "data"
+    _text_folder(data, name="unlabeled_xx")
+    train = tmp_path / "train.txt"
+    train.write_text("the DT\ndog NN\nruns VBZ\n\nthe DT\ncat NN\nruns VBZ\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--train", str(train), "--features", "w[0];km4(w[0])", "--resources", "unlabeled_xx",
+                 "--data-dir", str(data), "--epochs", "2", "--model", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert f"resources: {data / 'unlabeled_xx'} (" in err  # found in the data directory by its name
+    m = chaintag.load(model)
+    assert sorted(m.extractor_.resources.clusters) == [4]
+    assert m.predict([["the", "cat", "runs"]]) == [["DT", "NN", "VBZ"]]

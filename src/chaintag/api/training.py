@@ -471,10 +471,13 @@ def _add_resources(opts, log) -> None:
     from ..features.spec import resource_paths, uses_resources, with_clusters
     given = list(getattr(opts, "resources", None) or []) + list(opts.clusters or [])
     if given:
+        # a name that is no path here but a folder of the data directory (unlabeled_en) is read there
+        given = _text_paths(given, opts.data_dir)
         opts.features = with_clusters(opts.features, given)
         log(f"resources: {', '.join(given)} (word vectors are parsed, and clustered by k-means for kmN "
-            "templates, once per file content, about a minute for GloVe 6B 50d, then read from the cache; "
-            "the model keeps the values of the words it needs)")
+            "templates, once per file content, about a minute for GloVe 6B 50d; a folder of unlabeled text "
+            "gets word2vec vectors and clusters, minutes for millions of tokens; all cached for the next "
+            "run; the model keeps the values of the words it needs)")
         return
     if not uses_resources(opts.features) or resource_paths(opts.features):
         return

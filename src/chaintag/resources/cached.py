@@ -181,7 +181,8 @@ def load_resources(paths, cache: bool = True) -> WordMaps | None:
     ----------
     paths : sequence of str or os.PathLike
         Brown paths files, word-vector files, cluster tables (kind detected by
-        :func:`~chaintag.resources.files.sniff_kind`).
+        :func:`~chaintag.resources.files.sniff_kind`), and folders of unlabeled text
+        (:func:`~chaintag.resources.induced.cached_induced`).
     cache : bool, default True
         False: read every file and compute k-means ids as
         :func:`chaintag.resources.files.load_resources` does, without the cache.
@@ -203,6 +204,10 @@ def load_resources(paths, cache: bool = True) -> WordMaps | None:
         return None
     maps = []
     for p in paths:
+        if os.path.isdir(p):  # a folder of unlabeled text: vectors and clusters induced once, then cached
+            from .induced import cached_induced
+            maps.append(cached_induced(p))
+            continue
         kind = _files.sniff_kind(p)
         maps.append(cached_vectors(p) if kind == "vectors" else _files.read_resource(p, kind))
     merged = WordMaps.merge(maps)
