@@ -125,7 +125,7 @@ def test_presets_resolve_and_check_columns():
         resolve_templates("chunking", ("word",))
     assert {"chunking", "pos", "ner"} <= set(PRESETS)
     assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters",
-                                                "chunking+km", "chunking+kmvec", "pos+km", "pos+clustersvec",
+                                                "chunking+km", "chunking+kmvec", "pos+km", "chunking+text", "pos+clustersvec",
                                                 "ner+affixes", "ner+gaz", "ner+doc", "pos+autotags",
                                                 "chunking+autotags"}
     # ner+affixes adds to ner (and its optional POS attributes); chunking+km adds k-means ids of w[-1..1]

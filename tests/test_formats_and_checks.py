@@ -175,3 +175,24 @@ def test_default_preset_uses_the_pos_column(tmp_path, capsys):
     # a preset given is said too
     assert main(["train", "--train", str(words), "--model", str(model), "--epochs", "1", "-f", "w[0]"]) == 0
     assert "features: 'w[0]'; 2 templates: bias; word[0]" in capsys.readouterr().err
+
+
+def test_default_preset_follows_the_resources_given(tmp_path):
+    from chaintag.api.train_checks import default_preset, resource_kind
+    chunks = [["B-NP", "I-NP", "B-VP"]]
+    ents = [["B-PER", "O"]]
+    tags = [["DT", "NN"]]
+    vec = tmp_path / "v.txt"
+    vec.write_text("the 0.1 0.2\ndog 0.3 0.4\n", encoding="utf-8")
+    brown = tmp_path / "paths"
+    brown.write_text("0101\tthe\t5\n", encoding="utf-8")
+    folder = tmp_path / "text"
+    folder.mkdir()
+    assert resource_kind([str(vec)]) == "vectors" and resource_kind([str(folder)]) == "clusters"
+    assert resource_kind([str(brown)]) is False and resource_kind([]) is False
+    assert resource_kind([str(vec), str(folder)]) == "clusters"
+    cols = ("word", "pos")
+    assert [default_preset(cols, chunks, k)[0] for k in (False, "vectors", "clusters")] == \
+        ["chunking", "chunking", "chunking+text"]
+    assert [default_preset(("word",), ents, k)[0] for k in (False, "vectors", "clusters")] == ["ner+gaz"] * 3
+    assert [default_preset(("word",), tags, k)[0] for k in (False, "vectors", "clusters")] == ["pos", "pos+km", "pos"]

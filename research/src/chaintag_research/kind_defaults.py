@@ -49,12 +49,28 @@ def _km(offsets=range(-1, 2), ks=(64, 256, 1024)) -> list[str]:
     return [f"km{k}(norm(lower(w[{o}])))" for o in offsets for k in ks]
 
 
-def candidates(kind: str) -> list[tuple[str, bool, object]]:
-    """``(name, needs_resources, features)`` of a kind: its attribute sets, without and with word vectors."""
+#: The unlabeled text of the data directory for each kind (its domain): word2vec vectors, k-means ids and
+#: hierarchy paths induced from it (``--resources FOLDER``, cached).
+TEXT = {"pos": "unlabeled_en", "chunking": "unlabeled_en", "ner": "unlabeled_bio"}
+
+
+def _clusters(offsets=range(-1, 2)) -> list[str]:
+    return [f"brown{k}(w[{o}])" for o in offsets for k in (4, 6, 10, 20)] + \
+        [f"km{k}(w[{o}])" for o in offsets for k in (256, 1024)]
+
+
+def candidates(kind: str, data_dir=None) -> list[tuple[str, bool, object]]:
+    """``(name, needs_resources, features)`` of a kind: its attribute sets, without resources, with the GloVe
+    vectors' k-means ids, and with the clusters and paths induced from the kind's unlabeled text."""
+    from chaintag.data.location import resolve_data_dir
     from chaintag.features.templates import PRESETS
     base = {"pos": ["pos"], "chunking": ["chunking"], "ner": ["ner", "ner+affixes", "ner+gaz"]}[kind]
     out = [(name, False, name) for name in base]
     out += [(f"{name} + km(GloVe)", True, list(PRESETS[name]) + _km()) for name in base]
+    text = resolve_data_dir(data_dir) / TEXT[kind]
+    if text.is_dir():
+        out += [(f"{name} + clusters({TEXT[kind]})", True,
+                 ";".join(list(PRESETS[name]) + _clusters()) + f";@clusters={text}") for name in base]
     return out
 
 
@@ -89,8 +105,8 @@ def run(out_dir, data_dir=None, kinds=None) -> Path:
     from chaintag.resources.discover import find_known_resource
     has_vectors = find_known_resource(data_dir, needs=("km",)) is not None
     for kind in kinds or TASKS:
-        for name, needs, features in candidates(kind):
-            if needs and not has_vectors:
+        for name, needs, features in candidates(kind, data_dir):
+            if needs and not has_vectors and "GloVe" in name:
                 continue
             for algorithm in ALGORITHMS:
                 for task, train, dev in TASKS[kind]:
@@ -158,7 +174,10 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
           "otherwise; dev data only (ptb_sample and UD EWT: their dev files; CoNLL-2000, its base-NP version "
           "and JNLPBA: the last 10 % of the training file). A choice is one setting per kind, the highest "
           "**sum** of dev scores over the kind's tasks; \"with resources\" lets the candidates read the GloVe "
-          "vectors of the data directory (k-means ids of w[-1..1] at 64, 256, 1024 clusters).\n"]
+          "vectors of the data directory (k-means ids of w[-1..1] at 64, 256, 1024 clusters) or the clusters "
+          "induced from its unlabeled text (`unlabeled_en` for POS and chunking, `unlabeled_bio` for NER: "
+          "word2vec, k-means ids of w[-1..1] at 256 and 1024 clusters and 4, 6, 10, 20-bit prefixes of "
+          "their hierarchy paths; `--resources FOLDER`).\n"]
     for kind, tasks in TASKS.items():
         names = [t[0] for t in tasks]
         rows = {}

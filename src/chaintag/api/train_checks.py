@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KIND_PRESETS", "KIND_PRESETS_WITH_VECTORS", "default_preset", "label_column_warnings", "describe_features", "check_model_path",
+__all__ = ["KIND_PRESETS", "KIND_PRESETS_WITH_VECTORS", "KIND_PRESETS_WITH_CLUSTERS", "resource_kind",
+           "default_preset", "label_column_warnings", "describe_features", "check_model_path",
            "dev_test_reason", "check_dev_is_not_test"]
 
 #: Chunk types of syntactic phrases (CoNLL-2000); other types are taken for entities.
@@ -22,12 +23,16 @@ _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 #: handed tasks of that kind (POS: ptb_sample, UD English EWT; chunking: CoNLL-2000 and its base NPs; NER:
 #: JNLPBA) with SAPO, among the plain presets and their richer variants (docs/results/kind_defaults).
 KIND_PRESETS = {"pos": "pos", "chunking": "chunking", "ner": "ner+gaz"}
-#: The same choice when word vectors are given (``--resources``) and no ``--features``: their k-means ids
-#: helped POS; they did not help chunking or NER on dev, which keep their presets.
+#: The same choice when word vectors are given (``--resources`` FILE of vectors) and no ``--features``:
+#: their k-means ids helped POS; they did not help chunking or NER on dev, which keep their presets.
 KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ner+gaz"}
+#: The same choice when cluster maps with hierarchy paths are given (a folder of unlabeled text, induced
+#: once and cached, or a cluster table): they helped chunking (maps of ``unlabeled_en``), not POS nor NER
+#: (maps of ``unlabeled_bio``) on dev.
+KIND_PRESETS_WITH_CLUSTERS = {"pos": "pos", "chunking": "chunking+text", "ner": "ner+gaz"}
 
 
-def default_preset(columns, labels, vectors: bool = False) -> tuple[str, str]:
+def default_preset(columns, labels, vectors: bool | str = False) -> tuple[str, str]:
     """The preset used when ``--features`` is not given, and why.
 
     Parameters
@@ -37,8 +42,9 @@ def default_preset(columns, labels, vectors: bool = False) -> tuple[str, str]:
     labels : list of list of str
         Training labels.
 
-    vectors : bool, default False
-        Word vectors are given: the kind's choice with vectors (:data:`KIND_PRESETS_WITH_VECTORS`).
+    vectors : bool or {"vectors", "clusters"}, default False
+        Resources are given: word vectors (True or ``"vectors"``: :data:`KIND_PRESETS_WITH_VECTORS`) or
+        cluster maps with paths (``"clusters"``: :data:`KIND_PRESETS_WITH_CLUSTERS`).
 
     Returns
     -------
@@ -54,7 +60,8 @@ def default_preset(columns, labels, vectors: bool = False) -> tuple[str, str]:
     scheme = detect_scheme(labels)
     has_pos = "pos" in columns
     types = {t for (p, t) in scheme.read.values() if t}
-    presets = KIND_PRESETS_WITH_VECTORS if vectors else KIND_PRESETS
+    presets = (KIND_PRESETS_WITH_CLUSTERS if vectors == "clusters" else KIND_PRESETS_WITH_VECTORS if vectors
+               else KIND_PRESETS)
     if has_pos and scheme.is_chunking and types and types <= PHRASE_TYPES:
         return presets["chunking"], "a pos column and phrase chunk labels"
     if scheme.is_chunking:
@@ -62,7 +69,21 @@ def default_preset(columns, labels, vectors: bool = False) -> tuple[str, str]:
     if has_pos:
         return "ner", "a pos column, which the ner preset reads"
     return presets["pos"], ("a word column and labels that are not chunk labels"
-                            + (", with word vectors (--resources)" if vectors else ""))
+                            + (f", with {'cluster maps' if vectors == 'clusters' else 'word vectors'} (--resources)"
+                               if vectors else ""))
+
+
+def resource_kind(paths) -> str | bool:
+    """What ``--resources`` files give, for :func:`default_preset`: ``"clusters"`` (a folder of unlabeled
+    text or a cluster table: paths and k-means ids), ``"vectors"`` (word vectors), False (none, or Brown
+    paths alone, which no default reads)."""
+    import os
+    from ..resources.files import sniff_kind
+    kinds = set()
+    for p in paths or []:
+        kinds.add("clusters" if os.path.isdir(p) else {"table": "clusters", "vectors": "vectors"}.get(
+            sniff_kind(p) if os.path.isfile(p) else "", None))
+    return "clusters" if "clusters" in kinds else "vectors" if "vectors" in kinds else False
 
 
 def _where(corpus) -> str:

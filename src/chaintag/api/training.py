@@ -247,8 +247,9 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
         return
     why = None
     if opts.features is None:
-        given = list(getattr(opts, "resources", None) or []) + list(opts.clusters or [])
-        opts.features, why = default_preset(train.columns, train.labels, vectors=bool(given))
+        from .train_checks import resource_kind
+        given = _text_paths(list(getattr(opts, "resources", None) or []) + list(opts.clusters or []), opts.data_dir)
+        opts.features, why = default_preset(train.columns, train.labels, vectors=resource_kind(given))
     _add_resources(opts, log)
     if opts.autotags:
         from ..features.spec import with_autotags
@@ -473,6 +474,11 @@ def _add_resources(opts, log) -> None:
     if given:
         # a name that is no path here but a folder of the data directory (unlabeled_en) is read there
         given = _text_paths(given, opts.data_dir)
+        if not uses_resources(opts.features):
+            log(f"resources: {', '.join(given)} not used: no template reads word clusters or vectors (the "
+                "default of this kind of task reads none with these resources: they did not help on dev); "
+                "name --features that read them (brownK, kmN, vec) to use them")
+            return
         opts.features = with_clusters(opts.features, given)
         log(f"resources: {', '.join(given)} (word vectors are parsed, and clustered by k-means for kmN "
             "templates, once per file content, about a minute for GloVe 6B 50d; a folder of unlabeled text "
