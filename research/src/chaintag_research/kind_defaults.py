@@ -216,16 +216,17 @@ TEST = {"conll2000": "conll2000:test", "conll2000_np": "conll2000_np:test", "ptb
         "ud_en_ewt": "ud_en_ewt:test", "jnlpba": "jnlpba:test"}
 
 
-def score_test(out_dir, data_dir=None) -> Path:
+def score_test(out_dir, data_dir=None, resources_only: bool = False) -> Path:
     """Train the default of ``chaintag train`` (no ``--features``: the kind's preset; SAPO; 20 epochs, the
     epoch chosen on the same dev data as the trials) on every task and score its test set once; the
-    averaged perceptron on the same preset beside it. One JSON line per run in ``out_dir/test.jsonl``."""
+    averaged perceptron on the same preset beside it; then each kind's choice with resources where it differs.
+    One JSON line per run in ``out_dir/test.jsonl`` (``resources_only``: only the latter, appended)."""
     import chaintag
     out = Path(out_dir) / "test.jsonl"
-    with open(out, "w", encoding="utf-8") as fh:
+    with open(out, "a" if resources_only else "w", encoding="utf-8") as fh:
         for kind, tasks in TASKS.items():
             for task, train, dev in tasks:
-                for alg in ("sapo", "perceptron"):
+                for alg in () if resources_only else ("sapo", "perceptron"):
                     kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
                     t0 = time.perf_counter()
                     r = chaintag.train(train, test=TEST[task], algorithm=alg, epochs=EPOCHS, data_dir=data_dir,
@@ -235,6 +236,20 @@ def score_test(out_dir, data_dir=None) -> Path:
                                          "test_accuracy": r.test.accuracy,
                                          "seconds": time.perf_counter() - t0}) + "\n")
                     fh.flush()
+                # the kind's choice with resources, where it differs from the plain one (SAPO)
+                chosen = json.loads((Path(out_dir) / "choices.json").read_text(encoding="utf-8"))[kind]
+                if chosen["resources"]["candidate"] == chosen["plain"]["candidate"]:
+                    continue
+                features = dict((n, f) for n, _, f in candidates(kind, data_dir))[chosen["resources"]["candidate"]]
+                kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
+                t0 = time.perf_counter()
+                r = chaintag.train(train, test=TEST[task], algorithm=chosen["resources"]["algorithm"], epochs=EPOCHS,
+                                   features=features, data_dir=data_dir, quiet=True, **kw)
+                fh.write(json.dumps({"task": task, "algorithm": chosen["resources"]["algorithm"],
+                                     "features": chosen["resources"]["candidate"], "resources": True,
+                                     "best_epoch": r.report["best_epoch"], "test_f1": r.test.f1,
+                                     "test_accuracy": r.test.accuracy, "seconds": time.perf_counter() - t0}) + "\n")
+                fh.flush()
     return out
 
 
