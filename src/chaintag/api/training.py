@@ -193,6 +193,11 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
             + f", {learner.epochs} epochs" + ("" if opts.epochs is not None else " (the default; --epochs)")
             + ("; the epoch with the best dev score is kept" if opts.dev or opts.dev_fraction else ""))
     _fit(learner, opts, train, dev, streamed)
+    gaz = getattr(getattr(learner, "extractor_", None), "gazetteer", None)
+    if gaz is not None:  # what the gaz / gazn columns matched against
+        log(f"gazetteer: {len(gaz.counts)} entries of {len(gaz.types)} types ({', '.join(sorted(gaz.types)[:8])}"
+            f"{', ...' if len(gaz.types) > 8 else ''}) from {', '.join(gaz.sources)}; the labels a match "
+            "predicts are learned from the training data")
     learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
     if opts.model:
         try:

