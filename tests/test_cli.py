@@ -494,3 +494,15 @@ def test_running_out_of_memory_is_one_error_line(tmp_path, capsys, monkeypatch):
     code, model, cap = train(tmp_path, capsys, "--algorithm", "sapo", "--order", "2")
     assert code == 2 and not model.exists() and "Traceback" not in cap.err
     assert cap.err.strip().splitlines()[-1].startswith("chaintag train: error: out of memory (Unable to allocate 7.46 GiB")
+
+
+def test_a_command_line_mistake_is_one_line_with_a_suggestion(capsys):
+    for argv, expect in ((["train", "-a", "sap", "--train", "x", "--model", "y"], "did you mean sapo?"),
+                         (["tagg"], "did you mean tag?"),
+                         (["train", "--train", "x"], "the following arguments are required: --model")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert expect in err and "--help lists the options" in err
+        assert len(err.strip().splitlines()) == 1 and "usage:" not in err

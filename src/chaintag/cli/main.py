@@ -10,13 +10,28 @@ from .._version import __version__
 from ..errors import ChaintagError
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``chaintag train: error: ...``) with the way to the
+    options, not the whole usage block (40 lines for ``train``) before the message."""
+
+    def error(self, message):
+        import difflib
+        import re
+        hint = ""
+        bad = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if bad:
+            close = difflib.get_close_matches(bad.group(1), re.findall(r"'([^']*)'", bad.group(2)), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+        self.exit(2, f"{self.prog}: error: {message}{hint} ({self.prog} --help lists the options)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser. ``train``'s learner options come from every learner's declarations,
     which imports the learner classes: they are added when ``command`` is ``train`` or not known."""
     from . import compare_cmd, data_cmd, eval_cmd, plot_cmd, reproduce_cmd, tag_cmd, train_cmd
     from . import inspect_cmd, models_cmd, serve_cmd
     from . import clusters_cmd, tune_cmd
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="chaintag",
         description="Train, run and evaluate linear-chain sequence labelers "
                     "(POS tagging, chunking, NER).")
