@@ -116,3 +116,19 @@ def test_runs_of_older_code_are_read_back_only_when_asked(toy_files, tmp_path, m
     assert reuse.epochs_trained == 3
     meta = json.loads((got.folder / "run.json").read_text())
     assert meta["settings_digest"] == reuse.digest(run, code=False)
+
+
+def test_neural_learners_of_a_comparison_read_the_data_directorys_vectors(tmp_path):
+    pytest.importorskip("torch")
+    from chaintag_research.compare import compare_runs
+    from chaintag_research.sapo import neural_available
+    if not neural_available():
+        pytest.skip("neural learners not installed")
+    glove = tmp_path / "glove6b50d" / "glove.6B.50d.txt"
+    glove.parent.mkdir()
+    glove.write_text("the 0.1 0.2\n", encoding="utf-8")
+    runs = compare_runs(["bilstm-crf", "bilstm-crf:embeddings=none", "bilstm:word_dim=20", "perceptron"],
+                        features="chunking", train="t.txt", test="t.txt", data_dir=tmp_path)
+    assert [r.params.get("embeddings") for r in runs] == [str(glove), None, None, None]
+    assert compare_runs(["bilstm-crf"], features="chunking", train="t.txt", test="t.txt",
+                        data_dir=tmp_path / "none")[0].params == {}

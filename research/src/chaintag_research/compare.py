@@ -95,8 +95,11 @@ def _check_value(spec: str, key: str, value, default) -> None:
 
 
 def compare_runs(learners, *, features: str, train: str, test: str, dev: str | None = None, epochs: int = 10,
-                 metric: str = "f1") -> list[Run]:
+                 metric: str = "f1", data_dir=None) -> list[Run]:
     """The runs of a comparison, one per learner spec (see :func:`parse_learner`).
+
+    A neural learner given no ``embeddings`` gets the data directory's GloVe vectors when they are there
+    (as ``chaintag train`` does; ``embeddings=none`` in the spec: none).
 
     Raises
     ------
@@ -117,6 +120,14 @@ def compare_runs(learners, *, features: str, train: str, test: str, dev: str | N
         for key, value in params.items():
             if key in signature:
                 _check_value(spec, key, value, signature[key].default)
+        if getattr(cls, "learns_representation", False) and "embeddings" in signature:
+            if str(params.get("embeddings", "")).lower() == "none":
+                params.pop("embeddings")
+            elif "embeddings" not in params and params.get("word_dim") is None:
+                from .sapo_neural import find_embeddings
+                found = find_embeddings(data_dir)
+                if found:
+                    params["embeddings"] = found
         has_epochs = "epochs" in signature
         runs.append(Run(key=spec, label=spec, task="compare", learner=name, params=params, features=features,
                         epochs=epochs if has_epochs else 1, train=DataRef(train), test=DataRef(test),
@@ -186,7 +197,7 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     _check_data(runner, train, dev, test)
     metric = _metric(runner, train)
     runs = compare_runs(list(learners), features=features, train=train, test=test, dev=dev, epochs=epochs,
-                        metric=metric)
+                        metric=metric, data_dir=data_dir)
     results = runner.run_all(runs)
     wall = time.perf_counter() - t0
     rows = _rows(runs, results, metric)
