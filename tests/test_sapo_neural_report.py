@@ -109,7 +109,12 @@ def test_runs_of_older_code_are_read_back_only_when_asked(toy_files, tmp_path, m
     reuse = Runner(tmp_path, progress=False, reuse_older_code=True)
     got = reuse.run_one(run)
     assert reuse.epochs_trained == 0 and got.summary["older_code"] is True
-    assert got.records == again.records
+    timing = ("seconds", "cpu_seconds", "fit_seconds", "eval_seconds")
+
+    def untimed(records):
+        return [{k: v for k, v in r.items() if k not in timing} for r in records]
+
+    assert got.folder in (first.folder, again.folder) and untimed(got.records) == untimed(again.records)
     # other settings are never matched
     other = _toy_run(train, test, epochs=3)
     reuse.run_one(other)

@@ -474,10 +474,10 @@ class Runner:
                 continue
             records = self._read_records(meta_path.parent, run.epochs)
             if len(records) == run.epochs:
-                found.append((summary.get("finished", ""), meta_path.parent, records, summary))
+                found.append((summary_path.stat().st_mtime_ns, meta_path.parent, records, summary))
         if not found:
             return None
-        _, folder, records, summary = max(found, key=lambda f: f[0])
+        _, folder, records, summary = max(found, key=lambda f: (f[0], str(f[1])))
         summary = dict(summary, key=run.key, label=run.label, older_code=True)
         return RunResult(run, summary["digest"], folder, records, summary)
 
