@@ -74,18 +74,13 @@ def cached_vectors(path, source: str | None = None) -> WordMaps:
         maps = _files.read_vectors(path, source=source)
         maps.kmeans_cache = cached_kmeans
         return maps
-    digest = file_sha256(path)
-    key = entry_key({"what": "vectors", "file_sha256": digest, "reader": _files.VECTORS_READER_VERSION})
-    arrays = read_entry("vectors", key, _check_vectors)
-    if arrays is not None:
-        maps = WordMaps(arrays["_words"], vectors=arrays["vectors"], source=source)
-    else:
-        maps = _files.read_vectors(path, source=source)
-        write_entry("vectors", key, {"words": _words_blob(maps.words),
-                                     "vectors": np.ascontiguousarray(maps.vectors, dtype=np.float32)},
-                    {"file": os.path.abspath(os.fspath(path)), "file_sha256": digest,
-                     "file_bytes": os.path.getsize(path), "reader": _files.VECTORS_READER_VERSION,
-                     "n_words": len(maps.words), "dim": int(maps.vectors.shape[1])})
+
+    def read(p):
+        m = _files.read_vectors(p, source=source)
+        return m.words, m.vectors
+
+    words, vectors, key = _cached_arrays(path, "vectors", _files.VECTORS_READER_VERSION, read)
+    maps = WordMaps(words, vectors=vectors, source=source)
     maps.vectors_digest = "vectors-" + key
     maps.kmeans_cache = cached_kmeans
     return maps
@@ -114,18 +109,24 @@ def cached_read(path, what: str, version: int, reader) -> tuple[list[str], np.nd
     """
     if not store_enabled():
         return reader(path)
+    words, vectors, _ = _cached_arrays(path, what, version, reader)
+    return words, vectors
+
+
+def _cached_arrays(path, what: str, version: int, reader) -> tuple[list[str], np.ndarray, str]:
+    """The words and float32 vectors of ``reader(path)`` through the store, and the entry's key."""
     digest = file_sha256(path)
     key = entry_key({"what": what, "file_sha256": digest, "reader": version})
     arrays = read_entry("vectors", key, _check_vectors)
     if arrays is not None:
-        return arrays["_words"], arrays["vectors"]
+        return arrays["_words"], arrays["vectors"], key
     words, vectors = reader(path)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     write_entry("vectors", key, {"words": _words_blob(words), "vectors": vectors},
                 {"file": os.path.abspath(os.fspath(path)), "file_sha256": digest,
                  "file_bytes": os.path.getsize(path), "reader": version, "what": what,
                  "n_words": len(words), "dim": int(vectors.shape[1])})
-    return words, vectors
+    return words, vectors, key
 
 
 def cached_kmeans(vectors: np.ndarray, n_clusters: int, vectors_digest: str | None = None,
