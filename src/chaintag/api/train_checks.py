@@ -32,7 +32,7 @@ KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ne
 KIND_PRESETS_WITH_CLUSTERS = {"pos": "pos", "chunking": "chunking+text", "ner": "ner+gaz"}
 
 
-def default_preset(columns, labels, vectors: bool | str = False) -> tuple[str, str]:
+def default_preset(columns, labels, resources: str | bool = False) -> tuple[str, str]:
     """The preset used when ``--features`` is not given, and why.
 
     Parameters
@@ -42,9 +42,9 @@ def default_preset(columns, labels, vectors: bool | str = False) -> tuple[str, s
     labels : list of list of str
         Training labels.
 
-    vectors : bool or {"vectors", "clusters"}, default False
-        Resources are given: word vectors (True or ``"vectors"``: :data:`KIND_PRESETS_WITH_VECTORS`) or
-        cluster maps with paths (``"clusters"``: :data:`KIND_PRESETS_WITH_CLUSTERS`).
+    resources : {False, "vectors", "clusters"}, default False
+        What ``--resources`` gives (:func:`resource_kind`): word vectors (:data:`KIND_PRESETS_WITH_VECTORS`)
+        or cluster maps with paths (:data:`KIND_PRESETS_WITH_CLUSTERS`).
 
     Returns
     -------
@@ -60,8 +60,8 @@ def default_preset(columns, labels, vectors: bool | str = False) -> tuple[str, s
     scheme = detect_scheme(labels)
     has_pos = "pos" in columns
     types = {t for (p, t) in scheme.read.values() if t}
-    presets = (KIND_PRESETS_WITH_CLUSTERS if vectors == "clusters" else KIND_PRESETS_WITH_VECTORS if vectors
-               else KIND_PRESETS)
+    presets = {"clusters": KIND_PRESETS_WITH_CLUSTERS, "vectors": KIND_PRESETS_WITH_VECTORS}.get(resources,
+                                                                                              KIND_PRESETS)
     if has_pos and scheme.is_chunking and types and types <= PHRASE_TYPES:
         return presets["chunking"], "a pos column and phrase chunk labels"
     if scheme.is_chunking:
@@ -69,8 +69,8 @@ def default_preset(columns, labels, vectors: bool | str = False) -> tuple[str, s
     if has_pos:
         return "ner", "a pos column, which the ner preset reads"
     return presets["pos"], ("a word column and labels that are not chunk labels"
-                            + (f", with {'cluster maps' if vectors == 'clusters' else 'word vectors'} (--resources)"
-                               if vectors else ""))
+                            + (f", with {'cluster maps' if resources == 'clusters' else 'word vectors'} (--resources)"
+                               if resources else ""))
 
 
 def resource_kind(paths) -> str | bool:

@@ -255,7 +255,7 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     if opts.features is None:
         from .train_checks import resource_kind
         given = text_paths(list(getattr(opts, "resources", None) or []) + list(opts.clusters or []), opts.data_dir)
-        opts.features, why = default_preset(train.columns, train.labels, vectors=resource_kind(given))
+        opts.features, why = default_preset(train.columns, train.labels, resource_kind(given))
     add_resources(opts, log)
     if opts.autotags:
         from ..features.spec import with_autotags
