@@ -196,3 +196,16 @@ def test_default_preset_follows_the_resources_given(tmp_path):
         ["chunking", "chunking", "chunking+text"]
     assert [default_preset(("word",), ents, k)[0] for k in (False, "vectors", "clusters")] == ["ner+gaz"] * 3
     assert [default_preset(("word",), tags, k)[0] for k in (False, "vectors", "clusters")] == ["pos", "pos+km", "pos"]
+
+
+def test_training_budget_is_the_learners_declaration(tmp_path):
+    """SAPO declares 20 epochs for training runs; others keep their constructor default; --epochs wins."""
+    import chaintag
+    from chaintag.learners import LEARNERS
+    f = tmp_path / "pos.txt"
+    f.write_text("Ann NNP\nmet VBD\nBob NNP\n\nBob NNP\nran VBD\n", encoding="utf-8")
+    assert LEARNERS["sapo"].train_epochs == 20 and LEARNERS["sapo"]().epochs == 10
+    assert chaintag.train(train=str(f), features="w[0]").model.epochs == 20
+    assert chaintag.train(train=str(f), features="w[0]", epochs=3).model.epochs == 3
+    assert chaintag.train(train=str(f), features="w[0]", algorithm="perceptron").model.epochs == \
+        LEARNERS["perceptron"]().epochs

@@ -57,9 +57,6 @@ class TrainResult:
 #: summed over the handed tasks of each kind (POS, chunking, NER), against the averaged perceptron, with
 #: and without word vectors (docs/results/kind_defaults).
 DEFAULT_ALGORITHM = "sapo"
-#: Its epochs when ``--epochs`` is not given: 20 had the higher summed dev score than 10 over every trial
-#: of every kind (the epoch then chosen on dev when dev data is given).
-DEFAULT_EPOCHS = 20
 
 #: The settings of :func:`train` (the names of ``chaintag train``'s options) and their defaults.
 DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm=DEFAULT_ALGORITHM, order=1,
@@ -319,8 +316,8 @@ def _make_learner(opts, name: str, train, settings):
     check_misplaced_options(opts, cls)
     accepted = set(cls._param_names())
     epochs = opts.epochs
-    if epochs is None and name == DEFAULT_ALGORITHM and opts.order == 1:
-        epochs = DEFAULT_EPOCHS  # the default learner with the budget chosen with it
+    if epochs is None:  # the budget a learner declares for training runs (SAPO: chosen with the defaults)
+        epochs = getattr(cls, "train_epochs", None)
     for option, key, value in (("--epochs", "epochs", epochs), ("--shuffle/--no-shuffle", "shuffle", opts.shuffle),
                                ("--hash-bits", "hash_bits", opts.hash_bits)):
         if value is not None:
