@@ -69,7 +69,7 @@ def default_preset(columns, labels, resources: str | bool = False) -> tuple[str,
     if has_pos:
         return "ner", "a pos column, which the ner preset reads"
     return presets["pos"], ("a word column and labels that are not chunk labels"
-                            + (f", with {'cluster maps' if resources == 'clusters' else 'word vectors'} (--resources)"
+                            + (f", with {'cluster maps' if resources == 'clusters' else 'word vectors'}"
                                if resources else ""))
 
 

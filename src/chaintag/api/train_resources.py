@@ -9,7 +9,61 @@ said in the training log.
 
 from __future__ import annotations
 
-__all__ = ["add_resources", "known_embeddings", "text_paths"]
+__all__ = ["add_resources", "default_resources", "resources_off", "known_embeddings", "text_paths"]
+
+
+def resources_off(opts) -> bool:
+    """Whether ``--resources none`` was given (no resource, not even the data directory's); it is then
+    removed from ``opts.resources``."""
+    given = list(getattr(opts, "resources", None) or [])
+    if [p.lower() for p in given] == ["none"]:
+        opts.resources = None
+        opts.no_resources = True
+    elif any(p.lower() == "none" for p in given):
+        from ..errors import InputError
+        raise InputError("--resources none means no resources: give it alone")
+    return bool(getattr(opts, "no_resources", False))
+
+
+def default_resources(opts, train, log) -> str | bool:
+    """The data directory's resource that the default attributes of this kind of task read, when it covers
+    the training words; it is put in ``opts.resources`` and its kind returned for
+    :func:`chaintag.api.train_checks.default_preset` (``"vectors"``, ``"clusters"``, or False: none).
+
+    For the kinds whose default with resources differs from the plain one (POS with word vectors; chunking
+    with the clusters of unlabeled text), the data directory's GloVe vectors, or its folder of unlabeled
+    text with the highest coverage, is taken when it holds at least
+    :data:`chaintag.resources.coverage.MIN_COVERAGE` of the training word types seen twice (the language
+    and domain of the data). Every choice, and every resource passed over, is said in the log;
+    ``--resources none`` turns this off.
+    """
+    from ..resources.coverage import MIN_COVERAGE, MIN_TYPES, covers, training_types
+    from ..resources.discover import find_known_resource, known_text_folders
+    from .train_checks import default_preset
+    plain = default_preset(train.columns, train.labels, False)[0]
+    wants = [k for k in ("clusters", "vectors") if default_preset(train.columns, train.labels, k)[0] != plain]
+    if not wants:
+        return False
+    column = list(train.columns).index("word") if "word" in train.columns else 0
+    types = training_types(train.tokens, column)
+    if len(types) < MIN_TYPES:
+        return False  # too few words to tell the language and domain (toy data): no resource
+    for kind in wants:
+        if kind == "vectors":
+            found = find_known_resource(opts.data_dir, needs=("km",))
+            options = [found] if found is not None else []
+        else:
+            options = known_text_folders(opts.data_dir)
+        scored = sorted(((covers(path, types), str(path), about) for path, about in options), reverse=True)
+        for share, path, about in scored:
+            took = share >= MIN_COVERAGE and path == scored[0][1]
+            log(f"resources: {path} ({about}) holds {100 * share:.1f}% of the training word types seen twice "
+                f"({'taken' if took else 'not taken'}: the default reads it from {100 * MIN_COVERAGE:.0f}%; "
+                "--resources none for none)")
+        if scored and scored[0][0] >= MIN_COVERAGE:
+            opts.resources = [scored[0][1]]
+            return kind
+    return False
 
 
 def add_resources(opts, log) -> None:
@@ -32,7 +86,7 @@ def add_resources(opts, log) -> None:
             "gets word2vec vectors and clusters, minutes for millions of tokens; all cached for the next "
             "run; the model keeps the values of the words it needs)")
         return
-    if not uses_resources(opts.features) or resource_paths(opts.features):
+    if not uses_resources(opts.features) or resource_paths(opts.features) or getattr(opts, "no_resources", False):
         return
     from ..features.feature_spec import FeatureSpec
     from ..resources.discover import find_known_resource

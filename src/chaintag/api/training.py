@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from ..errors import InputError
 from ..progress import plural
 from .corpus import load_source
-from .train_resources import add_resources, known_embeddings, text_paths
+from .train_resources import add_resources, default_resources, known_embeddings, resources_off, text_paths
 
 __all__ = ["TrainResult", "TrainOptions", "train", "run_training", "check_misplaced_options", "second_order_name",
            "EXIT_HISTORY_NOT_WRITTEN", "EXIT_STATE_KEPT"]
@@ -249,10 +249,14 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
             f"{', '.join(train.columns)} (no attribute templates); labels: {describe_labels(train)}")
         return
     why = None
+    off = resources_off(opts)
     if opts.features is None:
         from .train_checks import resource_kind
         given = text_paths(list(getattr(opts, "resources", None) or []) + list(opts.clusters or []), opts.data_dir)
-        opts.features, why = default_preset(train.columns, train.labels, resource_kind(given))
+        kind = resource_kind(given) if given or off else default_resources(opts, train, log)
+        opts.features, why = default_preset(train.columns, train.labels, kind)
+        if kind:
+            why += "; with the resources " + ("given (--resources)" if given else "found in the data directory")
     add_resources(opts, log)
     if opts.autotags:
         from ..features.spec import with_autotags

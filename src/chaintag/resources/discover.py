@@ -8,7 +8,7 @@ from typing import Iterable
 
 from ..data.location import resolve_data_dir
 
-__all__ = ["KNOWN_RESOURCES", "find_known_resource", "function_family"]
+__all__ = ["KNOWN_RESOURCES", "KNOWN_TEXT", "find_known_resource", "known_text_folders", "function_family"]
 
 #: Resource files looked for in the data directory, in order of preference: (path in it, what it is,
 #: the template functions it serves: ``brown`` for brownK, ``km`` for kmN, ``vec``).
@@ -16,6 +16,18 @@ KNOWN_RESOURCES: tuple[tuple[str, str, frozenset], ...] = (
     ("glove6b50d/glove.6B.50d.txt", "GloVe 6B word vectors, 50 dimensions (Pennington et al. 2014)",
      frozenset({"km", "vec"})),
 )
+
+#: Folders of unlabeled text looked for in the data directory: (folder in it, what it is).
+KNOWN_TEXT: tuple[tuple[str, str], ...] = (
+    ("unlabeled_en", "unlabeled English text"),
+    ("unlabeled_bio", "unlabeled biomedical text (PubMed abstracts, PMC articles)"),
+)
+
+
+def known_text_folders(data_dir: str | os.PathLike | None = None) -> list[tuple[Path, str]]:
+    """The folders of :data:`KNOWN_TEXT` present in the data directory: ``(path, what it is)``."""
+    base = resolve_data_dir(data_dir)
+    return [(base / rel, about) for rel, about in KNOWN_TEXT if (base / rel).is_dir()]
 
 
 def function_family(name: str) -> str:

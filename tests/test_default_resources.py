@@ -1,0 +1,121 @@
+"""The defaults of ``chaintag train`` take the data directory's resources that cover the training words."""
+
+import itertools
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import chaintag
+from chaintag.api.train_resources import default_resources, resources_off
+from chaintag.errors import InputError
+from chaintag.resources.coverage import (MIN_COVERAGE, MIN_TYPES, coverage, resource_vocabulary,
+                                         training_types)
+
+WORDS = ["".join(p) for p in itertools.product("bcdfg", "aeiou", "klmnp", "aeiou")][:MIN_TYPES + 100]  # 600
+
+
+def _corpus(words):
+    """POS sentences of 5 tokens in which every word occurs twice."""
+    toks = [w for w in words for _ in range(2)]
+    sents = [toks[i:i + 5] for i in range(0, len(toks), 5)]
+    labels = [["NN" if w[0] in "bcd" else "VB" for w in s] for s in sents]
+    return [[(w,) for w in s] for s in sents], labels
+
+
+def _data_dir(tmp_path, vector_words=(), text_words=None, bio_words=None):
+    d = tmp_path / "data"
+    if vector_words:
+        rng = np.random.default_rng(0)
+        (d / "glove6b50d").mkdir(parents=True)
+        (d / "glove6b50d" / "glove.6B.50d.txt").write_text(
+            "".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=4)) + "\n" for w in vector_words),
+            encoding="utf-8")
+    for name, words in (("unlabeled_en", text_words), ("unlabeled_bio", bio_words)):
+        if words is not None:
+            (d / name).mkdir(parents=True)
+            (d / name / "a.txt").write_text(" ".join(words) + "\n", encoding="utf-8")
+    d.mkdir(exist_ok=True)
+    return d
+
+
+def test_training_types_are_seen_twice_without_digits_case_folded():
+    sents = [[("The",), ("dog",), ("3rd",), ("cat",)], [("the",), ("Dog",), ("3rd",), ("cow",)]]
+    assert training_types(sents) == {"the", "dog"}
+    assert coverage({"the", "dog"}, {"the", "cat"}) == 0.5 and coverage(set(), {"the"}) == 0.0
+
+
+def test_resource_vocabulary_reads_vectors_and_text_up_to_the_sample(tmp_path):
+    vec = tmp_path / "v.txt"
+    vec.write_text("The 0.1 0.2\ndog 0.3 0.4\ncat 0.5 0.6\n", encoding="utf-8")
+    assert resource_vocabulary(vec) == {"the", "dog", "cat"}
+    assert resource_vocabulary(vec, max_tokens=2) == {"the", "dog"}
+    folder = tmp_path / "text"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("One two\nthree\n", encoding="utf-8")
+    (folder / "sub" / "b.txt").write_text("four\n", encoding="utf-8")
+    assert resource_vocabulary(folder) == {"one", "two", "three", "four"}
+    assert resource_vocabulary(folder, max_tokens=2) == {"one", "two"}  # the first line reaches the sample
+
+
+def _opts(data_dir, resources=None):
+    return SimpleNamespace(data_dir=str(data_dir), resources=resources)
+
+
+def test_vectors_are_taken_for_pos_when_they_cover_the_words(tmp_path):
+    tokens, labels = _corpus(WORDS)
+    train = SimpleNamespace(tokens=tokens, labels=labels, columns=("word",))
+    cut = int(len(WORDS) * MIN_COVERAGE)  # exactly the threshold: taken
+    d = _data_dir(tmp_path, vector_words=WORDS[:cut] + ["zzz"])
+    said, opts = [], _opts(d)
+    assert default_resources(opts, train, said.append) == "vectors"
+    assert opts.resources == [str(d / "glove6b50d" / "glove.6B.50d.txt")]
+    assert "holds 80.0% of the training word types seen twice (taken" in said[0]
+    d2 = _data_dir(tmp_path / "b", vector_words=WORDS[:cut - 1])  # one word short: not taken
+    said, opts = [], _opts(d2)
+    assert default_resources(opts, train, said.append) is False and opts.resources is None
+    assert "(not taken" in said[0]
+
+
+def test_the_folder_of_text_that_covers_best_is_taken_for_chunking(tmp_path):
+    tokens, _ = _corpus(WORDS)
+    tokens = [[(w, "NN") for (w,) in s] for s in tokens]
+    labels = [["B-NP"] + ["I-NP"] * (len(s) - 1) for s in tokens]
+    train = SimpleNamespace(tokens=tokens, labels=labels, columns=("word", "pos"))
+    d = _data_dir(tmp_path, text_words=WORDS[:550], bio_words=WORDS)  # 91.7% and 100%
+    said, opts = [], _opts(d)
+    assert default_resources(opts, train, said.append) == "clusters"
+    assert opts.resources == [str(d / "unlabeled_bio")]
+    assert [("unlabeled_bio" in s, "(taken" in s) for s in said] == [(True, True), (False, False)]
+    # NER's default reads no resource: nothing is looked at
+    ner = SimpleNamespace(tokens=tokens, labels=[["B-PER"] * len(s) for s in tokens], columns=("word", "pos"))
+    said, opts = [], _opts(d)
+    assert default_resources(opts, ner, said.append) is False and said == []
+
+
+def test_toy_data_takes_no_resource(tmp_path):
+    tokens, labels = _corpus(WORDS[:MIN_TYPES - 1])
+    train = SimpleNamespace(tokens=tokens, labels=labels, columns=("word",))
+    said, opts = [], _opts(_data_dir(tmp_path, vector_words=WORDS))
+    assert default_resources(opts, train, said.append) is False and said == [] and opts.resources is None
+
+
+def test_resources_none_alone_turns_them_off(tmp_path):
+    opts = _opts(tmp_path, ["None"])
+    assert resources_off(opts) and opts.resources is None
+    assert not resources_off(_opts(tmp_path, ["v.txt"]))
+    with pytest.raises(InputError, match="give it alone"):
+        resources_off(_opts(tmp_path, ["none", "v.txt"]))
+
+
+def test_train_takes_the_vectors_and_none_keeps_the_plain_preset(tmp_path, capsys):
+    tokens, labels = _corpus(WORDS)
+    f = tmp_path / "pos.txt"
+    f.write_text("\n\n".join("\n".join(f"{w} {lab}" for (w,), lab in zip(s, ls)) for s, ls in zip(tokens, labels))
+                 + "\n", encoding="utf-8")
+    extra = ["".join(p) for p in itertools.product("hjxyz", "aeiou", "qrstv", "aeiou")]  # >= 1024 in all
+    d = _data_dir(tmp_path, vector_words=WORDS + extra[:600])
+    r = chaintag.train(str(f), epochs=1, data_dir=str(d))
+    assert r.model.features.startswith("pos+km;@clusters=") and "glove.6B.50d.txt" in r.model.features
+    r = chaintag.train(str(f), epochs=1, data_dir=str(d), resources=["none"])
+    assert r.model.features == "pos"
