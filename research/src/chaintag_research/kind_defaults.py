@@ -231,7 +231,7 @@ def score_test(out_dir, data_dir=None, resources_only: bool = False) -> Path:
                     kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
                     t0 = time.perf_counter()
                     r = chaintag.train(train, test=TEST[task], algorithm=alg, epochs=EPOCHS, data_dir=data_dir,
-                                       quiet=True, **kw)
+                                       resources=["none"], quiet=True, **kw)
                     fh.write(json.dumps({"task": task, "algorithm": alg, "features": r.report.get("features"),
                                          "best_epoch": r.report["best_epoch"], "test_f1": r.test.f1,
                                          "test_accuracy": r.test.accuracy,
@@ -258,26 +258,31 @@ def score_test(out_dir, data_dir=None, resources_only: bool = False) -> Path:
 RIVALS = ("perceptron", "crf")
 
 
-def test_significance(out_dir, data_dir=None, rivals=RIVALS) -> Path:
+def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = False) -> Path:
     """SAPO's default against each rival learner (averaged perceptron, CRF) on the same preset, on every
     task's test set, scored once: SAPO trained once per task (seeded: the model of :func:`score_test`), each
     rival the same way (20 epochs, the epoch chosen on the same dev data); their per-sentence test counts
     compared by approximate randomization (1000 shuffles, seed 0) on the task's score and a paired t-test on
-    per-sentence accuracy. One JSON line per task and rival in ``out_dir/test_significance.jsonl``."""
+    per-sentence accuracy. One JSON line per task and rival in ``out_dir/test_significance.jsonl``; with
+    ``resources``, the defaults that read the data directory's resources (what ``chaintag train`` does with
+    no option: :func:`chaintag.api.train_resources.default_resources`), in
+    ``out_dir/test_significance_resources.jsonl``."""
     import chaintag
     from .significance import approximate_randomization, paired_t_test, sentence_accuracy, sentence_stats
-    out = Path(out_dir) / "test_significance.jsonl"
+    out = Path(out_dir) / ("test_significance_resources.jsonl" if resources else "test_significance.jsonl")
     with open(out, "w", encoding="utf-8") as fh:
         for kind, tasks in TASKS.items():
             for task, train, dev in tasks:
                 test = chaintag.load_corpus(TEST[task], data_dir=data_dir)
                 kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
+                if not resources:
+                    kw["resources"] = ["none"]
                 runs = {}
                 for alg in ("sapo", *rivals):
                     t0 = time.perf_counter()
                     r = chaintag.train(train, algorithm=alg, epochs=EPOCHS, data_dir=data_dir, quiet=True, **kw)
                     runs[alg] = (sentence_stats(test.labels, r.model.predict(test.tokens)), r.report["best_epoch"],
-                                 time.perf_counter() - t0)
+                                 time.perf_counter() - t0, r.model.features.split(";@")[0])
                     print(f"{task} {alg}: epoch {r.report['best_epoch']}, {runs[alg][2]:.0f} s", file=sys.stderr,
                           flush=True)
                 metric = "accuracy" if kind == "pos" else "f1"
@@ -288,25 +293,29 @@ def test_significance(out_dir, data_dir=None, rivals=RIVALS) -> Path:
                     fh.write(json.dumps({"task": task, "metric": metric, "rival": alg, "sapo": ar.score_a,
                                          "rival_score": ar.score_b, "difference": ar.difference,
                                          "ar_p": ar.p_value, "t_p": tt.p_value, "rival_epoch": runs[alg][1],
+                                         "features": runs["sapo"][3], "sapo_epoch": runs["sapo"][1],
                                          "sapo_seconds": runs["sapo"][2], "rival_seconds": runs[alg][2]}) + "\n")
                 fh.flush()
     return out
 
 
-def _significance_section(out_dir: Path) -> list[str]:
-    path = out_dir / "test_significance.jsonl"
+def _significance_section(out_dir: Path, name: str = "test_significance.jsonl") -> list[str]:
+    path = out_dir / name
     if not path.exists():
         return []
     recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [[r["task"], r["metric"], r.get("rival", "perceptron"), fmt(r["sapo"]),
+    rows = [[r["task"], r["metric"], r.get("features", ""), r.get("rival", "perceptron"), fmt(r["sapo"]),
              fmt(r.get("rival_score", r.get("perceptron"))), fmt(r["difference"]), r.get("rival_epoch", ""),
              f"{r['ar_p']:.3f}", f"{r['t_p']:.3f}"] for r in recs]
-    return ["\nSAPO's default against other learners on the same preset (the averaged perceptron; the CRF "
-            "trained by SGD), each for 20 epochs with the epoch chosen on dev, on the test sets "
-            "(`test_significance.jsonl`, `kind_defaults --significance`): approximate randomization on the "
+    which = ("with the resources the defaults take from the data directory (`chaintag train` with no option: "
+             "GloVe for POS, the clusters of `unlabeled_en` for chunking, none for NER)" if "resources" in name
+             else "without resources (`--resources none`)")
+    return [f"\nSAPO's default {which} against other learners on the same attributes (the averaged "
+            "perceptron; the CRF trained by SGD), each for 20 epochs with the epoch chosen on dev, on the test "
+            f"sets (`{name}`, `kind_defaults --significance`): approximate randomization on the "
             "task's score (1000 shuffles) and a paired t-test on per-sentence accuracy, unadjusted.\n",
-            md_table(["task", "score", "rival", "SAPO", "rival's score", "SAPO - rival", "rival's epoch", "AR p",
-                      "t-test p"], rows)]
+            md_table(["task", "score", "attributes", "rival", "SAPO", "rival's score", "SAPO - rival",
+                      "rival's epoch", "AR p", "t-test p"], rows)]
 
 
 def _test_section(out_dir: Path) -> list[str]:
@@ -327,7 +336,8 @@ def _test_section(out_dir: Path) -> list[str]:
             "(`test.jsonl`). Score: accuracy (POS) or chunk F1 (chunking, NER).\n",
             md_table(["task", "learner", "attributes", "test score", "dev-chosen epoch"], rows),
             "\nTargets of the defaults (test): CoNLL-2000 94.6, base NP 94.8, ptb_sample 97.0, UD EWT 95.6, "
-            "JNLPBA 73.5; every one is missed here.\n", *_significance_section(out_dir)]
+            "JNLPBA 73.5; every one is missed here.\n", *_significance_section(out_dir),
+            *_significance_section(out_dir, "test_significance_resources.jsonl")]
 
 
 def main(argv=None) -> int:
@@ -345,6 +355,7 @@ def main(argv=None) -> int:
         print(score_test(args.out, data_dir=args.data_dir))
     if args.significance:
         print(test_significance(args.out, data_dir=args.data_dir))
+        print(test_significance(args.out, data_dir=args.data_dir, resources=True))
         print(write_report(Path(args.out), [json.loads(line) for line in
                                             (Path(args.out) / "trials.jsonl").read_text().splitlines()]))
     return 0
