@@ -94,3 +94,17 @@ def test_damaged_cache_files_are_recomputed_with_a_warning(toy_files, tmp_path, 
     out = again.run_one(run)
     assert str(folder / "summary.json") in capsys.readouterr().err and again.epochs_trained == 0
     assert out.summary["epochs_done"] == 3
+
+
+def test_finished_reads_back_finished_runs_and_never_trains(toy_files, tmp_path, monkeypatch):  # noqa: F811
+    train, test = toy_files
+    run = _toy_run(train, test, epochs=2)
+    runner = Runner(tmp_path, progress=False)
+    assert runner.finished(run) is None  # nothing there: None, and nothing trained
+    assert not any((tmp_path / "runs").glob("*/summary.json")) if (tmp_path / "runs").exists() else True
+    done = runner.run_one(run)
+    monkeypatch.setattr(Runner, "_train_epoch", lambda *a, **k: (_ for _ in ()).throw(AssertionError("trained")))
+    got = Runner(tmp_path, progress=False).finished(run)
+    assert got is not None and got.summary == done.summary and _untimed(got.records) == _untimed(done.records)
+    # a longer run of the same settings is not finished (its later epochs are missing)
+    assert Runner(tmp_path, progress=False).finished(_toy_run(train, test, epochs=3)) is None

@@ -377,6 +377,20 @@ class Runner:
             if bar is not None:
                 bar.close()
 
+    def finished(self, run: Run) -> RunResult | None:
+        """The cached result of ``run`` when it is finished (or, with ``reuse_older_code``, a finished run of
+        the same settings and data by other code), else None; never trains."""
+        digest = self.digest(run)
+        folder = self.runs_dir / digest[:16]
+        summary = self._read_summary(folder / "summary.json") if (folder / "summary.json").exists() else None
+        if summary is not None and summary.get("digest") == digest:
+            records = self._read_records(folder, run.epochs)
+            if len(records) == run.epochs:
+                return RunResult(run, digest, folder, records, summary)
+        if self.reuse_older_code:
+            return self._older_code_result(run, self.digest(run, code=False))
+        return None
+
     def run_one(self, run: Run, bar=None) -> RunResult:
         """Run one configuration, or read back its cached results.
 

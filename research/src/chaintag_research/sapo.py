@@ -257,13 +257,15 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
               tasks=None, sweep: bool = True, order: str = "shuffled", beam: bool = True, neural: bool = True,
               neural_epochs: int | None = None, neural_tasks=None, presets: dict | None = None,
               command: str | None = None, neural_seeds: int | None = None,
-              embeddings: str | bool | None = None, reuse_older_code: bool = False) -> Path:
+              embeddings: str | bool | None = None, reuse_older_code: bool = False,
+              finished_only: bool = False) -> Path:
     """Run (or read back) every run and write the report into ``out_dir``.
 
     Parameters are those of :func:`runs`, plus ``out_dir`` (the report folder; finished runs are cached
     under ``out_dir/runs``), ``data_dir``, ``progress``, ``command`` (as written into the report) and
     ``reuse_older_code`` (:class:`~chaintag_research.runner.Runner`'s: finished runs trained by earlier code
-    are read back; the report names them).
+    are read back; the report names them) and ``finished_only`` (train nothing: the report of the runs
+    already finished, which names the runs left out).
 
     Returns
     -------
@@ -286,11 +288,26 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
         import torch
         torch.set_num_threads(1)  # every learner on one core, so that times per pass compare
     runner = Runner(out_dir, data_dir=data_dir, progress=progress, reuse_older_code=reuse_older_code)
-    results = runner.run_all(the_runs)
+    if finished_only:
+        done = {r.key: runner.finished(r) for r in the_runs}
+        missing = [k for k, v in done.items() if v is None]
+        results = {k: v for k, v in done.items() if v is not None}
+        neural_tasks = sorted({k.split("/")[1] for k in results if k.startswith("neural/")})
+        partial = (f"**Partial report** (`--finished-only`): {len(results)} of {len(the_runs)} runs finished; "
+                   f"left out: {', '.join(missing) if missing else 'none'}. Rerun without `--finished-only` to "
+                   "train the rest (finished runs are read back).")
+    else:
+        partial = None
+        results = runner.run_all(the_runs)
     wall = time.perf_counter() - t0
-    return write_report(out_dir, results, runner, tasks=tasks, quick=quick, command=command, wall=wall,
+    path = write_report(out_dir, results, runner, tasks=tasks, quick=quick, command=command, wall=wall,
                         before=before, after=machine_details(), order=order,
                         neural_requested=neural, neural_tasks=neural_tasks)
+    if partial:  # said under the title, before anything is read as complete
+        lines = path.read_text(encoding="utf-8").split("\n")
+        lines[1:1] = ["", partial]
+        path.write_text("\n".join(lines), encoding="utf-8")
+    return path
 
 
 # ---------------------------------------------------------------------------------------------- tests

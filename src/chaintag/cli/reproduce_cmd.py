@@ -47,6 +47,8 @@ def add_parser(sub) -> None:
     p.add_argument("--reuse-older-code", action="store_true",
                    help="read back finished runs of the same settings and data trained by an earlier version of "
                         "the code instead of training them again (the report names them); for long neural runs")
+    p.add_argument("--finished-only", action="store_true",
+                   help="train nothing: write the report of the runs already finished (it names those left out)")
     from ..recipes import chosen
     p.add_argument("--presets", action="store_true",
                    help="sapo only: add SAPO with each task's recipe chosen on dev data ("
@@ -90,6 +92,8 @@ def _command_line(args, out: str) -> str:
         parts += ["--embeddings", args.embeddings]
     if args.reuse_older_code:
         parts.append("--reuse-older-code")
+    if args.finished_only:
+        parts.append("--finished-only")
     if args.presets:
         parts.append("--presets")
     if args.preset_resources:
@@ -118,6 +122,7 @@ def run(args) -> int:
                             ("--neural-seeds", args.neural_seeds is not None),
                             ("--embeddings", args.embeddings is not None),
                             ("--reuse-older-code", args.reuse_older_code),
+                            ("--finished-only", args.finished_only),
                             ("--preset-resources", args.preset_resources is not None)):
             if given:
                 raise InputError(f"{flag} applies to the sapo reproduction only")
@@ -143,6 +148,7 @@ def run(args) -> int:
                                   beam=not args.no_beam, neural=not args.no_neural, neural_epochs=args.neural_epochs,
                                   neural_tasks=args.neural_tasks, presets=presets, command=command,
                                   neural_seeds=args.neural_seeds, reuse_older_code=args.reuse_older_code,
+                                  finished_only=args.finished_only,
                                   embeddings=(False if args.embeddings == "none" else args.embeddings))
         except ValueError as exc:
             raise InputError(str(exc)) from None
