@@ -209,3 +209,25 @@ def test_training_budget_is_the_learners_declaration(tmp_path):
     assert chaintag.train(train=str(f), features="w[0]", epochs=3).model.epochs == 3
     assert chaintag.train(train=str(f), features="w[0]", algorithm="perceptron").model.epochs == \
         LEARNERS["perceptron"]().epochs
+
+
+def test_the_learners_settings_for_the_kind_apply_with_the_default_attributes(tmp_path):
+    """SAPO's kind_params apply when the kind's default attributes are used; options given win; a learner
+    without them keeps its defaults."""
+    import chaintag
+    from chaintag.api.train_checks import task_kind
+    from chaintag.learners import LEARNERS
+    f = tmp_path / "chunks.txt"
+    f.write_text("He PRP B-NP\nruns VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\nsat VBD B-VP\n", encoding="utf-8")
+    assert task_kind(("word", "pos"), [["B-NP", "B-VP"]]) == "chunking"
+    assert task_kind(("word",), [["B-PER", "O"]]) == "ner" and task_kind(("word",), [["NN"]]) == "pos"
+    assert task_kind(("word", "pos"), [["NN"]]) is None
+    want = LEARNERS["sapo"].kind_params["chunking"]
+    m = chaintag.train(train=str(f), epochs=1).model
+    assert (m.feature_space, m.l2) == (want["feature_space"], want["l2"]) == ("all", 2.0)
+    m = chaintag.train(train=str(f), epochs=1, feature_space="gold", l2=0.5).model
+    assert (m.feature_space, m.l2) == ("gold", 0.5)
+    m = chaintag.train(train=str(f), epochs=1, features="chunking").model  # attributes named: none apply
+    assert (m.feature_space, m.l2) == ("gold", 1.0)
+    m = chaintag.train(train=str(f), epochs=1, algorithm="perceptron").model
+    assert m.feature_space == "gold"

@@ -66,6 +66,10 @@ def candidates(kind: str, data_dir=None) -> list[tuple[str, bool, object]]:
     from chaintag.features.templates import PRESETS
     base = {"pos": ["pos"], "chunking": ["chunking"], "ner": ["ner", "ner+affixes", "ner+gaz"]}[kind]
     out = [(name, False, name) for name in base]
+    if kind == "ner":  # the document attributes (abbr, docnext, doccap: from each file's document markers;
+        # measured and reported, never a default: :data:`NOT_DEFAULTS`)
+        out += [("ner+doc", False, "ner+doc"),
+                ("ner+gaz+doc", False, list(dict.fromkeys(list(PRESETS["ner+gaz"]) + list(PRESETS["ner+doc"]))))]
     out += [(f"{name} + km(GloVe)", True, list(PRESETS[name]) + _km()) for name in base]
     text = resolve_data_dir(data_dir) / TEXT[kind]
     if text.is_dir():
@@ -91,6 +95,11 @@ def _trial(task, train, dev, algorithm, features, data_dir, params=None) -> dict
     return {"best_epoch": best, "dev_score": max(s for s in dev_scores if s is not None),
             "dev_curve": dev_scores, "seconds": time.perf_counter() - t0,
             "n_features": rep.get("n_features")}
+
+
+#: Candidates measured but never chosen as a default: the document attributes need document boundaries
+#: (marker lines) that many users' files lack, and text tagged as a stream would be read as one document.
+NOT_DEFAULTS = frozenset({"ner+doc", "ner+gaz+doc"})
 
 
 def run(out_dir, data_dir=None, kinds=None) -> Path:
@@ -159,6 +168,35 @@ def run_variants(out_dir, data_dir=None, kinds=None) -> Path:
     return write_report(out_dir, trials)
 
 
+def choose_variant(trials: list[dict]) -> dict:
+    """Per kind, SAPO's settings (a :data:`VARIANTS` key, or ``""`` for its defaults) with the highest dev
+    score summed over the kind's tasks **and** both resource conditions, each condition on the attributes
+    the first round chose for it: one setting of the learner per kind of task, whatever resources are given.
+
+    Returns
+    -------
+    dict
+        ``{kind: {"variant", "params", "sum", "sums": {variant: sum}}}`` for the kinds with every trial.
+    """
+    first = choose([r for r in trials if "variant" not in r])
+    by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in trials}
+    out = {}
+    for kind, tasks in TASKS.items():
+        if kind not in first:
+            continue
+        cands = [first[kind][c]["candidate"] for c in ("plain", "resources") if c in first[kind]]
+        sums = {}
+        for variant in ("", *VARIANTS):
+            recs = [by_key.get((kind, t, "sapo", f"{c} | {variant}" if variant else c)) for c in cands
+                    for t, _, _ in tasks]
+            if all(recs):
+                sums[variant] = sum(within(r, EPOCHS) for r in recs)
+        if sums:
+            best = max(sums, key=lambda v: (sums[v], v == ""))  # the learner's defaults on a tie
+            out[kind] = {"variant": best, "params": VARIANTS.get(best, {}), "sum": sums[best], "sums": sums}
+    return out
+
+
 def within(rec: dict, budget: int) -> float:
     """A trial's best dev score within its first ``budget`` epochs (what that many epochs, dev-chosen, give)."""
     return max(s for s in rec["dev_curve"][:budget] if s is not None)
@@ -181,7 +219,7 @@ def choose(trials: list[dict]) -> dict:
         for setting, with_res in (("plain", False), ("resources", True)):
             sums = {}
             for rec in trials:
-                if rec["kind"] != kind or (rec["resources"] and not with_res):
+                if rec["kind"] != kind or (rec["resources"] and not with_res) or rec["candidate"] in NOT_DEFAULTS:
                     continue
                 for budget in BUDGETS:
                     sums.setdefault((rec["algorithm"], rec["candidate"], budget), {})[rec["task"]] = \
@@ -232,12 +270,30 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
                           fmt(sum(r["seconds"] for r in recs.values()), 0)])
         md.append(md_table(["learner", "attributes", *[f"{n} dev (best epoch)" for n in names],
                             *[f"sum, {b} epochs" for b in BUDGETS], "seconds"], table))
-        for setting, title in (("plain", "without resources"), ("resources", "with the data directory's vectors")):
+        if any(rec["kind"] == kind and rec["candidate"] in NOT_DEFAULTS for rec in trials):
+            md.append(f"\n- Measured, not a default candidate: {', '.join(sorted(NOT_DEFAULTS))} (the document "
+                      "attributes need document boundaries, which many files lack; a stream of text would be "
+                      "read as one document).")
+        for setting, title in (("plain", "without resources"), ("resources", "with the data directory's resources")):
             c = chosen.get(kind, {}).get(setting)
             if c:
                 md.append(f"\n- Chosen {title}: **{c['algorithm']}, {c['candidate']}, {c['epochs']} epochs** "
                           f"(sum {fmt(c['sum'])}).")
         md.append("")
+    variants = choose_variant(trials)
+    if any(len(v["sums"]) > 1 for v in variants.values()):
+        md.append("## SAPO's settings per kind (second round)\n")
+        md.append("`kind_defaults --variants`: SAPO's L2 strength (the paper's 2 for POS, 5 for Bio-NER) and the "
+                  "`all` feature space (every attribute-label pair) on the attributes chosen above, with and "
+                  "without resources. One setting per kind: the highest dev score summed over the kind's tasks "
+                  "and both conditions (the learner's defaults on a tie). The library declares it as "
+                  "`SAPO.kind_params`, applied when the kind's default attributes are used.\n")
+        names = ["SAPO's defaults (l2=1, gold)", *VARIANTS]
+        rows = [[kind, *(fmt(v["sums"][k]) if k in v["sums"] else "-" for k in ("", *VARIANTS)),
+                 v["variant"] or "SAPO's defaults"] for kind, v in variants.items()]
+        md.append(md_table(["kind", *names, "chosen"], rows))
+        md.append("")
+    chosen["variants"] = variants
     md.append("Epoch budget of each learner over every trial of every kind (highest summed dev score, "
               "the shorter on ties): " + ", ".join(f"{a}: {b}" for a, b in chosen["epochs"].items()) + ".\n")
     md.extend(_test_section(out_dir))
@@ -318,7 +374,8 @@ def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = F
                     t0 = time.perf_counter()
                     r = chaintag.train(train, algorithm=alg, epochs=EPOCHS, data_dir=data_dir, quiet=True, **kw)
                     runs[alg] = (sentence_stats(test.labels, r.model.predict(test.tokens)), r.report["best_epoch"],
-                                 time.perf_counter() - t0, r.model.features.split(";@")[0])
+                                 time.perf_counter() - t0, r.model.features.split(";@")[0],
+                                 f"{r.model.feature_space}, l2={getattr(r.model, 'l2', '-')}")
                     print(f"{task} {alg}: epoch {r.report['best_epoch']}, {runs[alg][2]:.0f} s", file=sys.stderr,
                           flush=True)
                 metric = "accuracy" if kind == "pos" else "f1"
@@ -330,7 +387,8 @@ def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = F
                                          "rival_score": ar.score_b, "difference": ar.difference,
                                          "ar_p": ar.p_value, "t_p": tt.p_value, "rival_epoch": runs[alg][1],
                                          "features": runs["sapo"][3], "sapo_epoch": runs["sapo"][1],
-                                         "sapo_seconds": runs["sapo"][2], "rival_seconds": runs[alg][2]}) + "\n")
+                                         "sapo_seconds": runs["sapo"][2], "rival_seconds": runs[alg][2],
+                                         "sapo_settings": runs["sapo"][4], "rival_settings": runs[alg][4]}) + "\n")
                 fh.flush()
     return out
 
@@ -340,7 +398,8 @@ def _significance_section(out_dir: Path, name: str = "test_significance.jsonl") 
     if not path.exists():
         return []
     recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [[r["task"], r["metric"], r.get("features", ""), r.get("rival", "perceptron"), fmt(r["sapo"]),
+    rows = [[r["task"], r["metric"], r.get("features", ""), r.get("sapo_settings", ""), r.get("sapo_epoch", ""),
+             r.get("rival", "perceptron"), fmt(r["sapo"]),
              fmt(r.get("rival_score", r.get("perceptron"))), fmt(r["difference"]), r.get("rival_epoch", ""),
              f"{r['ar_p']:.3f}", f"{r['t_p']:.3f}"] for r in recs]
     which = ("with the resources the defaults take from the data directory (`chaintag train` with no option: "
@@ -350,8 +409,8 @@ def _significance_section(out_dir: Path, name: str = "test_significance.jsonl") 
             "perceptron; the CRF trained by SGD), each for 20 epochs with the epoch chosen on dev, on the test "
             f"sets (`{name}`, `kind_defaults --significance`): approximate randomization on the "
             "task's score (1000 shuffles) and a paired t-test on per-sentence accuracy, unadjusted.\n",
-            md_table(["task", "score", "attributes", "rival", "SAPO", "rival's score", "SAPO - rival",
-                      "rival's epoch", "AR p", "t-test p"], rows)]
+            md_table(["task", "score", "attributes", "SAPO's settings", "SAPO's epoch", "rival", "SAPO",
+                      "rival's score", "SAPO - rival", "rival's epoch", "AR p", "t-test p"], rows)]
 
 
 def _test_section(out_dir: Path) -> list[str]:
@@ -364,16 +423,22 @@ def _test_section(out_dir: Path) -> list[str]:
     rows = [[r["task"], r["algorithm"], str(r["features"]) + (" (resources)" if r.get("resources") else ""),
              fmt(r["test_accuracy"] if metric[r["task"]] == "accuracy" else r["test_f1"]), r["best_epoch"]]
             for r in recs]
-    return ["## The defaults on the test sets, scored once\n",
-            "`python -m chaintag_research.kind_defaults OUT --test`, after the choice on dev: `chaintag train` "
+    return ["## The first round's defaults on the test sets, scored once\n",
+            "`python -m chaintag_research.kind_defaults OUT --first-round-test`, after the first round's choice on "
+            "dev, before the second round (SAPO's own settings, the default feature space and L2): `chaintag train` "
             f"with no `--features` (the kind's preset), {EPOCHS} epochs, the epoch chosen on the same dev data "
             "as the trials, each test set scored once, SAPO (the default) and the averaged perceptron on the "
             "same preset; then each kind's choice with resources where it differs from the plain one "
             "(`test.jsonl`). Score: accuracy (POS) or chunk F1 (chunking, NER).\n",
             md_table(["task", "learner", "attributes", "test score", "dev-chosen epoch"], rows),
-            "\nTargets of the defaults (test): CoNLL-2000 94.6, base NP 94.8, ptb_sample 97.0, UD EWT 95.6, "
-            "JNLPBA 73.5; every one is missed here.\n", *_significance_section(out_dir),
-            *_significance_section(out_dir, "test_significance_resources.jsonl")]
+            "\n## The final defaults on the test sets, scored once, against the perceptron and the CRF\n",
+            "`python -m chaintag_research.kind_defaults OUT --test`, after both rounds: `chaintag train -a ALG "
+            "--train T --dev D --test X` with nothing else (SAPO's settings per kind apply), once without "
+            "resources (`--resources none`) and once with what the data directory offers.\n",
+            *_significance_section(out_dir),
+            *_significance_section(out_dir, "test_significance_resources.jsonl"),
+            "\nTargets of the defaults with the data directory's resources (test): CoNLL-2000 94.6, base NP 94.8, "
+            "ptb_sample 97.0, UD EWT 95.6, JNLPBA 73.5.\n"]
 
 
 def main(argv=None) -> int:
@@ -383,17 +448,18 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", nargs="+", choices=tuple(TASKS))
     ap.add_argument("--variants", action="store_true",
                     help="the second round: SAPO's L2 and feature space on each kind's first-round choices")
+    ap.add_argument("--first-round-test", action="store_true",
+                    help="score the first round's defaults once on every task's test set (test.jsonl)")
     ap.add_argument("--test", action="store_true",
-                    help="after the choice: score the default once on every task's test set (test.jsonl)")
-    ap.add_argument("--significance", action="store_true",
-                    help="SAPO's default against the perceptron and the CRF on every test set, with p-values")
+                    help="after the choice: SAPO's defaults (without resources, and with the data directory's) "
+                         "against the perceptron and the CRF on every test set, scored once, with p-values")
     args = ap.parse_args(argv)
     print(run(args.out, data_dir=args.data_dir, kinds=args.kinds))
     if args.variants:
         print(run_variants(args.out, data_dir=args.data_dir, kinds=args.kinds))
-    if args.test:
+    if args.first_round_test:
         print(score_test(args.out, data_dir=args.data_dir))
-    if args.significance:
+    if args.test:
         print(test_significance(args.out, data_dir=args.data_dir))
         print(test_significance(args.out, data_dir=args.data_dir, resources=True))
         print(write_report(Path(args.out), [json.loads(line) for line in

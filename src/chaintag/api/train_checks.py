@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["KIND_PRESETS", "KIND_PRESETS_WITH_VECTORS", "KIND_PRESETS_WITH_CLUSTERS", "resource_kind",
-           "default_preset", "label_column_warnings", "describe_features", "check_model_path",
+           "task_kind", "default_preset", "label_column_warnings", "describe_features", "check_model_path",
            "dev_test_reason", "check_dev_is_not_test"]
 
 #: Chunk types of syntactic phrases (CoNLL-2000); other types are taken for entities.
@@ -30,6 +30,26 @@ KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ne
 #: once and cached, or a cluster table): they helped chunking (maps of ``unlabeled_en``), not POS nor NER
 #: (maps of ``unlabeled_bio``) on dev.
 KIND_PRESETS_WITH_CLUSTERS = {"pos": "pos", "chunking": "chunking+text", "ner": "ner+gaz"}
+
+
+def task_kind(columns, labels) -> str | None:
+    """The kind of task of labelled data: ``"chunking"`` (a ``pos`` column and phrase chunk labels: NP,
+    VP, ...), ``"ner"`` (other chunk labels: entity types), ``"pos"`` (labels that are not chunk labels,
+    without a ``pos`` column), or None (a ``pos`` column with labels that are not chunk labels).
+
+    Parameters
+    ----------
+    columns : sequence of str
+    labels : list of list of str
+    """
+    from ..evaluation.schemes import detect_scheme
+    scheme = detect_scheme(labels)
+    types = {t for (p, t) in scheme.read.values() if t}
+    if "pos" in columns and scheme.is_chunking and types and types <= PHRASE_TYPES:
+        return "chunking"
+    if scheme.is_chunking:
+        return "ner"
+    return None if "pos" in columns else "pos"
 
 
 def default_preset(columns, labels, resources: str | bool = False) -> tuple[str, str]:
@@ -56,17 +76,15 @@ def default_preset(columns, labels, resources: str | bool = False) -> tuple[str,
         plain ``ner`` preset for a ``pos`` column with labels that are not chunk
         labels, which has no entity strings for a gazetteer).
     """
-    from ..evaluation.schemes import detect_scheme
-    scheme = detect_scheme(labels)
+    kind = task_kind(columns, labels)
     has_pos = "pos" in columns
-    types = {t for (p, t) in scheme.read.values() if t}
     presets = {"clusters": KIND_PRESETS_WITH_CLUSTERS, "vectors": KIND_PRESETS_WITH_VECTORS}.get(resources,
                                                                                               KIND_PRESETS)
-    if has_pos and scheme.is_chunking and types and types <= PHRASE_TYPES:
+    if kind == "chunking":
         return presets["chunking"], "a pos column and phrase chunk labels"
-    if scheme.is_chunking:
+    if kind == "ner":
         return presets["ner"], "entity chunk labels" + (" and a pos column, which it reads" if has_pos else "")
-    if has_pos:
+    if kind is None:
         return "ner", "a pos column, which the ner preset reads"
     return presets["pos"], ("a word column and labels that are not chunk labels"
                             + (f", with {'cluster maps' if resources == 'clusters' else 'word vectors'}"

@@ -61,7 +61,7 @@ DEFAULT_ALGORITHM = "sapo"
 #: The settings of :func:`train` (the names of ``chaintag train``'s options) and their defaults.
 DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm=DEFAULT_ALGORITHM, order=1,
                 features=None, resources=None, clusters=None, autotags=None, epochs=None, cc=0, hash_bits=None,
-                feature_space="gold", shuffle=None, seed=0, no_clip=None, history=None, checkpoint_dir=None,
+                feature_space=None, shuffle=None, seed=0, no_clip=None, history=None, checkpoint_dir=None,
                 resume=False, scheme=None, workers=None, scheduler=None, mixing=None, stream=None,
                 stream_dir=None, columns=None, data_dir=None, label_field=None, sep=None, encoding="utf-8",
                 format=None, quiet=True)
@@ -185,6 +185,9 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     dev, test = _held_out_data(opts, train, log)
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
     learner = _make_learner(opts, name, train, settings)
+    if getattr(opts, "kind_settings", None):
+        log(f"{name} settings for {opts.default_kind} with the default attributes (chosen on dev with them; "
+            "options given win): " + ", ".join(f"{k}={v}" for k, v in opts.kind_settings.items()))
     known_embeddings(opts, learner, log)
     if hasattr(learner, "epochs"):
         log(f"learner: {name}" + (" (the default; --algorithm to choose)" if name == DEFAULT_ALGORITHM else "")
@@ -255,6 +258,8 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
         given = text_paths(list(getattr(opts, "resources", None) or []) + list(opts.clusters or []), opts.data_dir)
         kind = resource_kind(given) if given or off else default_resources(opts, train, log)
         opts.features, why = default_preset(train.columns, train.labels, kind)
+        from .train_checks import task_kind
+        opts.default_kind = task_kind(train.columns, train.labels)  # the learner's settings for it apply
         if kind:
             why += "; with the resources " + ("given (--resources)" if given else "found in the data directory")
     add_resources(opts, log)
@@ -312,11 +317,20 @@ def _held_out_data(opts, train, log):
 def _make_learner(opts, name: str, train, settings):
     """The learner ``name`` with the run's settings; an option given must be one the learner declares."""
     from ..learners import LEARNERS, make_learner
-    params = dict(features=opts.features, columns=train.columns, cc=opts.cc,
-                  feature_space=opts.feature_space, random_state=opts.seed,
+    params = dict(features=opts.features, columns=train.columns, cc=opts.cc, random_state=opts.seed,
                   progress=False if opts.quiet else True)  # bars on a terminal, else one line per epoch
     cls = LEARNERS[name]
+    if opts.feature_space is not None:
+        params["feature_space"] = opts.feature_space
+    # the settings the learner declares for the kind of task when the kind's default attributes are used
+    # (SAPO: chosen on dev with them, docs/results/kind_defaults); the options given win
     shown = f"{opts.algorithm} --order 2" if opts.order == 2 else name
+    kind = getattr(cls, "kind_params", {}).get(getattr(opts, "default_kind", None), {})
+    user = settings(cls, shown) if settings is not None else {}
+    for key, value in kind.items():
+        if key not in user and params.get(key) is None:
+            params[key] = value
+            opts.kind_settings = {**(getattr(opts, "kind_settings", None) or {}), key: value}
     check_misplaced_options(opts, cls)
     accepted = set(cls._param_names())
     epochs = opts.epochs
@@ -328,7 +342,7 @@ def _make_learner(opts, name: str, train, settings):
             if key not in accepted:
                 raise InputError(f"{option} does not apply to {shown}")
             params[key] = value
-    params.update(settings(cls, shown) if settings is not None else {})
+    params.update(user)
     if opts.no_clip:
         if "C" not in accepted:
             raise InputError(f"--no-clip does not apply to {shown}")

@@ -77,8 +77,9 @@ def add_parser(sub, learner_options: bool = True) -> None:
     p.add_argument("--hash-bits", type=int, default=None, metavar="B",
                    help="feature hashing: 2^B attribute buckets (bounded memory for huge "
                         "vocabularies); default: exact attributes")
-    p.add_argument("--feature-space", choices=["gold", "all"], default="gold",
-                   help="features: pairs seen in gold training data (default) or all pairs")
+    p.add_argument("--feature-space", choices=["gold", "all"], default=None,
+                   help="features: pairs seen in gold training data or all pairs (default: gold, or the "
+                        "learner's setting for the kind of task with the default attributes)")
     p.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
                    help="visit sentences in a new random order each epoch (default: off for the "
                         "perceptron, as Collins; on for SAPO, which samples at random)")
