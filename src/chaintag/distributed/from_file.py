@@ -168,6 +168,7 @@ def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_ret
             learner._train(data, dev_pack, checkpoint_dir, resume, trainer=trainer)
         finally:
             trainer.close()
+        learner._finish_fit()
         learner.distributed_ = {"shards": trainer.k, "mixing": mixing if not lbfgs else "gradient sum",
                                 "lost_workers": list(trainer.pool.lost_events) if trainer.pool else [],
                                 "shard_files": {"mapped": "mapped by the workers", "sent": "sent to the workers"}.get(

@@ -291,9 +291,14 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
         self._train(data, dev_pack, checkpoint_dir, resume, trainer=trainer)
-        if self.feature_space == "all" and self.order == 1:
-            self._drop_unused_features()
+        self._finish_fit()
         return self
+
+    def _finish_fit(self) -> None:
+        """The end of every fit, in memory, streamed from a file or distributed: in the ``all`` feature
+        space, the features whose weight stayed 0 are dropped (:meth:`_drop_unused_features`)."""
+        if getattr(self, "feature_space", "gold") == "all" and self.order == 1:
+            self._drop_unused_features()
 
     def _drop_unused_features(self) -> None:
         """Drop the features whose weight is 0 after training, and the attributes left with none.

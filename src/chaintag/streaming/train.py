@@ -63,6 +63,7 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
     with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
         corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, source)
         _train_chunks(learner, fam, corpus, dev_pack)
+        learner._finish_fit()
         learner.streamed_ = {"n_sentences": corpus.n_sentences, "n_tokens": corpus.n_tokens,
                              "chunks": corpus.n_chunks}
     return learner
