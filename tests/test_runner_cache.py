@@ -108,3 +108,41 @@ def test_finished_reads_back_finished_runs_and_never_trains(toy_files, tmp_path,
     assert got is not None and got.summary == done.summary and _untimed(got.records) == _untimed(done.records)
     # a longer run of the same settings is not finished (its later epochs are missing)
     assert Runner(tmp_path, progress=False).finished(_toy_run(train, test, epochs=3)) is None
+
+
+def test_a_run_another_process_trains_waits_and_a_dead_lock_is_taken_over(toy_files, tmp_path,  # noqa: F811
+                                                                          monkeypatch):
+    import socket
+    import subprocess
+    import sys
+
+    from chaintag_research import runner as runner_module
+    train, test = toy_files
+    a = _toy_run(train, test, epochs=1, key="toy/a")
+    b = _toy_run(train, test, epochs=1, key="toy/b", params={"averaged": False})
+    c = _toy_run(train, test, epochs=1, key="toy/c", params={"shuffle": True})
+    runner = Runner(tmp_path, progress=False)
+    locks = tmp_path / "runs" / "locks"
+    locks.mkdir(parents=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        host = socket.gethostname()
+        (locks / (runner.digest(b, code=False)[:16] + ".lock")).write_text(f"{other.pid} {host}\n")
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout.split()[0]
+        (locks / (runner.digest(c, code=False)[:16] + ".lock")).write_text(f"{dead} {host}\n")
+        trained, sleeps = [], []
+        real = Runner.run_one
+        monkeypatch.setattr(Runner, "run_one", lambda self, run, bar=None: trained.append(run.key) or real(self, run))
+
+        def sleep(seconds):  # while b waits, its other process ends
+            sleeps.append(seconds)
+            other.kill()
+            other.wait()
+        monkeypatch.setattr(runner_module.time, "sleep", sleep)
+        out = runner.run_all([a, b, c])
+    finally:
+        other.kill()
+    assert trained == ["toy/a", "toy/c", "toy/b"]  # b after the others: its lock was alive
+    assert sleeps == [runner_module.LOCK_POLL_SECONDS]  # one wait, when b alone was left
+    assert list(out) == ["toy/a", "toy/b", "toy/c"] and list(locks.iterdir()) == []

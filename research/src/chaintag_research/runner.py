@@ -54,6 +54,34 @@ from .config import DataRef, Run, learner_class
 from .significance import CORRECT_CHUNKS, GOLD_CHUNKS, PRED_CHUNKS, corpus_score, sentence_stats
 
 
+#: Seconds between two looks at runs that other processes are training (:meth:`Runner.run_all`).
+LOCK_POLL_SECONDS = 60.0
+#: Age after which a lock of another host is taken for abandoned.
+LOCK_STALE_SECONDS = 24 * 3600.0
+
+
+def _lock_alive(path: Path) -> bool:
+    """Whether the process that wrote the lock ``path`` still runs (on this host: it exists; on another
+    host: the lock is younger than :data:`LOCK_STALE_SECONDS`)."""
+    import socket
+    try:
+        pid, host = path.read_text(encoding="utf-8").split()
+        age = time.time() - path.stat().st_mtime
+    except (OSError, ValueError):
+        return False
+    if host != socket.gethostname():
+        return age < LOCK_STALE_SECONDS
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 @dataclass
 class RunResult:
     """The recorded outcome of one run.
@@ -363,19 +391,61 @@ class Runner:
             from tqdm.auto import tqdm
             bar = tqdm(total=sum(r.epochs for r in runs), unit="epoch", file=sys.stderr,
                        desc=self.desc, dynamic_ncols=True)
+        number = {run.key: i for i, run in enumerate(runs, 1)}
+        out: dict[str, RunResult] = {}
+        pending = list(runs)
         try:
-            if mode != "log":
-                return {run.key: self.run_one(run, bar) for run in runs}
-            out = {}
-            for i, run in enumerate(runs, 1):  # one plain line per run when stderr is not a terminal
-                t0 = time.perf_counter()
-                out[run.key] = self.run_one(run, None)
-                print(f"{self.desc or 'runs'}: run {i}/{len(runs)} {run.key} ({run.epochs} epochs): "
-                      f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-            return out
+            while pending:
+                deferred = []
+                for run in pending:
+                    # a run that another process is training (its lock) waits until the others are done
+                    lock = None if self.finished(run) is not None else self._lock(run)
+                    if lock is False:
+                        deferred.append(run)
+                        continue
+                    t0 = time.perf_counter()
+                    try:
+                        out[run.key] = self.run_one(run, bar if mode != "log" else None)
+                    finally:
+                        if lock:
+                            lock.unlink(missing_ok=True)
+                    if mode == "log":  # one plain line per run when stderr is not a terminal
+                        print(f"{self.desc or 'runs'}: run {number[run.key]}/{len(runs)} {run.key} "
+                              f"({run.epochs} epochs): {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+                              flush=True)
+                if deferred and len(deferred) == len(pending):
+                    time.sleep(LOCK_POLL_SECONDS)  # every run left is another process's: wait for them
+                pending = deferred
+            return {run.key: out[run.key] for run in runs}
         finally:
             if bar is not None:
                 bar.close()
+
+    def _lock(self, run: Run) -> Path | None | bool:
+        """Take the lock of ``run`` for this process: its path; False when another live process holds
+        it (it trains the run); a lock of a process that is gone is taken over.
+
+        The lock is named by the run's settings digest (without the code), so that processes of
+        several versions of the code never train the same settings at once. It holds the process id
+        and host name; a lock of another host is honoured while it is younger than
+        :data:`LOCK_STALE_SECONDS`."""
+        import socket
+        folder = self.runs_dir / "locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / (self.digest(run, code=False)[:16] + ".lock")
+        me = f"{os.getpid()} {socket.gethostname()}"
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if _lock_alive(path):
+                    return False
+                path.unlink(missing_ok=True)  # its process is gone: take it over
+                continue
+            with os.fdopen(fd, "w") as fh:
+                fh.write(me + "\n")
+            return path
+        return False
 
     def finished(self, run: Run) -> RunResult | None:
         """The cached result of ``run`` when it is finished (or, with ``reuse_older_code``, a finished run of
