@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .report import fmt, md_table
 
 #: Most epochs of every trial (the epoch is chosen on dev).
@@ -393,6 +395,68 @@ def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = F
     return out
 
 
+#: Epochs of the BiLSTM-CRF beside the defaults (the epoch chosen on the same dev data).
+NEURAL_EPOCHS = 10
+
+
+def test_neural(out_dir, data_dir=None, epochs: int = NEURAL_EPOCHS) -> Path:
+    """The BiLSTM-CRF with the data directory's GloVe vectors (what ``chaintag train -a bilstm-crf`` takes by
+    default), ``epochs`` epochs with the epoch chosen on the same dev data, beside SAPO's default with the
+    data directory's resources, on every task's test set, scored once; approximate randomization (1000
+    shuffles) and a paired t-test on per-sentence accuracy; the median seconds (wall and CPU) per epoch of
+    both. One JSON line per task in ``out_dir/test_neural.jsonl`` (a rerun skips the tasks there)."""
+    import chaintag
+    from .significance import approximate_randomization, paired_t_test, sentence_accuracy, sentence_stats
+    out = Path(out_dir) / "test_neural.jsonl"
+    done = {json.loads(line)["task"] for line in out.read_text(encoding="utf-8").splitlines()} if out.exists() else set()
+    for kind, tasks in TASKS.items():
+        for task, train, dev in tasks:
+            if task in done:
+                continue
+            test = chaintag.load_corpus(TEST[task], data_dir=data_dir)
+            kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
+            runs = {}
+            for alg, n in (("sapo", EPOCHS), ("bilstm-crf", epochs)):
+                t0 = time.perf_counter()
+                r = chaintag.train(train, algorithm=alg, epochs=n, data_dir=data_dir, quiet=True, **kw)
+                hist = r.model.history_
+                runs[alg] = {"stats": sentence_stats(test.labels, r.model.predict(test.tokens)),
+                             "epoch": r.report["best_epoch"], "seconds": time.perf_counter() - t0,
+                             "epoch_seconds": float(np.median([h["seconds"] for h in hist])),
+                             "epoch_cpu_seconds": float(np.median([h.get("cpu_seconds", np.nan) for h in hist]))}
+                print(f"{task} {alg}: epoch {runs[alg]['epoch']}, {runs[alg]['seconds']:.0f} s", file=sys.stderr,
+                      flush=True)
+            metric = "accuracy" if kind == "pos" else "f1"
+            a, b = runs["sapo"], runs["bilstm-crf"]
+            ar = approximate_randomization(a["stats"], b["stats"], metric=metric, n_shuffles=1000, random_state=0)
+            tt = paired_t_test(sentence_accuracy(a["stats"]), sentence_accuracy(b["stats"]))
+            rec = {"task": task, "metric": metric, "sapo": ar.score_a, "bilstm_crf": ar.score_b,
+                   "difference": ar.difference, "ar_p": ar.p_value, "t_p": tt.p_value,
+                   **{f"{k}_{f}": v[f] for k, v in (("sapo", a), ("bilstm_crf", b))
+                      for f in ("epoch", "seconds", "epoch_seconds", "epoch_cpu_seconds")}}
+            with open(out, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec) + "\n")
+    return out
+
+
+def _neural_section(out_dir: Path) -> list[str]:
+    path = out_dir / "test_neural.jsonl"
+    if not path.exists():
+        return []
+    recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [[r["task"], r["metric"], fmt(r["sapo"]), r["sapo_epoch"], fmt(r["bilstm_crf"]), r["bilstm_crf_epoch"],
+             fmt(r["difference"]), f"{r['ar_p']:.3f}", f"{r['t_p']:.3f}", fmt(r["sapo_epoch_seconds"], 2),
+             fmt(r["bilstm_crf_epoch_seconds"], 1), f"{r['bilstm_crf_epoch_seconds'] / r['sapo_epoch_seconds']:.0f}x"]
+            for r in recs]
+    return ["\nThe BiLSTM-CRF with the data directory's GloVe 6B 50d vectors (`chaintag train -a bilstm-crf`, "
+            f"{NEURAL_EPOCHS} epochs, the epoch chosen on the same dev data, one seed) beside SAPO's default with "
+            "the data directory's resources, on the test sets, scored once (`test_neural.jsonl`, "
+            "`kind_defaults --neural`): AR (1000 shuffles) and paired t-test p-values; the median seconds per "
+            "epoch of each on the same 2-core machine while other jobs ran (the ratio is what compares).\n",
+            md_table(["task", "score", "SAPO default", "its epoch", "BiLSTM-CRF", "its epoch", "SAPO - BiLSTM-CRF",
+                      "AR p", "t-test p", "SAPO s / epoch", "BiLSTM-CRF s / epoch", "ratio"], rows)]
+
+
 def _significance_section(out_dir: Path, name: str = "test_significance.jsonl") -> list[str]:
     path = out_dir / name
     if not path.exists():
@@ -436,7 +500,7 @@ def _test_section(out_dir: Path) -> list[str]:
             "--train T --dev D --test X` with nothing else (SAPO's settings per kind apply), once without "
             "resources (`--resources none`) and once with what the data directory offers.\n",
             *_significance_section(out_dir),
-            *_significance_section(out_dir, "test_significance_resources.jsonl"),
+            *_significance_section(out_dir, "test_significance_resources.jsonl"), *_neural_section(out_dir),
             "\nTargets of the defaults with the data directory's resources (test): CoNLL-2000 94.6, base NP 94.8, "
             "ptb_sample 97.0, UD EWT 95.6, JNLPBA 73.5.\n"]
 
@@ -453,6 +517,8 @@ def main(argv=None) -> int:
     ap.add_argument("--test", action="store_true",
                     help="after the choice: SAPO's defaults (without resources, and with the data directory's) "
                          "against the perceptron and the CRF on every test set, scored once, with p-values")
+    ap.add_argument("--neural", action="store_true",
+                    help="the BiLSTM-CRF with GloVe beside SAPO's default with resources on every test set")
     args = ap.parse_args(argv)
     print(run(args.out, data_dir=args.data_dir, kinds=args.kinds))
     if args.variants:
@@ -462,6 +528,9 @@ def main(argv=None) -> int:
     if args.test:
         print(test_significance(args.out, data_dir=args.data_dir))
         print(test_significance(args.out, data_dir=args.data_dir, resources=True))
+    if args.neural:
+        print(test_neural(args.out, data_dir=args.data_dir))
+    if args.test or args.neural:
         print(write_report(Path(args.out), [json.loads(line) for line in
                                             (Path(args.out) / "trials.jsonl").read_text().splitlines()]))
     return 0
