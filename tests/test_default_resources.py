@@ -97,7 +97,9 @@ def test_toy_data_takes_no_resource(tmp_path):
     tokens, labels = _corpus(WORDS[:MIN_TYPES - 1])
     train = SimpleNamespace(tokens=tokens, labels=labels, columns=("word",))
     said, opts = [], _opts(_data_dir(tmp_path, vector_words=WORDS))
-    assert default_resources(opts, train, said.append) is False and said == [] and opts.resources is None
+    assert default_resources(opts, train, said.append) is False and opts.resources is None
+    assert said == [f"resources: {MIN_TYPES - 1} word types seen twice in the training data, fewer than "
+                    f"{MIN_TYPES}: no resource of the data directory is taken (--resources to name one)"]
 
 
 def test_resources_none_alone_turns_them_off(tmp_path):
@@ -119,3 +121,31 @@ def test_train_takes_the_vectors_and_none_keeps_the_plain_preset(tmp_path, capsy
     assert r.model.features.startswith("pos+km;@clusters=") and "glove.6B.50d.txt" in r.model.features
     r = chaintag.train(str(f), epochs=1, data_dir=str(d), resources=["none"])
     assert r.model.features == "pos"
+
+
+def test_resources_given_as_one_string_is_one_path_and_a_missing_one_is_an_error(tmp_path):
+    tokens, labels = _corpus(WORDS[:50])
+    f = tmp_path / "pos.txt"
+    f.write_text("\n\n".join("\n".join(f"{w} {lab}" for (w,), lab in zip(s, ls)) for s, ls in zip(tokens, labels))
+                 + "\n", encoding="utf-8")
+    vec = tmp_path / "v.txt"
+    vec.write_text("".join(f"{w} 0.{k + 1} 0.5\n" for k, w in enumerate(WORDS[:70])), encoding="utf-8")
+    one = chaintag.train(str(f), epochs=1, features="pos;km64(w[0])", resources=str(vec), data_dir=str(tmp_path))
+    many = chaintag.train(str(f), epochs=1, features="pos;km64(w[0])", resources=[str(vec)], data_dir=str(tmp_path))
+    assert one.model.features == many.model.features and str(vec) in one.model.features
+    with pytest.raises(InputError, match="no such file or folder: .*nosuch"):
+        chaintag.train(str(f), epochs=1, resources=str(tmp_path / "nosuch"), data_dir=str(tmp_path))
+    with pytest.raises(InputError, match="--resources none gives none"):
+        chaintag.train(str(f), epochs=1, features="pos;km64(w[0])", resources="none", data_dir=str(tmp_path))
+
+
+def test_the_settings_for_the_kind_are_said_when_attributes_are_named(tmp_path):
+    f = tmp_path / "c.txt"
+    f.write_text("He PRP B-NP\nruns VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n", encoding="utf-8")
+    said = []
+    m = chaintag.train(str(f), epochs=1, features="chunking", log=said.append).model
+    assert m.feature_space == "gold"
+    assert any("settings for chunking (feature_space=all, l2=2.0) not applied" in s for s in said)
+    said = []
+    chaintag.train(str(f), epochs=1, features="chunking", feature_space="all", l2=2.0, log=said.append)
+    assert not any("not applied" in s for s in said)

@@ -88,7 +88,7 @@ def default_preset(columns, labels, resources: str | bool = False) -> tuple[str,
         return "ner", "a pos column, which the ner preset reads"
     return presets["pos"], ("a word column and labels that are not chunk labels"
                             + (f", with {'cluster maps' if resources == 'clusters' else 'word vectors'}"
-                               if resources else ""))
+                               if presets["pos"] != KIND_PRESETS["pos"] else ""))
 
 
 def resource_kind(paths) -> str | bool:

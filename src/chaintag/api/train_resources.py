@@ -46,14 +46,19 @@ def default_resources(opts, train, log) -> str | bool:
         return False
     column = list(train.columns).index("word") if "word" in train.columns else 0
     types = training_types(train.tokens, column)
-    if len(types) < MIN_TYPES:
-        return False  # too few words to tell the language and domain (toy data): no resource
+    if len(types) < MIN_TYPES:  # too few words to tell the language and domain (toy data)
+        log(f"resources: {len(types)} word types seen twice in the training data, fewer than {MIN_TYPES}: "
+            "no resource of the data directory is taken (--resources to name one)")
+        return False
     for kind in wants:
         if kind == "vectors":
             found = find_known_resource(opts.data_dir, needs=("km",))
             options = [found] if found is not None else []
         else:
             options = known_text_folders(opts.data_dir)
+        if not options:
+            log(f"resources: no {'word vectors' if kind == 'vectors' else 'folder of unlabeled text'} in the "
+                "data directory (--resources to name one)")
         scored = sorted(((covers(path, types), str(path), about) for path, about in options), reverse=True)
         for share, path, about in scored:
             took = share >= MIN_COVERAGE and path == scored[0][1]
@@ -75,19 +80,26 @@ def add_resources(opts, log) -> None:
     if given:
         # a name that is no path here but a folder of the data directory (unlabeled_en) is read there
         given = text_paths(given, opts.data_dir)
+        import os
+        from ..errors import InputError
+        for path in given:
+            if not os.path.exists(path):
+                raise InputError(f"--resources: no such file or folder: {path}")
         if not uses_resources(opts.features):
             log(f"resources: {', '.join(given)} not used: no template reads word clusters or vectors (the "
                 "default of this kind of task reads none with these resources: they did not help on dev); "
                 "name --features that read them (brownK, kmN, vec) to use them")
             return
         opts.features = with_clusters(opts.features, given)
-        log(f"resources: {', '.join(given)} (word vectors are parsed, and clustered by k-means for kmN "
-            "templates, once per file content, about a minute for GloVe 6B 50d; a folder of unlabeled text "
-            "gets word2vec vectors and clusters, minutes for millions of tokens; all cached for the next "
-            "run; the model keeps the values of the words it needs)")
+        log(f"resources: {', '.join(given)} (what is derived from them is cached by content; the model keeps "
+            "the cluster ids or vectors of every word they hold, for words unseen in training)")
         return
-    if not uses_resources(opts.features) or resource_paths(opts.features) or getattr(opts, "no_resources", False):
+    if not uses_resources(opts.features) or resource_paths(opts.features):
         return
+    if getattr(opts, "no_resources", False):
+        from ..errors import InputError
+        raise InputError("the templates read word clusters or vectors (brownK, kmN, vec) and --resources none "
+                         "gives none: name a resource with --resources, or choose templates without them")
     from ..features.feature_spec import FeatureSpec
     from ..resources.discover import find_known_resource
     from ..resources.wordmaps import is_resource_function

@@ -118,6 +118,9 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
     >>> result.test.f1  # doctest: +SKIP
     """
     given = dict(params or {})
+    for name in ("resources", "clusters", "autotags"):  # one path given as a string is one path, not letters
+        if isinstance(settings.get(name), (str, os.PathLike)):
+            settings[name] = [os.fspath(settings[name])]
     for name in [k for k in settings if k not in DEFAULTS]:  # a learner's parameter given by name (l2=2)
         given[name] = settings.pop(name)
     opts = TrainOptions(train=train, **settings)
@@ -188,10 +191,15 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     if getattr(opts, "kind_settings", None):
         log(f"{name} settings for {opts.default_kind} with the default attributes (chosen on dev with them; "
             "options given win): " + ", ".join(f"{k}={v}" for k, v in opts.kind_settings.items()))
+    skipped = getattr(opts, "kind_skipped", None)
+    if skipped:
+        log(f"{name} settings for {opts.data_kind} ({', '.join(f'{k}={v}' for k, v in skipped.items())}) not "
+            "applied: they were chosen with the default attributes (no --features); give them as "
+            "options to use them")
     known_embeddings(opts, learner, log)
     if hasattr(learner, "epochs"):
         log(f"learner: {name}" + (" (the default; --algorithm to choose)" if name == DEFAULT_ALGORITHM else "")
-            + f", {learner.epochs} epochs" + ("" if opts.epochs is not None else " (the default; --epochs)")
+            + f", {plural(learner.epochs, 'epoch')}" + ("" if opts.epochs is not None else " (the default; --epochs)")
             + ("; the epoch with the best dev score is kept" if opts.dev or opts.dev_fraction else ""))
     _fit(learner, opts, train, dev, streamed)
     gaz = getattr(getattr(learner, "extractor_", None), "gazetteer", None)
@@ -240,7 +248,7 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     """Set ``opts.features``: the default preset when none is given, the resources named, the document
     columns computed when the templates read them (a learner that embeds the columns takes none)."""
     from ..learners import LEARNERS
-    from .train_checks import default_preset, describe_features, describe_labels
+    from .train_checks import default_preset, describe_features, describe_labels, task_kind
     if getattr(LEARNERS.get(opts.algorithm), "learns_representation", False):
         # neural learners embed the columns themselves: no attribute templates, presets or clusters
         for option, value in (("--features", opts.features), ("--resources", getattr(opts, "resources", None)),
@@ -258,10 +266,11 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
         given = text_paths(list(getattr(opts, "resources", None) or []) + list(opts.clusters or []), opts.data_dir)
         kind = resource_kind(given) if given or off else default_resources(opts, train, log)
         opts.features, why = default_preset(train.columns, train.labels, kind)
-        from .train_checks import task_kind
-        opts.default_kind = task_kind(train.columns, train.labels)  # the learner's settings for it apply
-        if kind:
+        if kind and opts.features != default_preset(train.columns, train.labels, False)[0]:
             why += "; with the resources " + ("given (--resources)" if given else "found in the data directory")
+        opts.default_kind = task_kind(train.columns, train.labels)  # the learner's settings for it apply
+    else:
+        opts.data_kind = task_kind(train.columns, train.labels)
     add_resources(opts, log)
     if opts.autotags:
         from ..features.spec import with_autotags
@@ -331,6 +340,10 @@ def _make_learner(opts, name: str, train, settings):
         if key not in user and params.get(key) is None:
             params[key] = value
             opts.kind_settings = {**(getattr(opts, "kind_settings", None) or {}), key: value}
+    # with attributes named, the settings for the kind (chosen with the default attributes) are said, not taken
+    opts.kind_skipped = {k: v for k, v in getattr(cls, "kind_params", {}).get(getattr(opts, "data_kind", None),
+                                                                            {}).items()
+                         if k not in user and params.get(k) is None}
     check_misplaced_options(opts, cls)
     accepted = set(cls._param_names())
     epochs = opts.epochs

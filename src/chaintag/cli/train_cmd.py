@@ -40,9 +40,11 @@ def add_parser(sub, learner_options: bool = True) -> None:
     p.add_argument("--test", metavar="SOURCE", help="score the final model on this data")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="where to save the model (.npz)")
     p.add_argument("--features", "-f", default=None,
-                   help="preset (chunking, pos, ner), template file, or specs separated by ';' (default: "
-                        "chosen from the columns: chunking for a pos column and phrase chunk labels, ner "
-                        "for a pos column or chunk labels, else pos; the choice is logged)")
+                   help="preset (chunking, pos, ner+gaz, ...), template file, or specs separated by ';' "
+                        "(default: the preset of the kind of task found in the data: chunking for a pos column "
+                        "and phrase chunk labels, ner+gaz for entity labels, pos otherwise; pos+km and "
+                        "chunking+text with the resources that helped them on dev; with it, SAPO takes its "
+                        "settings for the kind; the choice is logged)")
     from .recipes import RECIPES
     p.add_argument("--recipe", choices=sorted(RECIPES), default=None, metavar="NAME",
                    help="settings chosen on dev data for a task; they fill the options you leave at their "
@@ -56,9 +58,13 @@ def add_parser(sub, learner_options: bool = True) -> None:
                         "chunking+kmvec): word vectors in text format (GloVe, word2vec, fastText), a Brown "
                         "paths file, or a table from `chaintag clusters`; the model keeps the maps it needs. "
                         "Parsed vectors and their k-means ids are cached by content in "
-                        "$CHAINTAG_CACHE/resources (else ~/.cache/chaintag/resources). When the templates need "
-                        "resources and none is given, a known one of the data directory is taken "
-                        "(glove6b50d/glove.6B.50d.txt) and named on stderr")
+                        "$CHAINTAG_CACHE/resources (else ~/.cache/chaintag/resources). A folder of unlabeled "
+                        "text (*.txt, one tokenized sentence a line; or a data-directory name such as "
+                        "unlabeled_en) gets word2vec vectors, k-means ids and paths, induced once and cached. "
+                        "Without --resources, the default attributes take the data directory's GloVe file "
+                        "(POS) or folder of unlabeled text (chunking) when it holds at least 80%% of the "
+                        "training word types seen twice, and templates that need a resource take the data "
+                        "directory's GloVe file; both named on stderr. 'none': no resource at all")
     p.add_argument("--clusters", nargs="+", action="extend", metavar="FILE",
                    help="the same as --resources (its older name)")
     p.add_argument("--autotags", nargs="+", action="extend", metavar="PATH",
