@@ -4,6 +4,7 @@ never read back as other values."""
 import random
 
 import numpy as np
+import pytest
 
 from chaintag_research import Runner
 from chaintag_research.runner import _load_stats
@@ -146,3 +147,33 @@ def test_a_run_another_process_trains_waits_and_a_dead_lock_is_taken_over(toy_fi
     assert trained == ["toy/a", "toy/c", "toy/b"]  # b after the others: its lock was alive
     assert sleeps == [runner_module.LOCK_POLL_SECONDS]  # one wait, when b alone was left
     assert list(out) == ["toy/a", "toy/b", "toy/c"] and list(locks.iterdir()) == []
+
+
+def test_an_unfinished_run_of_older_code_is_continued_with_reuse_older_code(toy_files, tmp_path,  # noqa: F811
+                                                                            monkeypatch):
+    from chaintag_research import config
+    train, test = toy_files
+    run = _toy_run(train, test, epochs=4)
+    whole = Runner(tmp_path / "whole", progress=False).run_one(run)
+    # older code, stopped after 2 epochs (its process ended)
+    monkeypatch.setattr(config, "code_digest", lambda: "older")
+    real = Runner._train_epoch
+    calls = []
+
+    def stop_after_two(self, *a, **k):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real(self, *a, **k)
+    monkeypatch.setattr(Runner, "_train_epoch", stop_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        Runner(tmp_path / "r", progress=False).run_one(run)
+    # newer code: without reuse_older_code, all 4 epochs again; with it, epochs 3 and 4 only
+    monkeypatch.setattr(config, "code_digest", lambda: "newer")
+    counted = []
+    monkeypatch.setattr(Runner, "_train_epoch", lambda self, *a, **k: counted.append(1) or real(self, *a, **k))
+    res = Runner(tmp_path / "r", progress=False, reuse_older_code=True).run_one(run)
+    assert len(counted) == 2
+    assert _untimed(res.records) == _untimed(whole.records)
+    assert res.summary["older_code"] is True and res.summary["older_code_epochs"] == 2
+    assert res.summary["test_last"] == whole.summary["test_last"]

@@ -495,6 +495,10 @@ class Runner:
         records = self._read_records(folder, run.epochs)
         if not records and self._copy_prefix(run, folder):
             records = self._read_records(folder, run.epochs)
+        continued = 0
+        if not records and self.reuse_older_code:
+            continued = self._continue_older_code(settings_digest, folder)
+            records = self._read_records(folder, run.epochs) if continued else records
         if bar is not None:
             bar.update(len(records))
         documents = self.reads_documents(run)
@@ -533,11 +537,52 @@ class Runner:
                    "train_size": n_train, "test_size": self.size(run.test),
                    "dev_size": self.size(run.dev) if run.dev is not None else None,
                    **summarize(run, records),
+                   **({"older_code": True, "older_code_epochs": continued} if continued else {}),
                    "session_seconds": time.perf_counter() - started,
                    "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         summary = json.loads(json.dumps(summary, default=_json_default))  # the same values as a cached read gives
         _write_atomic(summary_path, json.dumps(dict(summary, check=_text_check(summary)), indent=1))
         return RunResult(run, digest, folder, records, summary)
+
+    def _continue_older_code(self, settings_digest: str, folder: Path) -> int:
+        """Seed ``folder`` with the recorded epochs and the checkpoint of an unfinished run of the same
+        settings and data by other code (the one with the most epochs), so that training continues after
+        them; returns how many epochs were taken (0: none). The summary then says ``older_code`` and how
+        many epochs the older code trained (``older_code_epochs``)."""
+        best = None
+        for meta_path in self.runs_dir.glob("*/run.json"):
+            other = meta_path.parent
+            if other == folder or (other / "summary.json").exists():
+                continue
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if meta.get("settings_digest") != settings_digest:
+                continue
+            n = len(self._read_records(other, meta.get("epochs") or 0))
+            if n and (best is None or n > best[0]):
+                best = (n, other, meta.get("epochs"))
+        if best is None:
+            return 0
+        n, other, epochs = best
+        lines = []
+        for rec in self._read_records(other, epochs)[:n]:
+            for prefix in ("test", "dev"):
+                name = f"{prefix}-{rec['epoch']:03d}.npy"
+                sha = rec.get(f"{prefix}_stats_sha256")
+                stats = _load_stats(other / name, sha) if (sha or prefix == "test") else None
+                if prefix == "test" and stats is None:
+                    return 0
+                if stats is not None:
+                    saved = _save_npy_atomic(folder / name, stats)
+                    if prefix == "test":
+                        test_sha = saved
+            lines.append(_record_line(rec, test_sha))
+        if (other / "checkpoint").is_dir():
+            shutil.copytree(other / "checkpoint", folder / "checkpoint", dirs_exist_ok=True)
+        _write_atomic(folder / "epochs.jsonl", "".join(lines))
+        return len(lines)
 
     def _older_code_result(self, run: Run, settings_digest: str) -> RunResult | None:
         """A finished run of the same settings and data trained by other code (the newest), or None.
