@@ -544,21 +544,24 @@ class Runner:
         _write_atomic(summary_path, json.dumps(dict(summary, check=_text_check(summary)), indent=1))
         return RunResult(run, digest, folder, records, summary)
 
+    def _same_settings(self, settings_digest: str):
+        """``(folder, run.json contents)`` of every cached run with this settings digest (any code)."""
+        for meta_path in self.runs_dir.glob("*/run.json"):
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if meta.get("settings_digest") == settings_digest:
+                yield meta_path.parent, meta
+
     def _continue_older_code(self, settings_digest: str, folder: Path) -> int:
         """Seed ``folder`` with the recorded epochs and the checkpoint of an unfinished run of the same
         settings and data by other code (the one with the most epochs), so that training continues after
         them; returns how many epochs were taken (0: none). The summary then says ``older_code`` and how
         many epochs the older code trained (``older_code_epochs``)."""
         best = None
-        for meta_path in self.runs_dir.glob("*/run.json"):
-            other = meta_path.parent
+        for other, meta in self._same_settings(settings_digest):
             if other == folder or (other / "summary.json").exists():
-                continue
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                continue
-            if meta.get("settings_digest") != settings_digest:
                 continue
             n = len(self._read_records(other, meta.get("epochs") or 0))
             if n and (best is None or n > best[0]):
@@ -590,20 +593,14 @@ class Runner:
         Its summary gets ``older_code: True``, so that reports can say which rows it gives.
         """
         found = []
-        for meta_path in self.runs_dir.glob("*/run.json"):
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                continue
-            if meta.get("settings_digest") != settings_digest:
-                continue
-            summary_path = meta_path.parent / "summary.json"
+        for other, meta in self._same_settings(settings_digest):
+            summary_path = other / "summary.json"
             summary = self._read_summary(summary_path) if summary_path.exists() else None
             if summary is None or summary.get("digest") != meta.get("digest"):
                 continue
-            records = self._read_records(meta_path.parent, run.epochs)
+            records = self._read_records(other, run.epochs)
             if len(records) == run.epochs:
-                found.append((summary_path.stat().st_mtime_ns, meta_path.parent, records, summary))
+                found.append((summary_path.stat().st_mtime_ns, other, records, summary))
         if not found:
             return None
         _, folder, records, summary = max(found, key=lambda f: (f[0], str(f[1])))
