@@ -199,6 +199,35 @@ def choose_variant(trials: list[dict]) -> dict:
     return out
 
 
+def run_learners(out_dir, data_dir=None, kinds=None, learners=("crf",)) -> Path:
+    """Other learners (default: the CRF, trained by SGD, its own defaults) on each kind's first-round
+    attributes (``choices.json``), with and without resources, appended to ``trials.jsonl`` (a rerun skips
+    the trials there); :func:`choose` then weighs them with the rest. Then the report."""
+    out_dir = Path(out_dir)
+    log_path = out_dir / "trials.jsonl"
+    trials = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    done = {(r["kind"], r["task"], r["algorithm"], r["candidate"]) for r in trials}
+    first = choose([r for r in trials if "variant" not in r and r["algorithm"] in ALGORITHMS])
+    for kind in kinds or TASKS:
+        features = {n: (needs, f) for n, needs, f in candidates(kind, data_dir)}
+        chosen = {first[kind][k]["candidate"] for k in ("plain", "resources") if k in first.get(kind, {})}
+        for cand in sorted(chosen):
+            needs, feats = features[cand]
+            for learner in learners:
+                for task, train, dev in TASKS[kind]:
+                    key = (kind, task, learner, cand)
+                    if key in done:
+                        continue
+                    rec = dict(zip(("kind", "task", "algorithm", "candidate"), key), resources=needs,
+                               **_trial(task, train, dev, learner, feats, data_dir))
+                    print(f"{kind} {task} {learner} {cand}: dev {rec['dev_score']:.2f} (epoch {rec['best_epoch']}, "
+                          f"{rec['seconds']:.0f} s)", file=sys.stderr, flush=True)
+                    with open(log_path, "a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(rec) + "\n")
+                    trials.append(rec)
+    return write_report(out_dir, trials)
+
+
 def within(rec: dict, budget: int) -> float:
     """A trial's best dev score within its first ``budget`` epochs (what that many epochs, dev-chosen, give)."""
     return max(s for s in rec["dev_curve"][:budget] if s is not None)
@@ -512,6 +541,9 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", nargs="+", choices=tuple(TASKS))
     ap.add_argument("--variants", action="store_true",
                     help="the second round: SAPO's L2 and feature space on each kind's first-round choices")
+    ap.add_argument("--learners", nargs="+", metavar="NAME",
+                    help="other learners (e.g. crf) on each kind's first-round attributes, weighed on dev with "
+                         "the rest")
     ap.add_argument("--first-round-test", action="store_true",
                     help="score the first round's defaults once on every task's test set (test.jsonl)")
     ap.add_argument("--test", action="store_true",
@@ -523,6 +555,8 @@ def main(argv=None) -> int:
     print(run(args.out, data_dir=args.data_dir, kinds=args.kinds))
     if args.variants:
         print(run_variants(args.out, data_dir=args.data_dir, kinds=args.kinds))
+    if args.learners:
+        print(run_learners(args.out, data_dir=args.data_dir, kinds=args.kinds, learners=tuple(args.learners)))
     if args.first_round_test:
         print(score_test(args.out, data_dir=args.data_dir))
     if args.test:
