@@ -475,10 +475,12 @@ def test_sep_tab_on_a_space_separated_file_says_so(tmp_path, capsys):
 
 
 def test_train_threads_option(tmp_path, capsys):
-    code, model, _ = train(tmp_path, capsys, "--threads", "2")
+    code, model, _ = train(tmp_path, capsys, "--threads", "2", "--algorithm", "sapo")
     assert code == 0
     import chaintag
     assert chaintag.load(model).n_jobs == 2
+    code, _, out = train(tmp_path, capsys, "--threads", "2", name="default.npz")  # NER data: the CRF
+    assert code == 2 and "--threads does not apply to crf (the default learner for ner" in out.err
     code, _, out = train(tmp_path, capsys, "--threads", "0", name="bad.npz")
     assert code == 2 and "--threads" in out.err
     code, _, out = train(tmp_path, capsys, "--threads", "2", "--algorithm", "crf", name="crf.npz")

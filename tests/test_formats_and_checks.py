@@ -231,3 +231,24 @@ def test_the_learners_settings_for_the_kind_apply_with_the_default_attributes(tm
     assert (m.feature_space, m.l2) == ("gold", 1.0)
     m = chaintag.train(train=str(f), epochs=1, algorithm="perceptron").model
     assert m.feature_space == "gold"
+
+
+def test_the_default_learner_is_the_one_chosen_for_the_kind_of_task(tmp_path):
+    """SAPO for POS and chunking, the CRF for entity labels (KIND_ALGORITHMS); --algorithm wins; --order 2
+    and the like, chosen before the data is read, take SAPO."""
+    import chaintag
+    from chaintag.api.train_checks import KIND_ALGORITHMS
+    from chaintag.errors import InputError
+    assert KIND_ALGORITHMS == {"ner": "crf"}
+    ner = tmp_path / "ner.txt"
+    ner.write_text("Ann NNP B-PER\nmet VBD O\n\nBob NNP B-PER\nran VBD O\n", encoding="utf-8")
+    chunks = tmp_path / "chunks.txt"
+    chunks.write_text("He PRP B-NP\nruns VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n", encoding="utf-8")
+    said = []
+    assert chaintag.train(str(ner), epochs=1, log=said.append).model.algorithm == "crf"
+    assert "learner: crf (the default for ner, chosen on dev; --algorithm to choose), 1 epoch" in said
+    assert chaintag.train(str(chunks), epochs=1).model.algorithm == "sapo"
+    assert chaintag.train(str(ner), epochs=1, algorithm="sapo").model.algorithm == "sapo"
+    assert chaintag.train(str(ner), epochs=1, order=2).model.algorithm == "sapo2"
+    with pytest.raises(InputError, match="n_best does not apply|has no parameter n_best"):
+        chaintag.train(str(ner), epochs=1, n_best=3)

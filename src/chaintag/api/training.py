@@ -56,10 +56,10 @@ class TrainResult:
 #: The learner of ``chaintag train`` and :func:`train` when none is named: SAPO had the highest dev score,
 #: summed over the handed tasks of each kind (POS, chunking, NER), against the averaged perceptron, with
 #: and without word vectors (docs/results/kind_defaults).
-DEFAULT_ALGORITHM = "sapo"
+DEFAULT_ALGORITHM = "sapo"  # NER: the CRF (:data:`chaintag.api.train_checks.KIND_ALGORITHMS`)
 
 #: The settings of :func:`train` (the names of ``chaintag train``'s options) and their defaults.
-DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm=DEFAULT_ALGORITHM, order=1,
+DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm=None, order=1,
                 features=None, resources=None, clusters=None, autotags=None, epochs=None, cc=0, hash_bits=None,
                 feature_space=None, shuffle=None, seed=0, no_clip=None, history=None, checkpoint_dir=None,
                 resume=False, scheme=None, workers=None, scheduler=None, mixing=None, stream=None,
@@ -182,8 +182,18 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
             return None
     t0 = time.perf_counter()
     from .train_stream import wants_stream
-    streamed = wants_stream(opts, second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm)
+    from .train_distributed import wants_distributed
+    if opts.algorithm is None and (opts.order == 2 or opts.stream or opts.checkpoint_dir or wants_distributed(opts)):
+        opts.algorithm = DEFAULT_ALGORITHM  # chosen before the data is read: the learner of every kind but one
+        opts.algorithm_default = "runs whose learner is chosen before the data is read"
+    streamed = wants_stream(opts, second_order_name(opts.algorithm) if opts.order == 2
+                            else opts.algorithm or DEFAULT_ALGORITHM)
     train = _read_training_data(opts, streamed, log)
+    if opts.algorithm is None:  # the learner chosen on dev for the kind of task found in the data
+        from .train_checks import KIND_ALGORITHMS, task_kind
+        kind = task_kind(train.columns, train.labels)
+        opts.algorithm = KIND_ALGORITHMS.get(kind, DEFAULT_ALGORITHM)
+        opts.algorithm_default = kind or "this data"
     _choose_features(opts, train, streamed, log)
     dev, test = _held_out_data(opts, train, log)
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
@@ -198,7 +208,9 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
             "options to use them")
     known_embeddings(opts, learner, log)
     if hasattr(learner, "epochs"):
-        log(f"learner: {name}" + (" (the default; --algorithm to choose)" if name == DEFAULT_ALGORITHM else "")
+        default = getattr(opts, "algorithm_default", None)
+        log(f"learner: {name}" + (f" (the default for {default}, chosen on dev; --algorithm to choose)"
+                                  if default else "")
             + f", {plural(learner.epochs, 'epoch')}" + ("" if opts.epochs is not None else " (the default; --epochs)")
             + ("; the epoch with the best dev score is kept" if opts.dev or opts.dev_fraction else ""))
     _fit(learner, opts, train, dev, streamed)
@@ -334,6 +346,8 @@ def _make_learner(opts, name: str, train, settings):
     # the settings the learner declares for the kind of task when the kind's default attributes are used
     # (SAPO: chosen on dev with them, docs/results/kind_defaults); the options given win
     shown = f"{opts.algorithm} --order 2" if opts.order == 2 else name
+    if getattr(opts, "algorithm_default", None):
+        shown += f" (the default learner for {opts.algorithm_default}; name another with --algorithm)"
     kind = getattr(cls, "kind_params", {}).get(getattr(opts, "default_kind", None), {})
     user = settings(cls, shown) if settings is not None else {}
     for key, value in kind.items():

@@ -18,16 +18,15 @@ from .common import add_common, add_data_options, add_scheme_option, figures, lo
 
 
 def add_parser(sub, learner_options: bool = True) -> None:
-    from ..api.training import DEFAULT_ALGORITHM
     p = sub.add_parser("train", help="train a model on a labelled corpus",
                        description="Train a tagger and save it. Sources are files or dataset "
                                    "references such as conll2000:train.")
-    p.add_argument("--algorithm", "-a", default=DEFAULT_ALGORITHM, metavar="NAME",
+    p.add_argument("--algorithm", "-a", default=None, metavar="NAME",
                    choices=_algorithms() if learner_options else None,
-                   help="learner: sapo (search-based probabilistic online learning, the default: ahead on "
-                        "the dev sets of every kind of task), perceptron (Collins's averaged structured "
+                   help="learner: sapo (search-based probabilistic online learning, the default for POS "
+                        "and chunking: ahead on their dev sets), perceptron (Collins's averaged structured "
                         "perceptron), crf "
-                        "(CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
+                        "(CRF by SGD, the default for entity labels: ahead on JNLPBA's dev set), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
                         "nbest-mira (MIRA with the top --n-best candidates), maxent (Ratnaparkhi's "
                         "locally normalized tagger, scikit-learn; --maxent-c), bilstm, bilstm-crf "
                         "and bilstm-sapo (neural taggers, PyTorch: pip install 'chaintag[neural]'); "
@@ -124,6 +123,8 @@ def _algorithms() -> list[str]:
 def _same_learner_names(args) -> None:
     """``--algorithm perceptron2`` is ``--algorithm perceptron --order 2``."""
     from ..learners import LEARNERS
+    if args.algorithm is None:  # chosen after the data is read (the kind of task)
+        return
     cls = LEARNERS[args.algorithm]
     if cls.order == 2:
         args.algorithm, args.order = cls.first_order, 2
@@ -136,6 +137,8 @@ def _check_learner_options(args) -> None:
     from ..learners import LEARNERS
     from .learner_opts import learner_settings
     from ..api.training import check_misplaced_options
+    if args.algorithm is None:
+        return  # the learner is chosen from the data (the kind of task): its options are checked then
     name = second_order_name(args.algorithm) if args.order == 2 else args.algorithm
     check_misplaced_options(args, LEARNERS[name])
     learner_settings(args, LEARNERS[name], f"{args.algorithm} --order 2" if args.order == 2 else name)
@@ -194,7 +197,9 @@ def run(args) -> int:
     from ..api.training import second_order_name
     from ..errors import InputError
     from ..learners import LEARNERS
-    name = second_order_name(args.algorithm) if args.order == 2 else args.algorithm
+    from ..api.training import DEFAULT_ALGORITHM
+    algorithm = args.algorithm or DEFAULT_ALGORITHM  # what training takes with --checkpoint-dir and no -a
+    name = second_order_name(algorithm) if args.order == 2 else algorithm
     if not LEARNERS[name].supports_checkpoints:
         shown = f"{args.algorithm} --order 2" if args.order == 2 else args.algorithm
         raise InputError(f"--checkpoint-dir is not offered for {shown}")
