@@ -318,7 +318,9 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
                   "`all` feature space (every attribute-label pair) on the attributes chosen above, with and "
                   "without resources. One setting per kind: the highest dev score summed over the kind's tasks "
                   "and both conditions (the learner's defaults on a tie). The library declares it as "
-                  "`SAPO.kind_params`, applied when the kind's default attributes are used.\n")
+                  "`SAPO.kind_params`, applied when the kind's default attributes are used. (The \"Chosen\" "
+                  "lines of each kind above name the best single trial of each condition, whose SAPO settings "
+                  "may differ between the conditions; the library keeps one setting per kind.)\n")
         names = ["SAPO's defaults (l2=1, gold)", *VARIANTS]
         rows = [[kind, *(fmt(v["sums"][k]) if k in v["sums"] else "-" for k in ("", *VARIANTS)),
                  v["variant"] or "SAPO's defaults"] for kind, v in variants.items()]
