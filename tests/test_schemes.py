@@ -243,7 +243,7 @@ def test_cli_scheme_option_and_train_uses_chunk_f1(tmp_path, capsys):
     fig = json.loads(capsys.readouterr().out)
     assert fig["scheme"] == "iobes" and fig["stray_gold"] == {"M-LOC": 3}
     assert main(["train", "--train", str(train), "--test", str(train), "--features", "w[0]", "--epochs", "1",
-                 "--model", str(model), "--scheme", "none", "--quiet"]) == 0
+                 "-a", "sapo", "--model", str(model), "--scheme", "none", "--quiet"]) == 0
     assert "test accuracy: 100.00" in capsys.readouterr().out
 
 
