@@ -99,7 +99,11 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
         The names of ``chaintag train``'s options (:data:`DEFAULTS`): ``algorithm``, ``features``,
         ``dev``, ``dev_fraction``, ``test``, ``model`` (a path: the model is saved there), ``epochs``,
         ``order``, ``resources`` (files of word vectors, Brown paths or cluster tables; ``clusters``
-        is the same), ``autotags``, ``checkpoint_dir``, ``resume``, ``scheme``, ...
+        is the same), ``autotags``, ``checkpoint_dir``, ``resume``, ``scheme``, ... Without ``algorithm``,
+        the learner chosen on dev for the kind of task found in the data (the CRF for entity labels,
+        :data:`chaintag.api.train_checks.KIND_ALGORITHMS`; SAPO otherwise, :data:`DEFAULT_ALGORITHM`);
+        without ``features``, the kind's attributes, with the data directory's resources that cover the
+        training words, and SAPO's settings for the kind (``SAPO.kind_params``).
 
     Returns
     -------
