@@ -104,6 +104,37 @@ def _trial(task, train, dev, algorithm, features, data_dir, params=None) -> dict
 NOT_DEFAULTS = frozenset({"ner+doc", "ner+gaz+doc"})
 
 
+def _record_trial(log_path: Path, key: tuple, needs: bool, train, dev, features, data_dir, params=None,
+                  **extra) -> dict:
+    """Train one trial (:func:`_trial`) for ``key = (kind, task, algorithm, candidate)``, say its dev score on
+    stderr and append its record to ``log_path``; returns the record."""
+    rec = dict(zip(("kind", "task", "algorithm", "candidate"), key), resources=needs, **extra,
+               **_trial(key[1], train, dev, key[2], features, data_dir, params))
+    print(f"{' '.join(key)}: dev {rec['dev_score']:.2f} (epoch {rec['best_epoch']}, {rec['seconds']:.0f} s)",
+          file=sys.stderr, flush=True)
+    with open(log_path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+    return rec
+
+
+def _read_trials(log_path: Path) -> list[dict]:
+    return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def first_round(trials: list[dict]) -> dict:
+    """:func:`choose` over the first round alone: the perceptron and SAPO on the candidate attributes."""
+    return choose([r for r in trials if "variant" not in r and r["algorithm"] in ALGORITHMS])
+
+
+def _first_round_attributes(trials: list[dict], kind: str, data_dir):
+    """``(candidate, needs_resources, features)`` of each attribute set the first round chose for ``kind``
+    (without and with resources)."""
+    first = first_round(trials)
+    features = {n: (needs, f) for n, needs, f in candidates(kind, data_dir)}
+    for cand in sorted({first[kind][k]["candidate"] for k in ("plain", "resources") if k in first.get(kind, {})}):
+        yield (cand, *features[cand])
+
+
 def run(out_dir, data_dir=None, kinds=None) -> Path:
     """Run every trial not yet in ``out_dir/trials.jsonl``, then write the report; returns its path."""
     out_dir = Path(out_dir)
@@ -123,15 +154,8 @@ def run(out_dir, data_dir=None, kinds=None) -> Path:
             for algorithm in ALGORITHMS:
                 for task, train, dev in TASKS[kind]:
                     key = (kind, task, algorithm, name)
-                    if key in done:
-                        continue
-                    rec = dict(zip(("kind", "task", "algorithm", "candidate"), key), resources=needs,
-                               **_trial(task, train, dev, algorithm, features, data_dir))
-                    print(f"{kind} {task} {algorithm} {name}: dev {rec['dev_score']:.2f} (epoch "
-                          f"{rec['best_epoch']}, {rec['seconds']:.0f} s)", file=sys.stderr, flush=True)
-                    with open(log_path, "a", encoding="utf-8") as fh:
-                        fh.write(json.dumps(rec) + "\n")
-                    done[key] = rec
+                    if key not in done:
+                        done[key] = _record_trial(log_path, key, needs, train, dev, features, data_dir)
     return write_report(out_dir, list(done.values()))
 
 
@@ -145,29 +169,18 @@ VARIANTS = {"l2=2": {"l2": 2.0}, "l2=5": {"l2": 5.0}, "all": {"feature_space": "
 def run_variants(out_dir, data_dir=None, kinds=None) -> Path:
     """The second round (:data:`VARIANTS`) on each kind's first-round choices (``choices.json``), SAPO only,
     appended to ``trials.jsonl`` (a rerun skips the trials there); then the report."""
-    out_dir = Path(out_dir)
-    log_path = out_dir / "trials.jsonl"
-    trials = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    log_path = Path(out_dir) / "trials.jsonl"
+    trials = _read_trials(log_path)
     done = {(r["kind"], r["task"], r["algorithm"], r["candidate"]) for r in trials}
-    first = choose([r for r in trials if "variant" not in r])
     for kind in kinds or TASKS:
-        features = {n: (needs, f) for n, needs, f in candidates(kind, data_dir)}
-        chosen = {first[kind][k]["candidate"] for k in ("plain", "resources") if k in first.get(kind, {})}
-        for cand in sorted(chosen):
-            needs, feats = features[cand]
+        for cand, needs, feats in _first_round_attributes(trials, kind, data_dir):
             for variant, params in VARIANTS.items():
                 for task, train, dev in TASKS[kind]:
                     key = (kind, task, "sapo", f"{cand} | {variant}")
-                    if key in done:
-                        continue
-                    rec = dict(zip(("kind", "task", "algorithm", "candidate"), key), resources=needs, variant=variant,
-                               **_trial(task, train, dev, "sapo", feats, data_dir, params))
-                    print(f"{kind} {task} {key[3]}: dev {rec['dev_score']:.2f} (epoch {rec['best_epoch']}, "
-                          f"{rec['seconds']:.0f} s)", file=sys.stderr, flush=True)
-                    with open(log_path, "a", encoding="utf-8") as fh:
-                        fh.write(json.dumps(rec) + "\n")
-                    trials.append(rec)
-    return write_report(out_dir, trials)
+                    if key not in done:
+                        trials.append(_record_trial(log_path, key, needs, train, dev, feats, data_dir, params,
+                                                    variant=variant))
+    return write_report(Path(out_dir), trials)
 
 
 def choose_variant(trials: list[dict]) -> dict:
@@ -180,7 +193,7 @@ def choose_variant(trials: list[dict]) -> dict:
     dict
         ``{kind: {"variant", "params", "sum", "sums": {variant: sum}}}`` for the kinds with every trial.
     """
-    first = choose([r for r in trials if "variant" not in r])
+    first = first_round(trials)
     by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in trials}
     out = {}
     for kind, tasks in TASKS.items():
@@ -203,29 +216,17 @@ def run_learners(out_dir, data_dir=None, kinds=None, learners=("crf",)) -> Path:
     """Other learners (default: the CRF, trained by SGD, its own defaults) on each kind's first-round
     attributes (``choices.json``), with and without resources, appended to ``trials.jsonl`` (a rerun skips
     the trials there); :func:`choose` then weighs them with the rest. Then the report."""
-    out_dir = Path(out_dir)
-    log_path = out_dir / "trials.jsonl"
-    trials = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    log_path = Path(out_dir) / "trials.jsonl"
+    trials = _read_trials(log_path)
     done = {(r["kind"], r["task"], r["algorithm"], r["candidate"]) for r in trials}
-    first = choose([r for r in trials if "variant" not in r and r["algorithm"] in ALGORITHMS])
     for kind in kinds or TASKS:
-        features = {n: (needs, f) for n, needs, f in candidates(kind, data_dir)}
-        chosen = {first[kind][k]["candidate"] for k in ("plain", "resources") if k in first.get(kind, {})}
-        for cand in sorted(chosen):
-            needs, feats = features[cand]
+        for cand, needs, feats in _first_round_attributes(trials, kind, data_dir):
             for learner in learners:
                 for task, train, dev in TASKS[kind]:
                     key = (kind, task, learner, cand)
-                    if key in done:
-                        continue
-                    rec = dict(zip(("kind", "task", "algorithm", "candidate"), key), resources=needs,
-                               **_trial(task, train, dev, learner, feats, data_dir))
-                    print(f"{kind} {task} {learner} {cand}: dev {rec['dev_score']:.2f} (epoch {rec['best_epoch']}, "
-                          f"{rec['seconds']:.0f} s)", file=sys.stderr, flush=True)
-                    with open(log_path, "a", encoding="utf-8") as fh:
-                        fh.write(json.dumps(rec) + "\n")
-                    trials.append(rec)
-    return write_report(out_dir, trials)
+                    if key not in done:
+                        trials.append(_record_trial(log_path, key, needs, train, dev, feats, data_dir))
+    return write_report(Path(out_dir), trials)
 
 
 def within(rec: dict, budget: int) -> float:
@@ -567,8 +568,7 @@ def main(argv=None) -> int:
     if args.neural:
         print(test_neural(args.out, data_dir=args.data_dir))
     if args.test or args.neural:
-        print(write_report(Path(args.out), [json.loads(line) for line in
-                                            (Path(args.out) / "trials.jsonl").read_text().splitlines()]))
+        print(write_report(Path(args.out), _read_trials(Path(args.out) / "trials.jsonl")))
     return 0
 
 
