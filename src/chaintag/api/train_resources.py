@@ -25,7 +25,7 @@ def resources_off(opts) -> bool:
     return bool(getattr(opts, "no_resources", False))
 
 
-def default_resources(opts, train, log) -> str | bool:
+def default_resources(opts, train, log, kind: str | None | bool = False) -> str | bool:
     """The data directory's resource that the default attributes of this kind of task read, when it covers
     the training words; it is put in ``opts.resources`` and its kind returned for
     :func:`chaintag.api.train_checks.default_preset` (``"vectors"``, ``"clusters"``, or False: none).
@@ -35,13 +35,17 @@ def default_resources(opts, train, log) -> str | bool:
     text with the highest coverage, is taken when it holds at least
     :data:`chaintag.resources.coverage.MIN_COVERAGE` of the training word types seen twice (the language
     and domain of the data). Every choice, and every resource passed over, is said in the log;
-    ``--resources none`` turns this off.
+    ``--resources none`` turns this off. ``kind``: the kind of task when the caller has found it
+    (:func:`chaintag.api.train_checks.task_kind`), else it is found here.
     """
     from ..resources.coverage import MIN_COVERAGE, MIN_TYPES, covers, training_types
     from ..resources.discover import find_known_resource, known_text_folders
-    from .train_checks import default_preset
-    plain = default_preset(train.columns, train.labels, False)[0]
-    wants = [k for k in ("clusters", "vectors") if default_preset(train.columns, train.labels, k)[0] != plain]
+    from .train_checks import kind_preset, task_kind
+    if kind is False:  # not found yet by the caller
+        kind = task_kind(train.columns, train.labels)
+    has_pos = "pos" in train.columns
+    plain = kind_preset(kind, has_pos)[0]
+    wants = [k for k in ("clusters", "vectors") if kind_preset(kind, has_pos, k)[0] != plain]
     if not wants:
         return False
     column = list(train.columns).index("word") if "word" in train.columns else 0

@@ -193,11 +193,11 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     streamed = wants_stream(opts, second_order_name(opts.algorithm) if opts.order == 2
                             else opts.algorithm or DEFAULT_ALGORITHM)
     train = _read_training_data(opts, streamed, log)
+    from .train_checks import KIND_ALGORITHMS, task_kind
+    opts.task_kind = task_kind(train.columns, train.labels)  # read once: learner, attributes, settings
     if opts.algorithm is None:  # the learner chosen on dev for the kind of task found in the data
-        from .train_checks import KIND_ALGORITHMS, task_kind
-        kind = task_kind(train.columns, train.labels)
-        opts.algorithm = KIND_ALGORITHMS.get(kind, DEFAULT_ALGORITHM)
-        opts.algorithm_default = kind or "this data"
+        opts.algorithm = KIND_ALGORITHMS.get(opts.task_kind, DEFAULT_ALGORITHM)
+        opts.algorithm_default = opts.task_kind or "this data"
     _choose_features(opts, train, streamed, log)
     dev, test = _held_out_data(opts, train, log)
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
@@ -264,7 +264,7 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     """Set ``opts.features``: the default preset when none is given, the resources named, the document
     columns computed when the templates read them (a learner that embeds the columns takes none)."""
     from ..learners import LEARNERS
-    from .train_checks import default_preset, describe_features, describe_labels, task_kind
+    from .train_checks import describe_features, describe_labels, kind_preset
     if getattr(LEARNERS.get(opts.algorithm), "learns_representation", False):
         # neural learners embed the columns themselves: no attribute templates, presets or clusters
         for option, value in (("--features", opts.features), ("--resources", getattr(opts, "resources", None)),
@@ -280,13 +280,14 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     if opts.features is None:
         from .train_checks import resource_kind
         given = text_paths(list(getattr(opts, "resources", None) or []) + list(opts.clusters or []), opts.data_dir)
-        kind = resource_kind(given) if given or off else default_resources(opts, train, log)
-        opts.features, why = default_preset(train.columns, train.labels, kind)
-        if kind and opts.features != default_preset(train.columns, train.labels, False)[0]:
+        has_pos = "pos" in train.columns
+        kind = resource_kind(given) if given or off else default_resources(opts, train, log, opts.task_kind)
+        opts.features, why = kind_preset(opts.task_kind, has_pos, kind)
+        if kind and opts.features != kind_preset(opts.task_kind, has_pos)[0]:
             why += "; with the resources " + ("given (--resources)" if given else "found in the data directory")
-        opts.default_kind = task_kind(train.columns, train.labels)  # the learner's settings for it apply
+        opts.default_kind = opts.task_kind  # the learner's settings for it apply
     else:
-        opts.data_kind = task_kind(train.columns, train.labels)
+        opts.data_kind = opts.task_kind
     add_resources(opts, log)
     if opts.autotags:
         from ..features.spec import with_autotags
