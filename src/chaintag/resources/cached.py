@@ -25,7 +25,7 @@ import numpy as np
 from . import files as _files
 from . import kmeans as _kmeans
 from .digest import array_sha256, file_sha256
-from .store import entry_key, read_entry, store_enabled, write_entry
+from .store import entry_key, read_entry, say, store_enabled, write_entry
 from .wordmaps import WordMaps
 
 __all__ = ["cached_vectors", "cached_kmeans", "cached_read", "load_resources"]
@@ -113,12 +113,6 @@ def cached_read(path, what: str, version: int, reader) -> tuple[list[str], np.nd
     return words, vectors
 
 
-def _say(message: str) -> None:
-    """A line on stderr for a step that takes a while the first time (a cache miss)."""
-    import sys
-    print(message, file=sys.stderr, flush=True)
-
-
 def _cached_arrays(path, what: str, version: int, reader) -> tuple[list[str], np.ndarray, str]:
     """The words and float32 vectors of ``reader(path)`` through the store, and the entry's key."""
     digest = file_sha256(path)
@@ -126,7 +120,7 @@ def _cached_arrays(path, what: str, version: int, reader) -> tuple[list[str], np
     arrays = read_entry("vectors", key, _check_vectors)
     if arrays is not None:
         return arrays["_words"], arrays["vectors"], key
-    _say(f"resources: reading {path} (once for this content; later runs read the cache)")
+    say(f"reading {path} (once for this content; later runs read the cache)")
     words, vectors = reader(path)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     write_entry("vectors", key, {"words": _words_blob(words), "vectors": vectors},
@@ -177,7 +171,7 @@ def cached_kmeans(vectors: np.ndarray, n_clusters: int, vectors_digest: str | No
     arrays = read_entry("kmeans", key, check)
     if arrays is not None:
         return arrays["ids"]
-    _say(f"resources: k-means of {n_rows:,} word vectors into {n_clusters} clusters (once; cached)")
+    say(f"k-means of {n_rows:,} word vectors into {n_clusters} clusters (once; cached)")
     ids = np.asarray(_kmeans.kmeans_ids(vectors, n_clusters, seed), dtype=np.int32)
     write_entry("kmeans", key, {"ids": ids}, {**settings, "n_words": n_rows})
     return ids

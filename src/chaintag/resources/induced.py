@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
 from .digest import file_sha256
-from .store import entry_key, read_entry, store_enabled, write_entry
+from .store import entry_key, read_entry, say, store_enabled, write_entry
 from .wordmaps import WordMaps
 
 __all__ = ["INDUCE_SETTINGS", "text_files", "text_digest", "cached_induced"]
@@ -89,11 +88,7 @@ def _check(arrays: dict, meta: dict) -> None:
             raise ValueError(f"km{k} does not hold one id per word")
 
 
-def _say(message: str) -> None:
-    print(f"resources: {message}", file=sys.stderr, flush=True)
-
-
-def cached_induced(folder, log=_say) -> WordMaps:
+def cached_induced(folder, log=say) -> WordMaps:
     """The word maps induced from the text files of ``folder``, from the cache when it holds them.
 
     Parameters

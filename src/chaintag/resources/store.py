@@ -33,7 +33,7 @@ from ..errors import ChaintagError
 from ..io.atomic import atomic_open
 from ..models.cache import cache_dir
 
-__all__ = ["STORE_FORMAT", "SWITCH_ENV", "resource_cache_dir", "store_enabled", "entry_key", "read_entry",
+__all__ = ["STORE_FORMAT", "SWITCH_ENV", "resource_cache_dir", "store_enabled", "entry_key", "read_entry", "say",
            "write_entry"]
 
 #: Version of the entry layout (part of every key).
@@ -42,6 +42,12 @@ STORE_FORMAT = 1
 SWITCH_ENV = "CHAINTAG_RESOURCE_CACHE"
 
 _LOG = logging.getLogger("chaintag.resources")
+
+
+def say(message: str) -> None:
+    """One line on stderr, ``resources: MESSAGE``, for a step that takes a while when the cache misses."""
+    import sys
+    print(f"resources: {message}", file=sys.stderr, flush=True)
 
 
 def resource_cache_dir() -> Path:
