@@ -256,16 +256,17 @@ def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str, start: int 
         yield strip_bom(text, lineno == 1)
 
 
-#: Bytes read at a time by the whole-chunk reader (:func:`_binary_lines`).
+#: Bytes read at a time by the whole-chunk reader (:func:`_binary_pieces`; the first read takes at most :data:`_CHUNK`).
 _BIG_CHUNK = 1 << 20
 
 
-def _binary_lines(read, codec: str, name: str) -> Iterator[str]:
-    """The lines of a binary stream, decoded: whole chunks at a time while they are plain.
+def _binary_pieces(read, codec: str, name: str):
+    """The lines of a binary stream as pieces: ``(text, None)`` for plain chunks, then ``(None, lines)``.
 
-    A chunk's complete lines are decoded and split in one go when they hold no carriage return and
-    no byte-order mark, decode cleanly, and none is longer than the longest line allowed;
-    the first chunk that does not is read, with the rest of the stream, line by line
+    A chunk's complete lines are decoded in one go, and given as one text (the lines joined by
+    LF, without a final one), when they hold no carriage return and no byte-order mark, decode
+    cleanly, and none is longer than the longest line allowed; the first chunk that does not is
+    given, with the rest of the stream, as an iterator of lines read one by one
     (:func:`_split_chunks`, :func:`_decode_lines`), which keeps every rule and names the line of
     any fault. Both give the same lines.
     """
@@ -274,11 +275,11 @@ def _binary_lines(read, codec: str, name: str) -> Iterator[str]:
     pending = b""
     lineno = 0
     while True:
-        chunk = read(_BIG_CHUNK)
+        chunk = read(min(_CHUNK, _BIG_CHUNK) if lineno == 0 else _BIG_CHUNK)
         data = pending + chunk if pending else chunk
         if not chunk:
             if data:
-                yield from _slow_rest(data, read, codec, name, lineno)
+                yield None, _slow_rest(data, read, codec, name, lineno)
             return
         cut = data.rfind(b"\n")
         text = None
@@ -292,14 +293,14 @@ def _binary_lines(read, codec: str, name: str) -> Iterator[str]:
             if text is not None and "\ufeff" in text:
                 text = None
         if text is None:
-            yield from _slow_rest(data, read, codec, name, lineno)
+            yield None, _slow_rest(data, read, codec, name, lineno)
             return
-        lines = text.split("\n")
-        if len(text) > limit and max(map(len, lines)) > limit:
-            yield from _slow_rest(data, read, codec, name, lineno)
+        n_lines = text.count("\n") + 1
+        if len(text) > limit and max(map(len, text.split("\n"))) > limit:
+            yield None, _slow_rest(data, read, codec, name, lineno)
             return
-        lineno += len(lines)
-        yield from lines
+        lineno += n_lines
+        yield text, None
         pending = data[cut + 1:]
 
 
@@ -355,6 +356,15 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
     line however large the file is. The file is opened on the first ``next()``
     and closed when the iteration ends or the generator is closed.
     """
+    for text, rest in _line_pieces(source, encoding, name):
+        if text is None:
+            yield from rest
+        else:
+            yield from text.split("\n")
+
+
+def _line_pieces(source, encoding: str, name: str | None):
+    """The lines of ``source`` as :func:`_binary_pieces` gives them (text pieces while plain)."""
     codec = _check_encoding(encoding)
     name = source_name(source, name)
     if isinstance(source, (str, os.PathLike)):
@@ -363,7 +373,7 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
         except OSError as e:
             raise InputError(f"cannot open: {e.strerror or e}", name) from None
         with f:
-            yield from _binary_lines(f.read, codec, name)
+            yield from _binary_pieces(f.read, codec, name)
         return
     if isinstance(source, io.TextIOBase) and isinstance(getattr(source, "buffer", None),
                                                         io.BufferedIOBase):
@@ -378,9 +388,9 @@ def iter_lines(source, *, encoding: str = "utf-8", name: str | None = None) -> I
         return pushed.pop() if pushed else _read(n)
 
     if isinstance(first, str):
-        yield from _text_lines(replay, name)
+        yield None, _text_lines(replay, name)
     else:
-        yield from _binary_lines(replay, codec, name)
+        yield from _binary_pieces(replay, codec, name)
 
 
 def _make_splitter(sep: str | None, first_line: str):
@@ -451,29 +461,125 @@ def iter_sentences(source, *, sep: str | None = None, encoding: str = "utf-8",
     [[('He', 'PRP'), ('runs', 'VBZ')], [('.', '.')]]
     """
     name = source_name(source, name)
-    columns = _TokenLineSplitter(sep, name, info)
-    tokens: list[tuple[str, ...]] = []
-    first = 0
-    lineno = 0
-    longest = max_sentence_length()
-    for line in iter_lines(source, encoding=encoding, name=name):
-        lineno += 1
-        if not line or is_blank(line) or line.startswith(DOCUMENT_MARKERS):
-            if tokens:
-                yield Sentence(tokens, first)
-                tokens = []
-            if markers and line.startswith(DOCUMENT_MARKERS):
-                yield Sentence([], lineno, line.rstrip(ASCII_WHITESPACE))
-            continue
-        fields = columns.fields(line, lineno)
-        if not tokens:
-            first = lineno
-        elif len(tokens) >= longest:
-            raise InputError(f"a sentence of more than {longest:,} tokens (no blank line between sentences?); "
-                             "set CHAINTAG_MAX_SENTENCE to read longer ones", name, first)
-        tokens.append(tuple(fields))
-    if tokens:
-        yield Sentence(tokens, first)
+    reader = _SentenceReader(_TokenLineSplitter(sep, name, info), name, markers)
+    for text, rest in _line_pieces(source, encoding, name):
+        if text is None:
+            yield from reader.carried()
+            yield from reader.lines(rest)
+        else:
+            yield from reader.text(text)
+    yield from reader.end()
+
+
+#: Longest text of lines with no empty line in it that is carried over to the next piece.
+_CARRY_MAX = 1 << 22
+
+
+class _SentenceReader:
+    """The state of :func:`iter_sentences`: lines read one by one, or texts of regular lines in blocks.
+
+    ``lineno`` counts the lines consumed; ``carry`` holds the lines (joined by LF) of a text
+    after its last empty line, not yet consumed, to be read with the next text.
+    """
+
+    def __init__(self, columns: "_TokenLineSplitter", name: str, markers: bool):
+        self.columns, self.name, self.markers = columns, name, markers
+        self.tokens: list[tuple[str, ...]] = []
+        self.first = 0
+        self.lineno = 0
+        self.longest = max_sentence_length()
+        self.carry: str | None = None
+
+    def lines(self, lines: Iterable[str]) -> Iterator[Sentence]:
+        """Read ``lines`` one by one: every rule checked, each fault named with its line."""
+        columns, markers, longest, name = self.columns, self.markers, self.longest, self.name
+        tokens, first, lineno = self.tokens, self.first, self.lineno
+        for line in lines:
+            lineno += 1
+            if not line or is_blank(line) or line.startswith(DOCUMENT_MARKERS):
+                if tokens:
+                    self.lineno = lineno
+                    yield Sentence(tokens, first)
+                    tokens = []
+                if markers and line.startswith(DOCUMENT_MARKERS):
+                    self.lineno = lineno
+                    yield Sentence([], lineno, line.rstrip(ASCII_WHITESPACE))
+                continue
+            fields = columns.fields(line, lineno)
+            if not tokens:
+                first = lineno
+            elif len(tokens) >= longest:
+                raise InputError(f"a sentence of more than {longest:,} tokens (no blank line between sentences?); "
+                                 "set CHAINTAG_MAX_SENTENCE to read longer ones", name, first)
+            tokens.append(tuple(fields))
+        self.tokens, self.first, self.lineno = tokens, first, lineno
+
+    def text(self, text: str) -> Iterator[Sentence]:
+        """Read a text of whole lines (joined by LF, no final one): in blocks where it is regular."""
+        if self.carry is not None:
+            text = self.carry + "\n" + text
+            self.carry = None
+        while self.columns.split is None or self.tokens:  # up to the end of the sentence read, or the first token line
+            cut = text.find("\n\n")
+            if cut < 0:
+                yield from self.lines(text.split("\n"))
+                return
+            yield from self.lines(text[:cut + 1].split("\n"))
+            text = text[cut + 2:]
+        mode = self.columns.mode
+        if mode is None:
+            yield from self.lines(text.split("\n"))
+            return
+        cut = text.rfind("\n\n")
+        if cut < 0:
+            if len(text) > _CARRY_MAX:
+                yield from self.lines(text.split("\n"))
+            else:
+                self.carry = text
+            return
+        self.carry = text[cut + 2:]
+        yield from self._blocks(text[:cut], mode)
+
+    def _blocks(self, body: str, mode: str) -> Iterator[Sentence]:
+        """Sentences of ``body`` (whole lines joined by LF) and of the empty line after it.
+
+        Each run of lines between empty lines is split at once when regular
+        (:mod:`chaintag.io.column_blocks`), else read line by line.
+        """
+        from chaintag.io.column_blocks import regular_text, split_sentence
+        if not regular_text(body):
+            yield from self.lines(body.split("\n") + [""])
+            return
+        n_columns, longest = self.columns.n_columns, self.longest
+        lineno = self.lineno
+        for block in body.split("\n\n"):
+            if not block:
+                lineno += 2
+                continue
+            n_lines = block.count("\n") + 1
+            if n_lines <= longest and not any(m in block for m in DOCUMENT_MARKERS):
+                tokens = split_sentence(block, mode, n_columns)
+                if tokens is not None:
+                    yield Sentence(tokens, lineno + 1)
+                    lineno += n_lines + 1  # and the empty line after it
+                    continue
+            self.lineno = lineno
+            yield from self.lines(block.split("\n") + [""])
+            lineno = self.lineno
+        self.lineno = lineno
+
+    def carried(self) -> Iterator[Sentence]:
+        """Read the carried lines, one by one."""
+        if self.carry is not None:
+            text, self.carry = self.carry, None
+            yield from self.lines(text.split("\n"))
+
+    def end(self) -> Iterator[Sentence]:
+        """The carried lines and the last sentence."""
+        yield from self.carried()
+        if self.tokens:
+            tokens, self.tokens = self.tokens, []
+            yield Sentence(tokens, self.first)
 
 
 class _TokenLineSplitter:
@@ -487,6 +593,8 @@ class _TokenLineSplitter:
     def __init__(self, sep: str | None, name: str, info: dict | None):
         self.sep, self.name, self.info = sep, name, info
         self.split = None
+        #: " " (runs of spaces and tabs) or "\t" once the first token line is read; None for other separators
+        self.mode = None
         self.n_columns = 0
         self.columns_line = 0
         self.first_line = ""
@@ -503,6 +611,8 @@ class _TokenLineSplitter:
         sep, name = self.sep, self.name
         if self.split is None:
             split = self.split = _make_splitter(sep, line)
+            used = sep if sep is not None else ("\t" if "\t" in line else " ")
+            self.mode = " " if split is split_columns else ("\t" if used == "\t" else None)
             if self.info is not None:
                 self.info["sep"] = "\t" if (sep == "\t" or (sep is None and "\t" in line)) else (sep or " ")
             fields = split(line)
