@@ -63,10 +63,19 @@ def _fixed(model, batch):
     return out
 
 
-def _pick(batch, picker):
-    """The columns the model reads, in its order, of every token of ``batch`` (``picker`` None: all)."""
+def _pick(batch, picker, model=None):
+    """The columns the model reads, in its order, of every token of ``batch`` (``picker`` None: all).
+
+    When they are the first columns of the input and ``model`` reads no document columns,
+    ``batch`` is returned as it is: a model reads its columns by position, and wider tokens
+    are accepted (:func:`chaintag.learners.tokens.as_rows`).
+    """
     if picker is None:
         return batch
+    if model is not None and picker == list(range(len(picker))):
+        from ..features.document import model_document_columns
+        if not model_document_columns(model):
+            return batch
     from operator import itemgetter
     get = itemgetter(*picker)
     if len(picker) == 1:
@@ -119,7 +128,7 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
                                           options["label_field"]))
         return out.getvalue()
     from ..io.columns import format_sentence
-    rows = model_rows(model, _pick(batch, picker))
+    rows = model_rows(model, _pick(batch, picker, model))
     if kind == "text":  # one tagged sentence per line (an empty sentence: an empty line)
         from ..io.plain_text import format_tagged_line
         labels = iter(model.predict([r for r in rows if r]))

@@ -322,9 +322,21 @@ class AttributeExtractor:
                                         else by_column[self.columns.index(column)])
             return cache[column]
 
-        for r, d in enumerate(self._derived):
-            ids, uniques = interned(d.column)
-            derived[r] = d.map(uniques, grow)[ids]
+        if grow:
+            for r, d in enumerate(self._derived):
+                ids, uniques = interned(d.column)
+                derived[r] = d.map(uniques, grow)[ids]
+        else:  # tagging: values of earlier batches are not derived again
+            memo = self.__dict__.get("_derive_memo")
+            if memo is None:
+                from .derive_memo import DerivedMemo
+                memo = self.__dict__.setdefault("_derive_memo", DerivedMemo())
+            rows_of: dict[str, list[int]] = {}
+            for r, d in enumerate(self._derived):
+                rows_of.setdefault(d.column, []).append(r)
+            for column, rows in rows_of.items():
+                ids, uniques = interned(column)
+                derived[rows] = memo.ids(column, [self._derived[r] for r in rows], uniques)[:, ids]
         self._vec_rows = self._vector_rows(sent_ptr, by_column, cache)
         self._gram_rows = {t: g.token_grams(*interned(g.inner.column), sent_ptr, grow) for t, g in self._grams.items()}
         return sent_ptr, derived
@@ -356,8 +368,8 @@ class AttributeExtractor:
                 v = inner.apply(raw)
                 if v is None:
                     continue
-                r = maps.index.get(maps._key(v))
-                if r is not None and live[r]:
+                r = maps.row(v)
+                if r >= 0 and live[r]:
                     rows_u[k] = r
             out[j] = shift_rows(rows_u[ids], sent_ptr, self.templates[t].atoms[0].offset)
         return out

@@ -40,10 +40,21 @@ from ..errors import InputError
 #: Names of the resource functions: ``brown`` + prefix length, ``km`` + number of clusters.
 RESOURCE_FUNCTION = re.compile(r"^(brown|km)([1-9][0-9]*)$")
 
+_DIGIT = re.compile(r"\d")
+
+
+def _norm_digits(v: str) -> str:
+    """Every decimal digit (any script) as ``0``; a string of letters only is returned at once."""
+    return v if v.isalpha() else _DIGIT.sub("0", v)
+
+
 _NORMALIZERS: dict[str, Callable[[str], str]] = {
     "lower": str.lower,
-    "norm": lambda v: re.sub(r"\d", "0", v),
+    "norm": _norm_digits,
 }
+
+#: Values whose row :meth:`WordMaps.row` remembers (the memo starts again when full).
+ROW_MEMO = 1 << 18
 
 
 #: The template function that reads word vectors as real-valued attributes.
@@ -91,6 +102,7 @@ class WordMaps:
                  normalize: Iterable[str] = (), source: str = ""):
         self.words = list(words)
         self.index = {w: k for k, w in enumerate(self.words)}
+        self._row_memo: dict[str, int] = {}
         self.paths = list(paths) if paths is not None else None
         self.clusters = {int(k): np.asarray(v, dtype=np.int32) for k, v in (clusters or {}).items()}
         self.vectors = vectors
@@ -115,6 +127,22 @@ class WordMaps:
             value = _NORMALIZERS[n](value)
         return value
 
+    def row(self, value: str) -> int:
+        """Row of ``value`` (normalized as the resource says) among the words, -1 when absent.
+
+        Rows are remembered for the last :data:`ROW_MEMO` values asked, so that the several
+        functions of one resource (``brown4``, ``brown6``, ``km256``) and successive batches
+        normalize and look up each word once.
+        """
+        memo = self._row_memo
+        j = memo.get(value)
+        if j is None:
+            j = self.index.get(self._key(value), -1)
+            if len(memo) >= ROW_MEMO:
+                memo.clear()
+            memo[value] = j
+        return j
+
     def available(self) -> list[str]:
         """Readable list of the function families this resource can serve."""
         out = []
@@ -137,7 +165,7 @@ class WordMaps:
         if not m:
             raise InputError(f"{name!r} is not a resource function that gives strings (brownK or kmN)")
         kind, n = m.group(1), int(m.group(2))
-        index, key = self.index, self._key
+        row = self.row
         if kind == "brown":
             if self.paths is None:
                 raise InputError(f"template function {name} reads cluster paths, but the resources "
@@ -146,16 +174,16 @@ class WordMaps:
             paths = self.paths
 
             def brown(v: str) -> str | None:
-                j = index.get(key(v))
-                if j is None or not paths[j]:
+                j = row(v)
+                if j < 0 or not paths[j]:
                     return None
                 return paths[j][:n]
             return brown
         ids = self.kmeans(n)
 
         def km(v: str) -> str | None:
-            j = index.get(key(v))
-            if j is None or ids[j] < 0:
+            j = row(v)
+            if j < 0 or ids[j] < 0:
                 return None
             return str(int(ids[j]))
         return km
