@@ -19,19 +19,22 @@ chaintag keeps numba as it is.
 
 from __future__ import annotations
 
-import importlib.abc
+import os
 import sys
 
 
-class _NoScipy(importlib.abc.MetaPathFinder):
-    """A finder that refuses ``scipy.linalg`` and its submodules (``everything``: all of SciPy)."""
+class _NoScipy:
+    """A meta-path finder that refuses ``scipy.linalg`` and its submodules (``everything``: all of
+    SciPy), and PyYAML when ``no_yaml``. (A plain class: ``importlib.abc`` costs 15-30 ms to import.)"""
 
-    def __init__(self, everything: bool = False):
+    def __init__(self, everything: bool = False, no_yaml: bool = False):
         self.everything = everything
+        self.no_yaml = no_yaml
 
     def find_spec(self, name, path, target=None):
         if name == "scipy.linalg" or name.startswith("scipy.linalg.") or (
-                self.everything and (name == "scipy" or name.startswith("scipy."))):
+                self.everything and (name == "scipy" or name.startswith("scipy."))) or (
+                self.no_yaml and (name == "yaml" or name.startswith("yaml."))):
             raise ImportError(f"{name} is not imported while numba starts (chaintag command line)")
         return None
 
@@ -49,7 +52,10 @@ def numba_without_scipy() -> bool:
         return False
     # before numba is imported, SciPy as a whole is left out too: ``import numba`` imports it only
     # to check its version, and does without it when it cannot (about 0.03 s)
-    finder = _NoScipy(everything="numba" not in sys.modules and "scipy" not in sys.modules)
+    # numba imports PyYAML only to read a ``.numba_config.yaml`` of the working directory (about 0.02 s)
+    finder = _NoScipy(everything="numba" not in sys.modules and "scipy" not in sys.modules,
+                      no_yaml=("numba" not in sys.modules and "yaml" not in sys.modules
+                               and not os.path.isfile(".numba_config.yaml")))
     sys.meta_path.insert(0, finder)
     try:
         import numba.np.arraymath  # noqa: F401 (probes for BLAS once, at import)
