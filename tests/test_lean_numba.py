@@ -47,3 +47,25 @@ def test_tag_command_needs_no_scipy_linalg(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "False", "PASSIVE", "1", "False"]
     assert (tmp_path / "out.txt").read_text().split() == ["a", "X", "b", "Y"]
+
+
+YAML = r"""
+import sys
+from chaintag.cli.lean_numba import numba_without_scipy
+numba_without_scipy()
+import numba.core.config as c
+print("yaml" in sys.modules, c._HAVE_YAML)
+import yaml  # importable again
+"""
+
+
+def test_numba_reads_its_yaml_config_only_when_there_is_one(tmp_path):
+    import pytest
+    pytest.importorskip("yaml")
+    out = subprocess.run([sys.executable, "-c", YAML], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
+    (tmp_path / ".numba_config.yaml").write_text("DEBUG: 0\n")
+    out = subprocess.run([sys.executable, "-c", YAML], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"]
