@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from chaintag.io.columns import format_labelled, format_sentence
 
-VALUES = st.sampled_from(["a", "NN", "B-NP", "x y", "", "t\tb", "l\nm", "c\r", "\u3000", "é", " ", "\x0b"])
+VALUES = st.sampled_from(["a", "NN", "B-NP", "x y", "", "t\tb", "l\nm", "c\r", "\u3000", "é", " ", "\x0b", "\x0c", " \x0c"])
 
 
 def _outcome(fn):

@@ -810,6 +810,15 @@ def format_sentence(tokens: Sequence[Sequence[str]], sep: str = " ") -> str:
 _BLANK_LINE = re.compile(r"^[ \t\x0b\x0c]+$", re.M)
 
 
+def _blank_line_in(text: str, sep: str) -> bool:
+    """Whether ``text`` has a line of ASCII whitespace only, once the other checks of
+    :func:`format_labelled` passed: one can then only start with a vertical tab or form feed, or,
+    in tab-separated output, a space; the expression runs only when one of these is there."""
+    if "\x0b" not in text and "\x0c" not in text and (sep != "\t" or ("\n " not in text and not text.startswith(" "))):
+        return False
+    return _BLANK_LINE.search(text) is not None
+
+
 def format_labelled(sentences: Sequence[Sequence[Sequence[str]]], labels: Sequence[Sequence[str]],
                     sep: str = " ") -> str:
     """Format sentences with one more column, their labels: what :func:`format_sentence` gives for
@@ -855,7 +864,7 @@ def format_labelled(sentences: Sequence[Sequence[Sequence[str]]], labels: Sequen
     other = "\t" if sep == " " else None
     ok = (text.count("\n") == n_lines and text.count(sep) == n_seps and "\r" not in text
           and (other is None or other not in text) and sep + sep not in text and "\n" + sep not in text
-          and sep + "\n" not in text and not text.startswith(sep) and not _BLANK_LINE.search(text)
+          and sep + "\n" not in text and not text.startswith(sep) and not _blank_line_in(text, sep)
           and all(len(set(map(len, toks))) <= 1 for toks in sentences))
     if ok:
         return text
