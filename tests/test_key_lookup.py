@@ -1,11 +1,11 @@
-"""The bucket-indexed key lookup of tagging gives the ids of a plain binary search (np.searchsorted),
+"""The hash-indexed key lookup of tagging gives the ids of a plain binary search (np.searchsorted),
 on uniform, clustered and gapped key sets, and tagging through it is unchanged."""
 
 import numpy as np
 import pytest
 
 from chaintag import StructuredPerceptron
-from chaintag.features.keys import PARALLEL_LOOKUP_MIN, bucket_index, lookup_keys_indexed
+from chaintag.features.keys import PARALLEL_LOOKUP_MIN, hash_index, lookup_keys_hashed
 
 
 def _searchsorted_ids(queries, keys, lo):
@@ -16,7 +16,7 @@ def _searchsorted_ids(queries, keys, lo):
 
 
 @pytest.mark.parametrize("kind", ["uniform", "dense", "gapped", "narrow"])
-def test_indexed_lookup_matches_searchsorted(kind):
+def test_hashed_lookup_matches_searchsorted(kind):
     rng = np.random.default_rng(len(kind))
     for _ in range(60):
         n = int(rng.integers(1, 2000))
@@ -29,13 +29,14 @@ def test_indexed_lookup_matches_searchsorted(kind):
         else:
             keys = rng.integers(10 ** 9, 10 ** 9 + 3 * n, size=n)
         keys = np.unique(keys).astype(np.int64)
-        starts, shift = bucket_index(keys)
-        assert starts[0] == 0 and starts[-1] == len(keys) and len(starts) - 1 >= len(keys)
-        assert np.all(np.diff(starts) >= 0)
+        slots, bits = hash_index(keys[rng.permutation(len(keys))])  # any order
+        assert len(slots) == 2 ** bits >= 2 * len(keys)
+        assert sorted(slots[slots[:, 0] >= 0, 0].tolist()) == keys.tolist()
         queries = np.concatenate([keys, keys + 1, keys - 1, rng.integers(-3, int(keys[-1]) + 5, size=300),
                                   [-1, 0, 2 ** 63 - 1]]).astype(np.int64)
         table = np.full((3, len(queries)), -1, dtype=np.int32)
-        lookup_keys_indexed(queries, keys, starts, shift, 11, table, 2)
+        slots, bits = hash_index(keys)
+        lookup_keys_hashed(queries, slots, bits, 11, table, 2)
         assert np.array_equal(table[2], _searchsorted_ids(queries, keys, 11))
         assert np.all(table[:2] == -1)
 
@@ -49,5 +50,5 @@ def test_tagging_a_large_input_uses_the_index_with_the_same_labels():
                                  progress=False).fit(sents, labels)
     big = sents * (PARALLEL_LOOKUP_MIN // sum(map(len, sents)) + 1)
     got = model.predict(big)
-    assert getattr(model.extractor_, "_bucket_cache", None) is not None  # the indexed lookup ran
+    assert getattr(model.extractor_, "_hash_cache", None) is not None  # the hashed lookup ran
     assert got == [model.predict([s])[0] for s in sents] * (len(big) // len(sents))

@@ -10,8 +10,9 @@ The pipeline, for a batch of sentences:
 3. a compiled kernel combines the atom values of each template into one
    integer key per token (exact mixed radix, or a 64-bit hash when the radix
    product does not fit in 63 bits);
-4. keys are looked up in the per-template sorted key table with
-   ``np.searchsorted``, giving attribute ids in CSR layout.
+4. keys are looked up in the per-template key table (an open-addressing hash
+   table for large inputs and templates, a binary search over the sorted keys
+   otherwise), giving attribute ids in CSR layout.
 
 Nothing per token survives the batch except the CSR arrays.
 """
@@ -25,8 +26,8 @@ from typing import Sequence
 import numpy as np
 
 from .hashing import intern_keys
-from .keys import (ABSENT, BUCKET_INDEX_MIN, FIRST_VALUE, PARALLEL_LOOKUP_MIN, UNKNOWN, bucket_index, lookup_keys,
-                   lookup_keys_indexed, lookup_keys_serial, place_template, table_to_csr, template_keys)
+from .keys import (ABSENT, FIRST_VALUE, HASH_INDEX_MIN, PARALLEL_LOOKUP_MIN, UNKNOWN, hash_index, lookup_keys,
+                   lookup_keys_hashed, lookup_keys_serial, place_template, table_to_csr, template_keys)
 from .chargrams import GRAM_FUNCTION, GramColumn, is_gram_template, merge_csr
 from .templates import FUNCTIONS, MAX_OFFSET, Template, is_vector_template, parse_template
 
@@ -407,11 +408,11 @@ class AttributeExtractor:
                 if hi == lo or t in self._vec_t or t in self._gram_t:
                     continue
                 keys = self._keys(sent_ptr, derived, t)
-                index = self._bucket_index(t) if large and hi - lo >= BUCKET_INDEX_MIN else None
+                index = self._hash_index(t) if large and hi - lo >= HASH_INDEX_MIN else None
                 if index is None:
                     lookup(keys, self.attr_keys[lo:hi], lo, table, t)
                 else:
-                    lookup_keys_indexed(keys, self.attr_keys[lo:hi], index[0], index[1], lo, table, t)
+                    lookup_keys_hashed(keys, index[0], index[1], lo, table, t)
         extra = []
         for t in self._gram_t:  # each token's n-grams: the template's attributes whose keys they are
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
@@ -423,15 +424,15 @@ class AttributeExtractor:
             extra.append((np.bincount(tok[found], minlength=len(counts)).astype(np.int64), lo + pos[found]))
         return self._table_csr(sent_ptr, table, extra)
 
-    def _bucket_index(self, t: int):
-        """The bucket index of template ``t``'s keys (:func:`bucket_index`), built on first use
+    def _hash_index(self, t: int):
+        """The hash table of template ``t``'s keys (:func:`hash_index`), built on first use
         and kept while the attribute table is the same object (it is not part of the model)."""
-        cache = getattr(self, "_bucket_cache", None)
+        cache = getattr(self, "_hash_cache", None)
         if cache is None or cache[0] is not self.attr_keys:
-            cache = self._bucket_cache = (self.attr_keys, {})
+            cache = self._hash_cache = (self.attr_keys, {})
         if t not in cache[1]:
             lo, hi = int(self.attr_offset[t]), int(self.attr_offset[t + 1])
-            cache[1][t] = bucket_index(self.attr_keys[lo:hi])
+            cache[1][t] = hash_index(self.attr_keys[lo:hi])
         return cache[1][t]
 
     def _table_csr(self, sent_ptr, table, extra=()) -> Attributes:

@@ -202,61 +202,68 @@ def lookup_keys_serial(keys, table_keys, lo, table, t):
         _lookup_one(keys, table_keys, lo, table, t, i)
 
 
-#: Templates with fewer known keys than this are searched without a bucket index.
-BUCKET_INDEX_MIN = 64
+#: Templates with fewer known keys than this are searched without a hash index.
+HASH_INDEX_MIN = 64
+#: Fibonacci hashing's multiplier (2**64 / golden ratio): the slot of a key is the top bits of key * this.
+_FIB = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
-def bucket_index(table_keys):
-    """A bucket index over sorted distinct keys, so that a lookup searches a few keys only.
-
-    Keys are placed in ``2**b >= len(table_keys)`` buckets by their offset
-    from the smallest key, shifted right so that the largest falls in the
-    last bucket; bucket ``q`` holds ``table_keys[starts[q]:starts[q + 1]]``.
+def hash_index(table_keys):
+    """An open-addressing hash table of a template's keys, so that a lookup reads about one cache line.
 
     Parameters
     ----------
     table_keys : int64 array, shape (n_keys,)
-        Sorted ascending, distinct, non-negative; ``n_keys >= 1``.
+        Distinct, non-negative keys (sorted or not).
 
     Returns
     -------
-    starts : int32 array, shape (n_buckets + 1,)
-    shift : int
-        Right shift of ``key - table_keys[0]`` that gives the bucket.
+    slots : int64 array, shape (2**bits, 2)
+        ``slots[h] = (key, j)`` with ``table_keys[j] == key``, or ``(-1, -1)`` for an empty
+        slot; at most half the slots are used. A key sits at the first free slot from
+        ``(key * _FIB) >> (64 - bits)`` on (linear probing).
+    bits : int
+        ``log2`` of the number of slots (at least 1).
     """
     n = table_keys.shape[0]
-    n_buckets = 1
-    while n_buckets < n:
-        n_buckets *= 2
-    span = table_keys[n - 1] - table_keys[0]
-    shift = 0
-    while (span >> shift) >= n_buckets:
-        shift += 1
-    starts = np.empty(n_buckets + 1, dtype=np.int32)
-    j = 0
-    for q in range(n_buckets + 1):
-        while j < n and ((table_keys[j] - table_keys[0]) >> shift) < q:
-            j += 1
-        starts[q] = j
-    return starts, shift
+    bits = 1
+    while (1 << bits) < 2 * n:
+        bits += 1
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    slots = np.full((1 << bits, 2), -1, dtype=np.int64)
+    for j in range(n):
+        k = table_keys[j]
+        h = np.int64((np.uint64(k) * _FIB) >> shift)
+        while slots[h, 0] != -1:
+            h = (h + 1) & mask
+        slots[h, 0] = k
+        slots[h, 1] = j
+    return slots, bits
 
 
 @njit(cache=True, inline="always")
-def _lookup_indexed_one(keys, table_keys, starts, shift, lo, table, t, i):
-    """:func:`_lookup_one`, searching only the key's bucket (same result: the keys are distinct)."""
+def _lookup_hashed_one(keys, slots, bits, lo, table, t, i):
+    """:func:`_lookup_one` through the hash table of :func:`hash_index` (the same id: keys are distinct)."""
     k = keys[i]
-    n = table_keys.shape[0]
-    if k < 0 or n == 0 or k < table_keys[0] or k > table_keys[n - 1]:
+    if k < 0:
         return
-    q = (k - table_keys[0]) >> shift
-    _search_range(table_keys, k, np.int64(starts[q]), np.int64(starts[q + 1]), lo, table, t, i)
+    mask = slots.shape[0] - 1
+    h = np.int64((np.uint64(k) * _FIB) >> np.uint64(64 - bits))
+    while True:
+        s = slots[h, 0]
+        if s == k:
+            table[t, i] = lo + slots[h, 1]
+            return
+        if s == -1:
+            return
+        h = (h + 1) & mask
 
 
 @njit(cache=True, parallel=True)
-def lookup_keys_indexed(keys, table_keys, starts, shift, lo, table, t):
-    """:func:`lookup_keys` with the bucket index of ``table_keys`` (:func:`bucket_index`): the same
-    ids, with about one cache miss per token instead of one per level of a binary search over
-    every key of the template."""
+def lookup_keys_hashed(keys, slots, bits, lo, table, t):
+    """:func:`lookup_keys` through the hash table of the template's keys (:func:`hash_index`): the
+    same ids, with about one cache miss per token instead of one per level of a binary search."""
     for i in prange(keys.shape[0]):
-        _lookup_indexed_one(keys, table_keys, starts, shift, lo, table, t, i)
+        _lookup_hashed_one(keys, slots, bits, lo, table, t, i)
