@@ -264,8 +264,8 @@ def _binary_pieces(read, codec: str, name: str):
     """The lines of a binary stream as pieces: ``(text, None)`` for plain chunks, then ``(None, lines)``.
 
     A chunk's complete lines are decoded in one go, and given as one text (the lines joined by
-    LF, without a final one), when they hold no carriage return and no byte-order mark, decode
-    cleanly, and none is longer than the longest line allowed; the first chunk that does not is
+    LF, without a final one), when they hold no carriage return but in CRLF line endings and no
+    byte-order mark, decode cleanly, and none is longer than the longest line allowed; the first chunk that does not is
     given, with the rest of the stream, as an iterator of lines read one by one
     (:func:`_split_chunks`, :func:`_decode_lines`), which keeps every rule and names the line of
     any fault. Both give the same lines.
@@ -283,11 +283,14 @@ def _binary_pieces(read, codec: str, name: str):
             return
         cut = data.rfind(b"\n")
         text = None
-        if cut >= 0 and b"\r" not in data:
+        head = data[:cut + 1] if cut >= 0 else None
+        if head is not None and b"\r" in head:  # CRLF endings are plain (as LF); a lone CR is not
+            head = head.replace(b"\r\n", b"\n") if head.count(b"\r") == head.count(b"\r\n") else None
+        if head is not None:
             if lineno == 0:
                 refuse_zip(data[:data.find(b"\n")], name)
             try:
-                text = data[:cut].decode(dec)
+                text = head[:-1].decode(dec)
             except UnicodeDecodeError:
                 text = None
             if text is not None and "\ufeff" in text:
