@@ -149,3 +149,21 @@ def test_the_settings_for_the_kind_are_said_when_attributes_are_named(tmp_path):
     said = []
     chaintag.train(str(f), epochs=1, features="chunking", feature_space="all", l2=2.0, log=said.append)
     assert not any("not applied" in s for s in said)
+
+
+def test_an_install_without_the_clusters_extra_takes_no_resource(tmp_path, monkeypatch):
+    """The core install lacks gensim / scikit-learn: the default stays plain, and the log says why."""
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("gensim", "sklearn")
+                        else real(name, *a))
+    tokens, _ = _corpus(WORDS)
+    tokens = [[(w, "NN") for (w,) in s] for s in tokens]
+    labels = [["B-NP"] + ["I-NP"] * (len(s) - 1) for s in tokens]
+    train = SimpleNamespace(tokens=tokens, labels=labels, columns=("word", "pos"))
+    said, opts = [], _opts(_data_dir(tmp_path, text_words=WORDS, bio_words=WORDS[:550]))
+    assert default_resources(opts, train, said.append) is False and opts.resources is None
+    assert "need gensim, sklearn, which this install lacks (pip install 'chaintag[clusters]')" in said[-1]
+    pos = SimpleNamespace(tokens=_corpus(WORDS)[0], labels=_corpus(WORDS)[1], columns=("word",))
+    said, opts = [], _opts(_data_dir(tmp_path / "v", vector_words=WORDS))
+    assert default_resources(opts, pos, said.append) is False and "need sklearn" in said[-1]

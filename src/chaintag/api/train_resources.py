@@ -70,9 +70,25 @@ def default_resources(opts, train, log, kind: str | None | bool = False) -> str 
                 f"({'taken' if took else 'not taken'}: the default reads it from {100 * MIN_COVERAGE:.0f}%; "
                 "--resources none for none)")
         if scored and scored[0][0] >= MIN_COVERAGE:
+            missing = _missing_for(kind)
+            if missing:
+                log(f"resources: {scored[0][1]} is not taken after all: its "
+                    f"{'k-means clusters' if kind == 'vectors' else 'word clusters'} need {', '.join(missing)}, "
+                    "which this install lacks (pip install 'chaintag[clusters]'); the plain default is used")
+                continue
             opts.resources = [scored[0][1]]
             return kind
     return False
+
+
+#: The modules that deriving each kind of default resource imports (the ``clusters`` extra).
+_NEEDS = {"vectors": ("sklearn",), "clusters": ("gensim", "sklearn", "scipy")}
+
+
+def _missing_for(kind: str) -> list[str]:
+    """The modules of :data:`_NEEDS` that cannot be imported here (looked up, not imported)."""
+    import importlib.util
+    return [m for m in _NEEDS.get(kind, ()) if importlib.util.find_spec(m) is None]
 
 
 def add_resources(opts, log) -> None:
