@@ -177,15 +177,17 @@ def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int
     held = 0
     lines = start
     limit = max_line_length()
+    unit = "bytes" if isinstance(empty, bytes) else "characters"
     while True:
         chunk = read(_CHUNK)
         if not chunk:
             break
-        if not newline_re.search(chunk):
+        if not newline_re.search(chunk) and not (pending and pending[-1].endswith(cr)):
+            # (a CR held back at the end of the pending text ends a line now that no LF follows it)
             pending.append(chunk)
             held += len(chunk)
             if held > limit:
-                raise InputError(f"a line longer than {limit:,} characters (no line break): not a text file of "
+                raise InputError(f"a line longer than {limit:,} {unit} (no line break within them): not a text file of "
                                  "lines; set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
             continue
         data = empty.join(pending) + chunk if pending else chunk
@@ -196,7 +198,7 @@ def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int
             if m.end() == end and m.group() == cr:
                 break  # maybe the first half of a CRLF split across chunks
             if m.start() - start > limit:
-                raise InputError(f"a line longer than {limit:,} characters: set CHAINTAG_MAX_LINE to read "
+                raise InputError(f"a line longer than {limit:,} {unit}: set CHAINTAG_MAX_LINE to read "
                                  "longer lines", name, lines + 1)
             lines += 1
             yield data[start:m.start()]
@@ -206,7 +208,7 @@ def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int
             pending.append(data[start:])
             held = end - start
             if held > limit:
-                raise InputError(f"a line longer than {limit:,} characters (no line break): not a text file of "
+                raise InputError(f"a line longer than {limit:,} {unit} (no line break within them): not a text file of "
                                  "lines; set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
     if pending:
         tail = empty.join(pending)
@@ -299,7 +301,7 @@ def _binary_pieces(read, codec: str, name: str):
             yield None, _slow_rest(data, read, codec, name, lineno)
             return
         n_lines = text.count("\n") + 1
-        if len(text) > limit and max(map(len, text.split("\n"))) > limit:
+        if len(head) > limit and max(map(len, head.split(b"\n"))) > limit:  # the limit counts bytes here
             yield None, _slow_rest(data, read, codec, name, lineno)
             return
         lineno += n_lines
