@@ -131,11 +131,15 @@ def expected_input(model) -> str:
 
 
 def explained(sentences, model, name):
-    """The sentences, with a column-count error explained by what the input must look like."""
+    """The sentences, with a column-count error in the first sentence explained by what the input must
+    look like (later, after whole sentences of the expected columns, the error alone names the line)."""
+    read = 0
     try:
-        yield from sentences
+        for sent in sentences:
+            read += bool(sent.tokens)
+            yield sent
     except InputError as exc:
-        if not exc.message.startswith("expected ") or "CoNLL-U" in exc.message:
+        if not exc.message.startswith("expected ") or "CoNLL-U" in exc.message or read:
             raise
         raise InputError(f"{exc.message}: this is not a column file (the same columns on every line); "
                          f"{expected_input(model)}", exc.path, exc.line) from None

@@ -1,0 +1,31 @@
+"""A column-count fault while tagging: explained when the input is no column file from its first
+sentence on, named alone when whole sentences of the expected columns came before it."""
+
+from __future__ import annotations
+
+from chaintag import StructuredPerceptron
+from chaintag.cli.main import main
+
+
+def _model(tmp_path):
+    path = tmp_path / "m.npz"
+    StructuredPerceptron(features=["w[0]", "p[0]"], columns=("word", "pos"), epochs=1, progress=False).fit(
+        [[("The", "DT"), ("cat", "NN")]], [["B-NP", "I-NP"]]).save(path)
+    return path
+
+
+def test_a_fault_after_good_sentences_is_named_alone(tmp_path, capsys):
+    model = _model(tmp_path)
+    (tmp_path / "late.txt").write_text("The DT\ncat NN\n\nA DT B\n")
+    assert main(["tag", "-m", str(model), str(tmp_path / "late.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "late.txt:4: expected 2 columns (as on line 1), found 3" in err
+    assert "not a column file" not in err
+
+
+def test_a_fault_in_the_first_sentence_says_what_a_column_file_is(tmp_path, capsys):
+    model = _model(tmp_path)
+    (tmp_path / "early.txt").write_text("The DT x y\ncat NN\n\n")
+    assert main(["tag", "-m", str(model), str(tmp_path / "early.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "early.txt:2: expected 4 columns (as on line 1), found 2: this is not a column file" in err
