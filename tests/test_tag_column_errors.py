@@ -29,3 +29,19 @@ def test_a_fault_in_the_first_sentence_says_what_a_column_file_is(tmp_path, caps
     assert main(["tag", "-m", str(model), str(tmp_path / "early.txt")]) == 2
     err = capsys.readouterr().err
     assert "early.txt:2: expected 4 columns (as on line 1), found 2: this is not a column file" in err
+
+
+def test_a_command_in_process_leaves_the_collector_as_it_found_it(tmp_path, capsys):
+    import gc
+    model = _model(tmp_path)
+    (tmp_path / "ok.txt").write_text("The DT\ncat NN\n\n")
+    before = gc.get_threshold()
+    seen = []
+    real = gc.set_threshold
+    try:
+        gc.set_threshold = lambda *a: (seen.append(a), real(*a))[1]
+        assert main(["tag", "-m", str(model), str(tmp_path / "ok.txt")]) == 0
+    finally:
+        gc.set_threshold = real
+    assert gc.get_threshold() == before
+    assert seen[0][0] > before[0] and seen[-1] == before  # fewer collections while it ran, then undone

@@ -87,6 +87,7 @@ def main(argv=None) -> int:
     restore_messages = library_messages(args)  # -q reaches the library's lines (first-use fetching, log records)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
+    restore_gc = _fewer_collections()
     try:
         return int(args.run(args) or 0)
     except (ChaintagError, OSError, NotImplementedError) as exc:
@@ -113,9 +114,29 @@ def main(argv=None) -> int:
         return 130
     finally:
         restore()
+        restore_gc()
         restore_messages()
         if argv is None:  # the command line of this process, which exits next
             _skip_final_collection()
+
+
+#: Allocations between two collections of the youngest generation while a command runs (Python's: 700).
+GC_THRESHOLD = (100_000, 50, 50)
+
+
+def _fewer_collections():
+    """Run the cyclic garbage collector less often while a command runs; returns the undo.
+
+    A command allocates millions of short-lived objects (tokens, fields, output lines) and makes
+    almost no reference cycles, yet every 700 allocations start a collection, and the older
+    generations' passes walk every live object, the model's included: about 7 % of the CPU time of
+    ``chaintag tag`` on a file of 947,540 tokens (5.13-5.58 against 4.70-5.21 CPU s, five runs
+    each). Objects are freed by reference counting as before; only cycles wait longer.
+    """
+    import gc
+    old = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    return lambda: gc.set_threshold(*old)
 
 
 def _skip_final_collection():
