@@ -50,7 +50,7 @@ class DerivedMemo:
         column : str
             The source column the derived columns read.
         derived : list of _Derived
-            Derived columns of ``column`` (always the same list for one column).
+            Derived columns of ``column`` (at least one; always the same list for one column).
         uniques : list of str
             Distinct values of the batch.
 
@@ -58,9 +58,8 @@ class DerivedMemo:
         -------
         int32 array, shape (len(derived), len(uniques))
         """
-        if len(uniques) > self.limit:
-            return np.stack([d.map(uniques, False) for d in derived]) if derived else \
-                np.zeros((0, len(uniques)), dtype=np.int32)
+        if len(uniques) > self.limit:  # more than the memo holds: derived directly
+            return np.stack([d.map(uniques, False) for d in derived])
         with self._lock:
             sizes = tuple(d.size for d in derived)
             entry = self._entries.get(column)
