@@ -235,7 +235,16 @@ def sentence_emissions(c, t0, t1, w, out):
 
 @njit(cache=True, inline="always")
 def find_feature(feat_label, lo, n, label):
-    """Index of the feature with ``label`` in ``lo .. lo+n`` (labels ascending), or -1."""
+    """Index of the feature with ``label`` in ``lo .. lo+n``, or -1.
+
+    A row holds each label at most once, in ascending order, or is a full row
+    (:mod:`chaintag.features.dense_rows`: ``label`` at ``lo + label`` when it has a feature, the
+    absent label ``-1`` elsewhere). Position ``lo + label`` is tried first (every full row, and
+    the sparse rows whose labels start at 0), then a binary search, which returns only a position
+    that holds ``label``, so it finds no feature in a full row where the probe found none.
+    """
+    if label < n and feat_label[lo + label] == label:
+        return lo + label
     hi = lo + n
     while lo < hi:
         mid = (lo + hi) // 2

@@ -62,6 +62,13 @@ class TrainData:
             if not self.keep_attr_ids:  # the kernels read the entries; the attribute ids are not needed any more
                 self.attrs = Attributes(self.attrs.sent_ptr, self.attrs.tok_ptr, None)
 
+    def use_layout(self, layout) -> None:
+        """Put the feature entries and the index in the kernels' ``layout`` (a
+        :class:`chaintag.features.dense_rows.RowLayout` of ``index``), in place, so that the entries
+        of the model's layout are freed."""
+        self.ent_lo, self.ent_n = layout.entries(self.ent_lo, self.ent_n)
+        self.index = layout.index
+
 
 class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsMixin):
     """Base class of chaintag's linear-chain learners (scikit-learn conventions).
@@ -419,6 +426,9 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
 
     #: Whether the epochs run numba kernels to compile (or load) before the first timed epoch.
     _compiled_kernels = True
+    #: Whether the epoch kernels take full rows (chaintag.features.dense_rows): rows of absent labels
+    #: that only :func:`chaintag.decoding.scoring.find_feature` may look into.
+    _full_rows = False
 
     def _warm_up(self, state: dict, data: TrainData) -> None:
         """Compile the epoch kernels (or load them from numba's cache) before the timed epochs,

@@ -113,13 +113,22 @@ class MemorySource:
     def __init__(self, learner, data, dev_pack=None):
         self.learner, self.data, self.dev_pack = learner, data, dev_pack
         self.n_sentences = data.attrs.n_sentences
+        # a learner whose kernels take full rows gets the data in that layout (chaintag.features.dense_rows;
+        # the same scores and updates, faster emissions); its weights go back to the model's layout
+        self.layout = None
+        if type(learner)._full_rows and data.index.feat_ptr is not None:
+            from ..features.dense_rows import row_layout
+            self.layout = row_layout(data.index)
+            if self.layout is not None:
+                data.use_layout(self.layout)
         self._state = learner._begin(data)
 
     def run_epoch(self, order: np.ndarray, epoch: int) -> dict:
         return self.learner._run_epoch(self._state, self.data, order)
 
     def weights(self) -> np.ndarray:
-        return self.learner._current_weights(self._state)
+        w = self.learner._current_weights(self._state)
+        return w if self.layout is None else self.layout.sparse_weights(w)
 
     def state(self) -> dict:
         return self._state

@@ -74,6 +74,7 @@ class StructuredPerceptron(SequenceTagger):
 
     algorithm = "perceptron"
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
+    _full_rows = True  # the epoch kernels find features with find_feature only
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     params = (*pick("features", "columns", "averaged", "epochs", "cc", "feature_space", "shuffle", "random_state",

@@ -111,6 +111,7 @@ class SAPO(SequenceTagger):
     framework (SAPO), Algorithm 1.
     """
 
+    _full_rows = True  # the epoch kernels find features with find_feature only
     mixing_family = "scaled"  # scaled weights, averaged sums, the scale
 
     algorithm = "sapo"

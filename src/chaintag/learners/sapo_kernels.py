@@ -149,7 +149,6 @@ def topn_step(E, T, t0, gold, trans, start, end, use_beam, beam_width, n_best, s
 @njit(cache=True, inline="always")
 def _token_coefs_body(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val, valued, feat_label, v, u, scale,
                       averaged, sigma_sum):
-    n_labels = row.shape[0]
     for r in range(-1, k):
         lab = y if r < 0 else paths[r, i]
         c = row[lab]
@@ -159,7 +158,7 @@ def _token_coefs_body(tok, row, y, paths, i, k, tok_ptr, ent_lo, ent_n, ent_val,
             for e in range(tok_ptr[tok], tok_ptr[tok + 1]):
                 lo = ent_lo[e]
                 n = ent_n[e]
-                f = lo + lab if n == n_labels else find_feature(feat_label, lo, n, lab)  # a full row: lo + label
+                f = find_feature(feat_label, lo, n, lab)
                 if f >= 0:
                     _add(v, u, f, d * entry_value(ent_val, valued, e), averaged, sigma_sum)
 
