@@ -2,15 +2,18 @@
 full and partial rows against a brute-force search, emission sums against the model's layout, and the
 perceptron and SAPO trained in it against the same training without it, bit for bit."""
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
 from chaintag import SAPO, StructuredPerceptron
 from chaintag.decoding.scoring import NO_VALUES, emission_scores, find_feature
 from chaintag.features import dense_rows
-from chaintag.features.dense_rows import ABSENT, full_row_threshold, row_layout
+from chaintag.features.dense_rows import ABSENT, FullRowMemo, full_row_threshold, row_layout
 from chaintag.features.space import FeatureIndex
-from chaintag.learners import epochs
+from chaintag.learners import base, epochs
 
 from toy_corpus import LABELS, SENTS
 
@@ -27,7 +30,7 @@ def test_a_hand_worked_layout():
     # attribute 0 (2 labels) and 2 (3 labels) get full rows; 1 is full already; 3 keeps its one feature
     assert lay.index.feat_ptr.tolist() == [0, 4, 8, 12, 13]
     assert lay.index.feat_label.tolist() == [ABSENT, 1, ABSENT, 3, 0, 1, 2, 3, 0, ABSENT, 2, 3, 2]
-    assert lay.position.tolist() == [1, 3, 4, 5, 6, 7, 8, 10, 11, 12]
+    assert lay.position.tolist() == [1, 3, 4, 5, 6, 7, 8, 10, 11, 12] and lay.position.dtype == np.int32
     w = np.arange(1.0, 10 + 16 + 8 + 1)  # 10 features, 4 x 4 transitions, 4 start, 4 end
     dense = lay.dense_weights(w)
     assert dense[:13].tolist() == [0, 1, 0, 2, 3, 4, 5, 6, 7, 0, 8, 9, 10]
@@ -147,3 +150,52 @@ def test_training_with_real_values_in_full_rows(monkeypatch):
         plain = _fit(cls, monkeypatch, False, sents, labels)
         full = _fit(cls, monkeypatch, True, sents, labels)
         assert np.array_equal(full.weights_, plain.weights_)
+
+
+def _tagger(monkeypatch):
+    monkeypatch.setattr(dense_rows, "full_row_threshold", lambda n_labels: 2)
+    return StructuredPerceptron(epochs=3, progress=False, **TOY).fit(SENTS * 4, LABELS * 4)
+
+
+UNSEEN = [[("the", "DT"), ("cat", "NN"), ("sleeps", "VBZ")], [("here", "RB"), ("dogs", "NNS"), ("bark", "VBP")],
+          [("a", "DT"), ("old", "JJ"), ("dog", "NN"), ("barks", "VBZ"), ("here", "RB")]]
+
+
+def _predict(model, monkeypatch, full: bool):
+    monkeypatch.setattr(base, "DECODE_MIN_TOKENS", 1 if full else 10 ** 9)
+    return model.predict(UNSEEN)
+
+
+def test_decoding_in_full_rows_gives_the_same_labels_and_sees_changed_weights(monkeypatch):
+    model = _tagger(monkeypatch)
+    rng = np.random.default_rng(11)
+    for trial in range(6):
+        assert row_layout(model.feature_index_) is not None
+        want = _predict(model, monkeypatch, False)
+        assert _predict(model, monkeypatch, True) == want
+        memo = model.__dict__["_full_row_memo"]
+        assert memo._state[0] is model.feature_index_ and memo._state[1] is not None
+        # a change in place (no new array) is seen by the next call
+        model.weights_[:] = rng.normal(size=model.weights_.shape)
+    copied = copy.deepcopy(model)
+    assert copied.__dict__["_full_row_memo"]._state is None
+    assert pickle.loads(pickle.dumps(model)).__dict__["_full_row_memo"]._state is None
+    assert _predict(copied, monkeypatch, True) == _predict(model, monkeypatch, False)
+
+
+def test_the_memo_keeps_its_weights_until_they_change(monkeypatch):
+    monkeypatch.setattr(dense_rows, "full_row_threshold", lambda n_labels: 2)
+    memo = FullRowMemo()
+    index = _index()
+    w = np.arange(float(index.n_weights))
+    ptr, lab, dense = memo.arrays(index, w)
+    assert ptr.tolist() == [0, 4, 8, 12, 13] and dense.shape == (13 + 24,)
+    assert memo.arrays(index, w)[2] is dense  # kept
+    w[3] = -1.0  # in place
+    assert memo.arrays(index, w)[2][5] == -1.0  # feature 3 (attribute 1, label 1) is at 5 in the layout
+    other = FeatureIndex(index.feat_ptr.copy(), index.feat_label.copy(), 4)
+    assert memo.arrays(other, w)[1] is not lab  # another index: its own layout
+    monkeypatch.setattr(dense_rows, "full_row_threshold", lambda n_labels: 9)
+    third = FeatureIndex(index.feat_ptr.copy(), index.feat_label.copy(), 4)
+    ptr, lab, same = memo.arrays(third, w)  # no row changes: the model's own arrays
+    assert ptr is third.feat_ptr and lab is third.feat_label and same is w

@@ -62,7 +62,7 @@ class RowLayout:
     index : FeatureIndex
         The same attributes, labels and transitions; the attributes with full rows own
         ``n_labels`` features each (:data:`ABSENT` labels among them).
-    position : int64 array, shape (n_features of the source index,)
+    position : int32 array (int64 beyond 2**31 - 1 features), shape (n_features of the source index,)
         Feature of the layout of every feature of the source index.
     source : FeatureIndex
         The index it was made from.
@@ -134,7 +134,7 @@ def row_layout(index: FeatureIndex, threshold: int | None = None) -> RowLayout |
     feat_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(size, out=feat_ptr[1:])
     feat_label = np.empty(total, dtype=np.int32)
-    position = np.empty(index.n_features, dtype=np.int64)
+    position = np.empty(index.n_features, dtype=np.int32 if total < 2 ** 31 else np.int64)
     _fill_layout(index.feat_ptr, index.feat_label, full, feat_ptr, feat_label, position)
     return RowLayout(FeatureIndex(feat_ptr, feat_label, L), position, index)
 
@@ -173,3 +173,51 @@ def _map_entries(ent_lo, ent_n, src_ptr, feat_ptr, out_lo, out_n):
         a = attr_at[ent_lo[k]]
         out_lo[k] = feat_ptr[a]
         out_n[k] = feat_ptr[a + 1] - feat_ptr[a]
+
+
+DECODE_MIN_TOKENS = 2000
+"""Inputs of fewer tokens are decoded in the model's layout (a short input does not pay back the check
+of the weights, or the first building of the layout)."""
+
+
+class FullRowMemo:
+    """A model's index and weights in the kernels' layout, kept between decoding calls.
+
+    The layout is made again when the model's index is another object; the weights in it when the
+    weights differ from those it was made from (compared value for value on every call, so that a
+    change made in place is seen too). A copy or a pickle of the memo starts empty. Threads may share
+    one: each call reads and replaces one tuple.
+    """
+
+    def __init__(self):
+        self._state = None  # (index, layout, source weights, weights in the layout)
+
+    def __reduce__(self):
+        return FullRowMemo, ()
+
+    def arrays(self, index: FeatureIndex, w: np.ndarray):
+        """``(feat_ptr, feat_label, weights)`` to decode with: the layout's, or ``index``'s own when no
+        row changes.
+
+        Parameters
+        ----------
+        index : FeatureIndex
+        w : float64 array, shape (index.n_weights,)
+
+        Returns
+        -------
+        feat_ptr : int64 array
+        feat_label : int32 array
+        weights : float64 array (the memo's; not to be changed)
+        """
+        state = self._state
+        if state is None or state[0] is not index:
+            state = (index, row_layout(index), None, None)
+        layout = state[1]
+        if layout is None:
+            self._state = state
+            return index.feat_ptr, index.feat_label, w
+        if state[2] is None or state[2].shape != w.shape or not np.array_equal(state[2], w):
+            state = (index, layout, np.array(w, dtype=np.float64), layout.dense_weights(w))
+        self._state = state
+        return layout.index.feat_ptr, layout.index.feat_label, state[3]

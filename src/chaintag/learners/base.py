@@ -19,6 +19,7 @@ import numpy as np
 
 from ..decoding.scoring import NO_VALUES, SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
 from ..errors import InputError
+from ..features.dense_rows import DECODE_MIN_TOKENS, FullRowMemo
 from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
 from ..features.templates import resolve_templates
@@ -497,13 +498,20 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         w = self.weights_ if weights is None else weights
         if len(self.labels_) == 0 or attrs.n_tokens == 0:
             return out
-        ent_lo, ent_n = feature_entries(attrs.attr_ids, self.feature_index_.feat_ptr, len(self.labels_))
+        index = self.feature_index_
+        feat_ptr, feat_label = index.feat_ptr, index.feat_label
+        if attrs.n_tokens >= DECODE_MIN_TOKENS:  # full rows: the same labels, faster emission scores
+            memo = self.__dict__.get("_full_row_memo")
+            if memo is None:
+                memo = self.__dict__.setdefault("_full_row_memo", FullRowMemo())
+            feat_ptr, feat_label, w = memo.arrays(index, w)
+        ent_lo, ent_n = feature_entries(attrs.attr_ids, feat_ptr, len(self.labels_))
         values = getattr(attrs, "attr_values", None)
         from ..parallel import parallel_region  # serial after fork, or while another thread is in the layer
         with parallel_region(attrs.n_sentences > SENTENCES_PER_CHUNK) as parallel:
             kernel = tag_corpus if parallel else tag_corpus_serial
             kernel(attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, NO_VALUES if values is None else values,
-                   self.feature_index_.feat_label, w, len(self.labels_), out)
+                   feat_label, w, len(self.labels_), out)
         return out
 
     def _split(self, ids: np.ndarray, sent_ptr: np.ndarray) -> list[list[str]]:
