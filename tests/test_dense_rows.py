@@ -41,6 +41,8 @@ def test_a_hand_worked_layout():
     lo, n = lay.entries(ent_lo, ent_n)
     assert lo.tolist() == [4, 0, 12, 8] and n.tolist() == [4, 4, 1, 4]
     assert lo.dtype == np.int32 and n.dtype == np.int16
+    lo2, n2 = lay.entries(ent_lo, ent_n, in_place=True)  # the same, written over the arguments
+    assert lo2 is ent_lo and n2 is ent_n and lo2.tolist() == lo.tolist() and n2.tolist() == n.tolist()
 
 
 def test_no_layout_when_no_row_changes():

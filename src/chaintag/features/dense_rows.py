@@ -90,16 +90,23 @@ class RowLayout:
         F = self.index.n_features
         return np.concatenate([w[self.position], w[F:]])
 
-    def entries(self, ent_lo: np.ndarray, ent_n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def entries(self, ent_lo: np.ndarray, ent_n: np.ndarray, in_place: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Feature entries (:func:`chaintag.decoding.scoring.feature_entries`) of the source index, in this layout.
+
+        Parameters
+        ----------
+        ent_lo, ent_n : integer arrays, shape (n_entries,)
+        in_place : bool, default False
+            Write the entries over ``ent_lo`` and ``ent_n`` (unless ``ent_lo``'s dtype cannot hold
+            the layout's features), so that no second copy is held.
 
         Returns
         -------
         ent_lo, ent_n : arrays of the dtypes of the arguments (int64 ``ent_lo`` when the layout needs it)
         """
-        lo_type = ent_lo.dtype if self.index.feat_ptr[-1] < 2 ** 31 else np.int64
-        out_lo = np.empty(ent_lo.shape[0], dtype=lo_type)
-        out_n = np.empty_like(ent_n)
+        lo_type = ent_lo.dtype if self.index.feat_ptr[-1] <= np.iinfo(ent_lo.dtype).max else np.int64
+        out_lo = ent_lo if in_place and lo_type == ent_lo.dtype else np.empty(ent_lo.shape[0], dtype=lo_type)
+        out_n = ent_n if in_place else np.empty_like(ent_n)
         _map_entries(ent_lo, ent_n, self.source.feat_ptr, self.index.feat_ptr, out_lo, out_n)
         return out_lo, out_n
 

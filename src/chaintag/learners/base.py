@@ -67,7 +67,7 @@ class TrainData:
         """Put the feature entries and the index in the kernels' ``layout`` (a
         :class:`chaintag.features.dense_rows.RowLayout` of ``index``), in place, so that the entries
         of the model's layout are freed."""
-        self.ent_lo, self.ent_n = layout.entries(self.ent_lo, self.ent_n)
+        self.ent_lo, self.ent_n = layout.entries(self.ent_lo, self.ent_n, in_place=True)
         self.index = layout.index
 
 
