@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from chaintag import SAPO, StructuredPerceptron
+from chaintag import MIRA, SAPO, NBestMIRA, StructuredPerceptron
 from chaintag.decoding.scoring import NO_VALUES, emission_scores, find_feature
 from chaintag.features import dense_rows
 from chaintag.features.dense_rows import ABSENT, FullRowMemo, full_row_threshold, row_layout
@@ -132,6 +132,7 @@ TOY = dict(features=["w[0]", "w[-1]", "w[1]", "pos[0]", "pos[-1]", "pos[1]"], co
 @pytest.mark.parametrize("cls,kw", [
     (StructuredPerceptron, {}), (StructuredPerceptron, {"averaged": False}), (StructuredPerceptron, {"cc": 2}),
     (SAPO, {}), (SAPO, {"averaged": True, "l2": 0.5}), (SAPO, {"n_best": 2, "cc": 2}),
+    (MIRA, {}), (NBestMIRA, {"n_best": 3}),
 ])
 def test_training_in_full_rows_gives_the_same_model(cls, kw, monkeypatch):
     sents, labels = SENTS * 4, LABELS * 4

@@ -50,6 +50,7 @@ class MIRA(SequenceTagger):
     mixing_family = "lazy"  # weights and lazily averaged sums
 
     algorithm = "mira"
+    _full_rows = True  # the epoch kernels find features with find_feature only (path_kernels)
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val; N-best MIRA too)
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
 
