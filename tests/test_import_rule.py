@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("features", "decoding"),
     ("resources",),
     ("data",),
-    ("io", "evaluation", "text", "recipes", "models", "progress", "parallel", "lazy", "errors", "_version"),
+    ("io", "evaluation", "text", "recipes", "models", "progress", "parallel", "lazy", "errors", "_version", "_jit"),
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 

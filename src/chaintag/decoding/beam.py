@@ -19,7 +19,7 @@ so exact ties stay ties).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True)

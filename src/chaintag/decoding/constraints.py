@@ -44,7 +44,7 @@ as ``O``); with ``X``, ``Y`` chunk types:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .forward_backward import forward_backward_kernel
 from .nbest import astar_workspace, nbest_into

@@ -15,7 +15,7 @@ al. (2001); Rabiner (1989), s. V.A (scaling).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True)

@@ -27,7 +27,7 @@ Beam (approximate)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .beam import beam_nbest_kernel  # noqa: F401 (part of this module's interface)
 from .scoring import emission_scores, max_sentence_length, weight_views

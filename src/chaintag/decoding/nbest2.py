@@ -34,7 +34,7 @@ M. Collins. Discriminative training methods for hidden Markov models. EMNLP 2002
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .nbest import _before
 

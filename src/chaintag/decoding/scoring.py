@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from .._jit import njit, prange
 
 from .viterbi import viterbi_kernel
 

@@ -26,7 +26,7 @@ BILOU, BMES).
 
 from __future__ import annotations
 
-import numba as nb
+from .._jit import njit
 import numpy as np
 
 from ..evaluation.chunks import _scan
@@ -86,7 +86,7 @@ def chunk_masks(labels, read: dict):
     return type_id, starts, ends, types
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _lse(x):
     m = _NEG
     for v in x:
@@ -100,7 +100,7 @@ def _lse(x):
     return m + np.log(s)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def span_log_probs(E, trans, start, end, spans, type_id, starts, ends, out):
     """Log-probabilities of spans of one sentence under ``exp(score) / Z`` (compiled).
 
@@ -184,7 +184,7 @@ def span_log_probs(E, trans, start, end, spans, type_id, starts, ends, out):
     return log_z
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def span_log_probs_corpus(sent_ptr, tok_ptr, ent_lo, ent_n, ent_val, feat_label, w, n_labels, span_ptr, spans,
                           type_id, starts, ends, out):
     """:func:`span_log_probs` for every sentence of a corpus under a linear model's weights (compiled).

@@ -8,7 +8,7 @@ Scores follow ALGORITHMS.md: ``s(x, y) = start[y_1] + sum_i E[i, y_i]
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True)

@@ -33,7 +33,7 @@ A. Ratnaparkhi. A maximum entropy model for part-of-speech tagging. EMNLP 1996
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True)

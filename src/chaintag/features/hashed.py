@@ -11,7 +11,7 @@ array ``bucket_keys``; attribute ``a`` is bucket ``bucket_keys[a]``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .extract import AttributeExtractor, Attributes
 from .hashing import count_pairs

@@ -7,7 +7,7 @@ linear pass, without sorting and without Python objects.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -13,7 +13,7 @@ Derived-column ids reserve a few values below ``FIRST_VALUE``:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from .._jit import njit, prange
 
 from .templates import MAX_OFFSET
 

@@ -24,7 +24,7 @@ learners with valued kernels read (perceptron, SAPO, CRFs, MIRA, max-ent).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 def scale_factor(vectors: np.ndarray, sigma: float | None) -> float:

@@ -20,7 +20,7 @@ counts 1).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.forward_backward import forward_backward_kernel
 from ..decoding.scoring import entry_value, max_sentence_length, sentence_emissions, tagging_arrays

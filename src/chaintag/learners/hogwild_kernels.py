@@ -35,7 +35,7 @@ learners run the serial kernels when one thread is asked for.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from .._jit import njit, prange
 
 from ..decoding.nbest import astar_workspace
 from ..decoding.scoring import max_sentence_length, sentence_emissions, weight_views

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.scoring import emission_scores, max_sentence_length, weight_views
 

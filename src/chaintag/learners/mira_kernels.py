@@ -19,7 +19,7 @@ features it touches. Averaging is lazy as for the perceptron.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace
 from ..decoding.scoring import max_sentence_length, sentence_emissions

@@ -25,7 +25,7 @@ order, each with ``+v`` for (attribute, gold label) then ``-v`` for
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.scoring import corpus_arrays, entry_value, find_feature
 

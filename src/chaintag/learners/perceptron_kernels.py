@@ -13,7 +13,7 @@ average of the ``K`` intermediate weight vectors is ``(K * w - u) / K``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.scoring import find_feature, max_sentence_length, sentence_emissions, weight_views
 from ..decoding.viterbi import viterbi_kernel

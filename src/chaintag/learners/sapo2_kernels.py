@@ -22,7 +22,7 @@ pair ending at each token from the second on.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.constraints import fix_emissions
 from ..decoding.nbest2 import astar2_retry, astar2_workspace

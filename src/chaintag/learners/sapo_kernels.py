@@ -26,7 +26,7 @@ entry counts 1).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.nbest import astar_nbest_retry, astar_workspace, beam_nbest_kernel
 from ..decoding.scoring import entry_value, find_feature, max_sentence_length, sentence_emissions, weight_views

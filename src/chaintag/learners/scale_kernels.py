@@ -13,7 +13,7 @@ sum of the weight vectors after every step is ``acc + S v - u``, where
 
 from __future__ import annotations
 
-from numba import njit
+from .._jit import njit
 
 #: Fold ``sigma`` into ``v`` when it falls below this.
 FOLD_BELOW = 1e-6

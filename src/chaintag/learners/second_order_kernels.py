@@ -17,7 +17,7 @@ completed steps, an update ``d`` at step ``c + 1`` does ``w += d`` and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ..decoding.scoring import CorpusArrays, emission_scores, max_sentence_length, sentence_emissions, weight_views
 from ..decoding.viterbi2 import viterbi2_kernel

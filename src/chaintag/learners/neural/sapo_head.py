@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from numba import njit
+from ..._jit import njit
 
 from ...decoding.nbest import astar_nbest_retry, astar_workspace
 

@@ -1,0 +1,94 @@
+"""numba's ``njit`` and ``prange`` for chaintag's kernels, with caches that follow every kernel module.
+
+numba keeps a compiled kernel (``cache=True``) beside its module and takes it
+again while that module's source is the same. A kernel also holds the code
+of the kernels it calls from other modules (``find_feature``, the emission
+sums, Viterbi), so a change there alone left it stale: after an upgrade
+(the package manager leaves numba's cache files where they are) or a pull, a
+learner could run with the old code of a kernel it calls, silently. Every
+chaintag kernel module imports ``njit`` from here, which makes numba stamp
+the cache of each chaintag kernel with the digest of **all** the modules of
+:data:`KERNEL_MODULES` besides its own source: a change to any of them
+compiles every kernel again, once (``tests/test_kernel_cache.py`` checks the
+list against the package).
+
+With a numba whose cache classes differ from those this module knows, the
+kernels keep numba's own stamps.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+
+from numba import njit, prange  # noqa: F401 (the names the kernel modules import)
+
+__all__ = ["KERNEL_MODULES", "kernel_digest", "njit", "prange"]
+
+KERNEL_MODULES = (
+    "decoding/beam.py", "decoding/constraints.py", "decoding/forward_backward.py", "decoding/nbest.py",
+    "decoding/nbest2.py", "decoding/scoring.py", "decoding/spans.py", "decoding/viterbi.py",
+    "decoding/viterbi2.py", "features/dense_rows.py", "features/hashed.py", "features/hashing.py",
+    "features/keys.py", "features/vectors.py", "learners/crf_kernels.py", "learners/hogwild_kernels.py",
+    "learners/maxent_kernels.py", "learners/mira_kernels.py", "learners/neural/sapo_head.py",
+    "learners/path_kernels.py", "learners/perceptron_kernels.py", "learners/sapo2_kernels.py",
+    "learners/sapo_kernels.py", "learners/scale_kernels.py", "learners/second_order_kernels.py",
+)
+"""The package's modules that define compiled kernels (paths under the package folder)."""
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_digest() -> str:
+    """sha256 of the paths and contents of the :data:`KERNEL_MODULES` (hex; computed once a process).
+
+    A module missing from the installation counts as empty.
+    """
+    h = hashlib.sha256()
+    for rel in KERNEL_MODULES:
+        h.update(rel.encode() + b"\0")
+        try:
+            with open(os.path.join(_PACKAGE, *rel.split("/")), "rb") as f:
+                h.update(f.read())
+        except OSError:
+            pass
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _in_package(path: str) -> bool:
+    return os.path.abspath(path).startswith(_PACKAGE + os.sep)
+
+
+def _install() -> bool:
+    """Put locators for the package's files first in numba's list; False when numba's caching differs."""
+    try:
+        from numba.core import caching
+        impl = caching.CacheImpl
+        bases = (caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+        list(impl._locator_classes)
+    except (ImportError, AttributeError, TypeError):
+        return False
+    if any(getattr(c, "_chaintag", False) for c in impl._locator_classes):
+        return True
+    ours = []
+    for base in bases:
+        def from_function(cls, py_func, py_file, _base=base):
+            if not _in_package(py_file):
+                return None
+            return _base.from_function.__func__(cls, py_func, py_file)
+
+        def get_source_stamp(self, _base=base):
+            return (_base.get_source_stamp(self), kernel_digest())
+
+        ours.append(type(f"Chaintag{base.__name__}", (base,), {
+            "_chaintag": True, "from_function": classmethod(from_function),
+            "get_source_stamp": get_source_stamp}))
+    impl._locator_classes = [*ours, *impl._locator_classes]
+    return True
+
+
+INSTALLED = _install()
+"""Whether the kernels' caches follow :data:`KERNEL_MODULES` (False: numba's own stamps)."""
