@@ -202,3 +202,24 @@ def test_the_memo_keeps_its_weights_until_they_change(monkeypatch):
     third = FeatureIndex(index.feat_ptr.copy(), index.feat_label.copy(), 4)
     ptr, lab, same = memo.arrays(third, w)  # no row changes: the model's own arrays
     assert ptr is third.feat_ptr and lab is third.feat_label and same is w
+
+
+@pytest.mark.parametrize("cls,kw", [(StructuredPerceptron, {}), (SAPO, {"averaged": True}), (MIRA, {})])
+@pytest.mark.parametrize("first,then", [(False, True), (True, False)])
+def test_a_checkpoint_resumes_whatever_layout_wrote_it(cls, kw, first, then, monkeypatch, tmp_path):
+    """A checkpoint keeps the weights in the model's layout: a run with full rows resumes one written
+    without them (an earlier version) and the other way round, as an uninterrupted run ends."""
+    sents, labels = SENTS * 4, LABELS * 4
+    whole = _fit(cls, monkeypatch, then, sents, labels, **TOY, **kw)  # 4 epochs, uninterrupted
+    with monkeypatch.context() as m:
+        m.setattr(cls, "_full_rows", first)
+        m.setattr(dense_rows, "full_row_threshold", lambda n_labels: 2)
+        cls(epochs=2, progress=False, shuffle=True, random_state=2, **TOY, **kw).fit(
+            sents, labels, checkpoint_dir=tmp_path)
+    with monkeypatch.context() as m:
+        m.setattr(cls, "_full_rows", then)
+        m.setattr(dense_rows, "full_row_threshold", lambda n_labels: 2)
+        resumed = cls(epochs=4, progress=False, shuffle=True, random_state=2, **TOY, **kw).fit(
+            sents, labels, checkpoint_dir=tmp_path, resume=True)
+    assert np.array_equal(resumed.weights_, whole.weights_)
+    assert [h["errors"] for h in resumed.history_] == [h["errors"] for h in whole.history_]

@@ -55,3 +55,17 @@ def test_a_kernel_outside_the_package_keeps_numbas_own_stamp(tmp_path, monkeypat
     import outside_kernel
     assert outside_kernel.twice(np.int64(3)) == 6
     assert not type(outside_kernel.twice._cache._impl.locator).__name__.startswith("Chaintag")
+
+
+def test_numba_cache_dir_is_still_honoured(tmp_path, monkeypatch):
+    from numba.core import caching, config
+
+    from chaintag.decoding.viterbi import viterbi_kernel
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
+    impl = type(viterbi_kernel._cache._impl)(viterbi_kernel.py_func)
+    locator = impl.locator
+    assert type(locator).__name__ == "ChaintagUserProvidedCacheLocator"
+    assert locator.get_cache_path().startswith(str(tmp_path))
+    assert locator.get_source_stamp()[1] == _jit.kernel_digest()
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    assert type(type(viterbi_kernel._cache._impl)(viterbi_kernel.py_func).locator).__name__ == "ChaintagInTreeCacheLocator"

@@ -63,11 +63,13 @@ def _in_package(path: str) -> bool:
 
 
 def _install() -> bool:
-    """Put locators for the package's files first in numba's list; False when numba's caching differs."""
+    """Put locators for the package's files first in numba's list, in numba's order (so that
+    ``NUMBA_CACHE_DIR`` is still honoured); False when numba's caching differs."""
     try:
         from numba.core import caching
         impl = caching.CacheImpl
-        bases = (caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+        # numba's order: NUMBA_CACHE_DIR when set, beside the module, else the user's cache folder
+        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
         list(impl._locator_classes)
     except (ImportError, AttributeError, TypeError):
         return False

@@ -131,13 +131,26 @@ class MemorySource:
         return w if self.layout is None else self.layout.sparse_weights(w)
 
     def state(self) -> dict:
-        return self._state
+        """The learner's state, its weight vectors in the model's layout (what a checkpoint keeps, so
+        that it resumes whatever layout the kernels use)."""
+        if self.layout is None:
+            return self._state
+        n = self.layout.index.n_weights
+        return {k: self.layout.sparse_weights(v) if _weight_vector(v, n) else v for k, v in self._state.items()}
 
     def restore(self, state: dict) -> None:
+        """Take ``state`` (as :meth:`state` gives it) as the learner's state."""
+        if self.layout is not None:
+            n = self.layout.source.n_weights
+            state = {k: self.layout.dense_weights(v) if _weight_vector(v, n) else v for k, v in state.items()}
         self._state = state
 
     def fingerprint(self) -> str:
-        return self.learner._fingerprint(self.data, self.dev_pack)
+        data = self.data
+        if self.layout is not None:  # the model's layout: a checkpoint's print does not depend on the kernels'
+            from types import SimpleNamespace
+            data = SimpleNamespace(gold=data.gold, ent_val=data.ent_val, index=self.layout.source)
+        return self.learner._fingerprint(data, self.dev_pack)
 
     def warm_up(self) -> None:
         """Compile the epoch kernels (or load them from numba's cache) with an epoch over no sentences,
@@ -148,6 +161,11 @@ class MemorySource:
         empty = np.zeros(0, dtype=np.int64)
         state = self._state if learner._empty_epoch_is_noop else copy.deepcopy(self._state)
         learner._run_epoch(state, self.data, empty)
+
+
+def _weight_vector(value, n: int) -> bool:
+    """Whether a state value is a float64 vector of ``n`` weights (weights, averaging sums)."""
+    return isinstance(value, np.ndarray) and value.dtype == np.float64 and value.shape == (n,)
 
 
 class Checkpoints(Callback):
