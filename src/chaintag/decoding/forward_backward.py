@@ -18,6 +18,11 @@ import numpy as np
 from .._jit import njit
 
 
+ROW_SUM_TOLERANCE = 1e-6
+"""A row of marginals of the scaled pass may differ from 1 by this much; beyond it (an underflow), the
+sentence is computed again in log space."""
+
+
 @njit(cache=True)
 def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, beta, scale, marginals,
                             pair_sum):
@@ -39,13 +44,31 @@ def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, b
     -------
     float
         ``log Z(x)``.
+
+    Notes
+    -----
+    The scaled pass is exact while the exponentials of the shifted scores do not underflow. Scores
+    that span more than about 700 nats (real-valued attributes of large values, weights grown
+    large) can make a forward vector, ``Z`` or a backward vector vanish: then the sentence is
+    computed again in log space (:func:`log_forward_backward`, ``O(T L^2)`` exponentials), which
+    gives the same quantities. So the result of every other sentence is unchanged bit for bit.
     """
+    ok, log_z = _scaled_forward_backward(emissions, transitions, start, end, pe, pt, alpha, beta, scale,
+                                         marginals, pair_sum)
+    if ok:
+        return log_z
+    return log_forward_backward(emissions, transitions, start, end, alpha, beta, marginals, pair_sum)
+
+
+@njit(cache=True)
+def _scaled_forward_backward(emissions, transitions, start, end, pe, pt, alpha, beta, scale, marginals,
+                             pair_sum):
     n_tokens, n_labels = emissions.shape
     for a in range(n_labels):
         for b in range(n_labels):
             pair_sum[a, b] = 0.0
     if n_tokens == 0:
-        return 0.0
+        return True, 0.0
     shift = 0.0
     for i in range(n_tokens):
         m = emissions[i, 0]
@@ -77,6 +100,8 @@ def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, b
     for j in range(n_labels):
         alpha[0, j] = np.exp(start[j] - ms) * pe[0, j]
         c += alpha[0, j]
+    if not (c > 0.0 and c < np.inf):
+        return False, 0.0
     scale[0] = c
     for j in range(n_labels):
         alpha[0, j] /= c
@@ -91,6 +116,8 @@ def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, b
         for j in range(n_labels):
             alpha[i, j] *= pe[i, j]
             c += alpha[i, j]
+        if not (c > 0.0 and c < np.inf):
+            return False, 0.0
         scale[i] = c
         for j in range(n_labels):
             alpha[i, j] /= c
@@ -99,9 +126,13 @@ def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, b
     for j in range(n_labels):
         beta[last, j] = np.exp(end[j] - me)
         z += alpha[last, j] * beta[last, j]
+    if not (z > 0.0 and z < np.inf):
+        return False, 0.0
     log_z = np.log(z) + shift
     for i in range(n_tokens):
         log_z += np.log(scale[i])
+    if not np.isfinite(log_z):  # a shift of -inf (every transition forbidden): NaN
+        return False, 0.0
     # backward with the same scales
     for i in range(last - 1, -1, -1):
         inv = 1.0 / scale[i + 1]
@@ -114,8 +145,12 @@ def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, b
             beta[i, a] = acc * inv
     inv_z = 1.0 / z
     for i in range(n_tokens):
+        total = 0.0
         for j in range(n_labels):
             marginals[i, j] = alpha[i, j] * beta[i, j] * inv_z
+            total += marginals[i, j]
+        if not abs(total - 1.0) <= ROW_SUM_TOLERANCE:  # a backward vector vanished (or NaN)
+            return False, 0.0
     # transition marginals summed over positions: a_{i-1}[l'] pt[l', l] pe[i, l] beta[i, l] / (c_i z)
     for i in range(1, n_tokens):
         coef = inv_z / scale[i]
@@ -123,6 +158,71 @@ def forward_backward_kernel(emissions, transitions, start, end, pe, pt, alpha, b
             aa = alpha[i - 1, a] * coef
             for j in range(n_labels):
                 pair_sum[a, j] += aa * pt[a, j] * pe[i, j]
+    return True, log_z
+
+
+@njit(cache=True, inline="always")
+def _log_add(x, y):
+    """``log(exp(x) + exp(y))`` (``-inf`` terms allowed)."""
+    if x == -np.inf:
+        return y
+    if y == -np.inf:
+        return x
+    if x > y:
+        return x + np.log1p(np.exp(y - x))
+    return y + np.log1p(np.exp(x - y))
+
+
+@njit(cache=True)
+def log_forward_backward(emissions, transitions, start, end, la, lb, marginals, pair_sum):
+    """:func:`forward_backward_kernel` in log space, for the sentences whose scores underflow its scaled pass.
+
+    Parameters
+    ----------
+    emissions, transitions, start, end, marginals, pair_sum :
+        As :func:`forward_backward_kernel`.
+    la, lb : float64 work arrays, shape (>= n_tokens, n_labels)
+        Receive the log forward and log backward scores.
+
+    Returns
+    -------
+    float
+        ``log Z(x)`` (``-inf`` when no label sequence has a finite score; the marginals are then 0).
+    """
+    n_tokens, n_labels = emissions.shape
+    for a in range(n_labels):
+        for b in range(n_labels):
+            pair_sum[a, b] = 0.0
+    if n_tokens == 0:
+        return 0.0
+    for j in range(n_labels):
+        la[0, j] = start[j] + emissions[0, j]
+    for i in range(1, n_tokens):
+        for j in range(n_labels):
+            acc = -np.inf
+            for a in range(n_labels):
+                acc = _log_add(acc, la[i - 1, a] + transitions[a, j])
+            la[i, j] = acc + emissions[i, j]
+    last = n_tokens - 1
+    log_z = -np.inf
+    for j in range(n_labels):
+        lb[last, j] = end[j]
+        log_z = _log_add(log_z, la[last, j] + end[j])
+    for i in range(last - 1, -1, -1):
+        for a in range(n_labels):
+            acc = -np.inf
+            for j in range(n_labels):
+                acc = _log_add(acc, transitions[a, j] + emissions[i + 1, j] + lb[i + 1, j])
+            lb[i, a] = acc
+    finite = log_z > -np.inf
+    for i in range(n_tokens):
+        for j in range(n_labels):
+            marginals[i, j] = np.exp(la[i, j] + lb[i, j] - log_z) if finite else 0.0
+    if finite:
+        for i in range(1, n_tokens):
+            for a in range(n_labels):
+                for j in range(n_labels):
+                    pair_sum[a, j] += np.exp(la[i - 1, a] + transitions[a, j] + emissions[i, j] + lb[i, j] - log_z)
     return log_z
 
 
