@@ -44,7 +44,7 @@ from chaintag.learners.perceptron_kernels import perceptron_epoch
 from chaintag.learners.sapo_kernels import sapo_epoch
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def emission_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels):
     """Emission scores of every sentence; returns a checksum (so nothing is optimized away)."""
     E = np.zeros((max(max_sentence_length(sent_ptr), 1), n_labels))
@@ -55,7 +55,7 @@ def emission_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labe
     return total
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def viterbi_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels):
     """Emission scores + Viterbi of every sentence; returns the summed best scores."""
     trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
@@ -72,7 +72,7 @@ def viterbi_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_label
     return total
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def backward_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels):
     """Emission scores + the A* search's backward heuristic of every sentence."""
     trans, start, end = weight_views(w, feat_label.shape[0], n_labels)
@@ -94,7 +94,7 @@ def backward_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labe
     return total
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def astar_pass(order, sent_ptr, tok_ptr, ent_lo, ent_n, feat_label, w, n_labels, n_best):
     """Emission scores + the whole top-n A* search of every sentence."""
     trans, start, end = weight_views(w, feat_label.shape[0], n_labels)

@@ -24,7 +24,7 @@ from chaintag.decoding.nbest import astar_nbest_kernel, astar_workspace, backwar
 from chaintag.decoding.viterbi import viterbi_kernel
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def run_viterbi(E, tr, st, en, repeats):
     T, L = E.shape
     delta = np.zeros((T, L))
@@ -36,7 +36,7 @@ def run_viterbi(E, tr, st, en, repeats):
     return s
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def run_backward(E, tr, en, repeats):
     T, L = E.shape
     h = np.zeros((T, L))
@@ -53,7 +53,7 @@ def run_backward(E, tr, en, repeats):
     return s
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines chaintag kernels, whose changes a cache of this file would not see
 def run_astar(E, tr, st, en, repeats, n):
     T, L = E.shape
     ws = astar_workspace(T, L, n, 0)
