@@ -67,9 +67,12 @@ def _install() -> bool:
     ``NUMBA_CACHE_DIR`` is still honoured); False when numba's caching differs."""
     try:
         from numba.core import caching
-        impl = caching.CacheImpl
+
+        def named(name):  # the public name of recent numba releases, else the private one of older ones
+            return getattr(caching, name, None) or getattr(caching, "_" + name)
+        impl = named("CacheImpl")
         # numba's order: NUMBA_CACHE_DIR when set, beside the module, else the user's cache folder
-        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+        bases = tuple(named(n) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator"))
         list(impl._locator_classes)
     except (ImportError, AttributeError, TypeError):
         return False
