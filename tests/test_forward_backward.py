@@ -26,13 +26,18 @@ def brute(E, U, s, e):
     return m + np.log(Z), marg, pair
 
 
+def random_chain(rng, spread, min_labels):
+    """A random sentence of 1-5 tokens and ``min_labels``-4 labels: (T, L, E, U, start, end), scores of scale ``spread``."""
+    T, L = int(rng.integers(1, 6)), int(rng.integers(min_labels, 5))
+    E, U = rng.normal(size=(T, L)) * spread, rng.normal(size=(L, L)) * spread
+    return T, L, E, U, rng.normal(size=L) * spread, rng.normal(size=L) * spread
+
+
 @pytest.mark.parametrize("spread", [1.0, 30.0])
 def test_log_z_and_marginals_equal_brute_force(spread):
     rng = np.random.default_rng(int(spread))
     for _ in range(150):
-        T, L = int(rng.integers(1, 6)), int(rng.integers(1, 5))
-        E, U = rng.normal(size=(T, L)) * spread, rng.normal(size=(L, L)) * spread
-        s, e = rng.normal(size=L) * spread, rng.normal(size=L) * spread
+        T, L, E, U, s, e = random_chain(rng, spread, min_labels=1)
         log_z, marg, pair = forward_backward(E, U, s, e)
         ref_z, ref_marg, ref_pair = brute(E, U, s, e)
         assert log_z == pytest.approx(ref_z, rel=1e-10, abs=1e-9)
@@ -60,9 +65,7 @@ def test_scores_past_the_exponents_range_are_computed_in_log_space(spread):
     rng = np.random.default_rng(int(np.log10(spread)))
     fell_back = 0
     for _ in range(120):
-        T, L = int(rng.integers(1, 6)), int(rng.integers(2, 5))
-        E, U = rng.normal(size=(T, L)) * spread, rng.normal(size=(L, L)) * spread
-        s, e = rng.normal(size=L) * spread, rng.normal(size=L) * spread
+        T, L, E, U, s, e = random_chain(rng, spread, min_labels=2)
         log_z, marg, pair = forward_backward(E, U, s, e)
         ref_z, ref_marg, ref_pair = brute(E, U, s, e)
         assert np.isfinite(log_z) and log_z == pytest.approx(ref_z, rel=1e-12)
