@@ -223,3 +223,18 @@ def test_a_checkpoint_resumes_whatever_layout_wrote_it(cls, kw, first, then, mon
             sents, labels, checkpoint_dir=tmp_path, resume=True)
     assert np.array_equal(resumed.weights_, whole.weights_)
     assert [h["errors"] for h in resumed.history_] == [h["errors"] for h in whole.history_]
+
+
+def test_the_layout_is_built_once_the_decoded_tokens_pay_it_back(monkeypatch):
+    monkeypatch.setattr(dense_rows, "full_row_threshold", lambda n_labels: 2)
+    index = _index()  # 10 features: paid back after 10 / 8 tokens, so at the second call of one token
+    w = np.arange(float(index.n_weights))
+    memo = FullRowMemo()
+    ptr, lab, same = memo.arrays(index, w, 1)
+    assert ptr is index.feat_ptr and lab is index.feat_label and same is w
+    ptr, lab, dense = memo.arrays(index, w, 1)
+    assert ptr.tolist() == [0, 4, 8, 12, 13] and dense.shape == (13 + 24,)
+    assert memo.arrays(index, w, 1)[2] is dense
+    monkeypatch.setattr(dense_rows, "PAYBACK_FEATURES_PER_TOKEN", 1)
+    fresh = FullRowMemo()
+    assert fresh.arrays(index, w, 9)[2] is w and fresh.arrays(index, w, 1)[2] is not w  # 9 < 10 <= 9 + 1

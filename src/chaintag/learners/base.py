@@ -504,7 +504,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
             memo = self.__dict__.get("_full_row_memo")
             if memo is None:
                 memo = self.__dict__.setdefault("_full_row_memo", FullRowMemo())
-            feat_ptr, feat_label, w = memo.arrays(index, w)
+            feat_ptr, feat_label, w = memo.arrays(index, w, attrs.n_tokens)
         ent_lo, ent_n = feature_entries(attrs.attr_ids, feat_ptr, len(self.labels_))
         values = getattr(attrs, "attr_values", None)
         from ..parallel import parallel_region  # serial after fork, or while another thread is in the layer
