@@ -13,7 +13,8 @@ features), and a perceptron epoch 15-30 % less CPU time on CoNLL-2000 and UD
 EWT (``benchmarks/profile_emissions.py``). The learners whose kernels find
 features only through :func:`chaintag.decoding.scoring.find_feature`
 (``_full_rows`` on their class) train in it, and tagging decodes inputs of
-:data:`DECODE_MIN_TOKENS` tokens or more in it (:class:`FullRowMemo`).
+:data:`DECODE_MIN_TOKENS` tokens or more in it once the model has decoded enough
+tokens to pay back building it (:class:`FullRowMemo`).
 
 :func:`row_layout` gives such a layout: the attributes with at least
 :func:`full_row_threshold` features get a full row, whose labels without a
