@@ -14,20 +14,22 @@ def _model(tmp_path):
     return path
 
 
-def test_a_fault_after_good_sentences_is_named_alone(tmp_path, capsys):
+def _tag_error(tmp_path, capsys, name: str, text: str) -> str:
+    """``chaintag tag`` of ``text`` (as file ``name``) with the tiny model: exit 2, its message."""
     model = _model(tmp_path)
-    (tmp_path / "late.txt").write_text("The DT\ncat NN\n\nA DT B\n")
-    assert main(["tag", "-m", str(model), str(tmp_path / "late.txt")]) == 2
-    err = capsys.readouterr().err
+    (tmp_path / name).write_text(text)
+    assert main(["tag", "-m", str(model), str(tmp_path / name)]) == 2
+    return capsys.readouterr().err
+
+
+def test_a_fault_after_good_sentences_is_named_alone(tmp_path, capsys):
+    err = _tag_error(tmp_path, capsys, "late.txt", "The DT\ncat NN\n\nA DT B\n")
     assert "late.txt:4: expected 2 columns (as on line 1), found 3" in err
     assert "not a column file" not in err
 
 
 def test_a_fault_in_the_first_sentence_says_what_a_column_file_is(tmp_path, capsys):
-    model = _model(tmp_path)
-    (tmp_path / "early.txt").write_text("The DT x y\ncat NN\n\n")
-    assert main(["tag", "-m", str(model), str(tmp_path / "early.txt")]) == 2
-    err = capsys.readouterr().err
+    err = _tag_error(tmp_path, capsys, "early.txt", "The DT x y\ncat NN\n\n")
     assert "early.txt:2: expected 4 columns (as on line 1), found 2: this is not a column file" in err
 
 
