@@ -239,12 +239,16 @@ def find_feature(feat_label, lo, n, label):
 
     A row holds each label at most once, in ascending order, or is a full row
     (:mod:`chaintag.features.dense_rows`: ``label`` at ``lo + label`` when it has a feature, the
-    absent label ``-1`` elsewhere). Position ``lo + label`` is tried first (every full row, and
-    the sparse rows whose labels start at 0), then a binary search, which returns only a position
-    that holds ``label``, so it finds no feature in a full row where the probe found none.
+    absent label ``-1`` elsewhere). Position ``lo + label`` is tried first: it holds ``label``
+    (every full row that has it, and the sparse rows whose labels start at 0) or, in a full row
+    only, the absent label (no feature); else a binary search of the sparse row.
     """
-    if label < n and feat_label[lo + label] == label:
-        return lo + label
+    if label < n:
+        held = feat_label[lo + label]
+        if held == label:
+            return lo + label
+        if held == -1:  # an absent label of a full row (a sparse row holds labels only)
+            return -1
     hi = lo + n
     while lo < hi:
         mid = (lo + hi) // 2
