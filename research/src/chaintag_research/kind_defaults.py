@@ -10,7 +10,15 @@ Tasks (training data and dev data only; the test sets are never read):
 
 - POS: ``ptb_sample`` (its dev file) and UD English EWT XPOS (its dev file);
 - chunking: CoNLL-2000 and its base-NP version (the last 10 % of each training file as dev);
-- NER: JNLPBA (the last 10 % of its training file as dev: whole abstracts at the end of the file).
+- NER: JNLPBA (the last 10 % of its training file as dev: whole abstracts at the end of the file), and the
+  proper names of CoNLL-2000 (the last 10 % as dev) and of UD English EWT (its dev file), built from their
+  gold POS tags without the POS column (:mod:`chaintag_research.names_tasks`): newswire and web text beside
+  biomedical text.
+
+"With resources" is what ``chaintag train`` does with no option: a resource is read only where it holds at
+least :data:`chaintag.resources.coverage.MIN_COVERAGE` of the training word types (the data's language and
+domain); a task whose words the resource does not cover scores the candidate's attributes without it
+(:func:`effective`).
 
 Every candidate trains through :func:`chaintag.train` (what ``chaintag train`` does) for at most
 :data:`EPOCHS` epochs with the epoch chosen on dev, the learner's own defaults otherwise. One JSON line per
@@ -24,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import sys
 import time
@@ -42,6 +51,14 @@ TASKS = {
     "chunking": [("conll2000", "conll2000:train", 0.1), ("conll2000_np", "conll2000_np:train", 0.1)],
     "ner": [("jnlpba", "jnlpba:train", 0.1)],
 }
+#: The NER tasks built from the handed POS data (:mod:`chaintag_research.names_tasks`), added to
+#: :data:`TASKS` and :data:`TEST` by :func:`add_names_tasks`.
+NAMES = ("wsj_names", "ewt_names")
+#: Kinds whose attributes are chosen on some of their tasks only: the proper-name tasks have one entity type,
+#: so they cannot judge the attributes that tell entity types apart (the gazetteer of the training data's
+#: entity strings). NER's attributes are chosen on JNLPBA; every NER task then weighs the learner and the
+#: resources added to those attributes.
+ATTRIBUTE_TASKS = {"ner": ("jnlpba",)}
 ALGORITHMS = ("perceptron", "sapo")
 #: Epoch budgets compared (the best dev score within the first k epochs of each trial's dev curve).
 BUDGETS = (10, 20)
@@ -56,14 +73,58 @@ def _km(offsets=range(-1, 2), ks=(64, 256, 1024)) -> list[str]:
 TEXT = {"pos": "unlabeled_en", "chunking": "unlabeled_en", "ner": "unlabeled_bio"}
 
 
+def add_names_tasks(data_dir=None) -> None:
+    """Build the proper-name tasks (once, in the user's cache folder) and add them to :data:`TASKS` and
+    :data:`TEST`."""
+    from chaintag.models.cache import cache_dir
+    from .names_tasks import build
+    if any(t[0] in NAMES for t in TASKS["ner"]):
+        return
+    built = build(cache_dir() / "research" / "names_tasks", data_dir)
+    for task in NAMES:
+        paths = built[task]
+        TASKS["ner"].append((task, paths["train"], paths["dev"] if paths["dev"] else 0.1))
+        TEST[task] = paths["test"]
+
+
+def text_for(task_train: str, data_dir=None):
+    """The folder of unlabeled text that ``chaintag train`` would take for this training data (the data
+    directory's folder holding the most of its word types seen twice) and that share."""
+    return _coverage(task_train, data_dir, "text")
+
+
+def _coverage(train: str, data_dir, which: str):
+    """``(path, share)`` of the best-covering folder of unlabeled text (``which="text"``) or of the GloVe
+    vectors (``"vectors"``) for the training data ``train``, memoized."""
+    key = (train, str(data_dir), which)
+    if key not in _COVERAGE:
+        import chaintag
+        from chaintag.resources.coverage import covers, training_types
+        from chaintag.resources.discover import find_known_resource, known_text_folders
+        corpus = chaintag.load_corpus(train, data_dir=data_dir)
+        column = list(corpus.columns).index("word") if "word" in corpus.columns else 0
+        types = training_types(corpus.tokens, column)
+        if which == "text":
+            options = [str(p) for p, _ in known_text_folders(data_dir)]
+        else:
+            found = find_known_resource(data_dir, needs=("km",))
+            options = [str(found[0])] if found is not None else []
+        _COVERAGE[key] = max(((p, covers(p, types)) for p in options), key=lambda ps: ps[1], default=(None, 0.0))
+    return _COVERAGE[key]
+
+
+_COVERAGE: dict = {}
+
+
 def _clusters(offsets=range(-1, 2)) -> list[str]:
     return [f"brown{k}(w[{o}])" for o in offsets for k in (4, 6, 10, 20)] + \
         [f"km{k}(w[{o}])" for o in offsets for k in (256, 1024)]
 
 
-def candidates(kind: str, data_dir=None) -> list[tuple[str, bool, object]]:
+def candidates(kind: str, data_dir=None, train: str | None = None) -> list[tuple[str, bool, object]]:
     """``(name, needs_resources, features)`` of a kind: its attribute sets, without resources, with the GloVe
-    vectors' k-means ids, and with the clusters and paths induced from the kind's unlabeled text."""
+    vectors' k-means ids, and with the clusters and paths induced from the kind's unlabeled text (for NER,
+    given the training data ``train``: the folder that covers its words best, :func:`text_for`)."""
     from chaintag.data.location import resolve_data_dir
     from chaintag.features.templates import PRESETS
     base = {"pos": ["pos"], "chunking": ["chunking"], "ner": ["ner", "ner+affixes", "ner+gaz"]}[kind]
@@ -74,8 +135,11 @@ def candidates(kind: str, data_dir=None) -> list[tuple[str, bool, object]]:
                 ("ner+gaz+doc", False, list(dict.fromkeys(list(PRESETS["ner+gaz"]) + list(PRESETS["ner+doc"]))))]
     out += [(f"{name} + km(GloVe)", True, list(PRESETS[name]) + _km()) for name in base]
     text = resolve_data_dir(data_dir) / TEXT[kind]
+    if kind == "ner" and train is not None:
+        best = text_for(train, data_dir)[0]
+        text = Path(best) if best else text
     if text.is_dir():
-        out += [(f"{name} + clusters({TEXT[kind]})", True,
+        out += [(f"{name} + clusters({text.name})", True,
                  ";".join(list(PRESETS[name]) + _clusters()) + f";@clusters={text}") for name in base]
     return out
 
@@ -121,22 +185,56 @@ def _read_trials(log_path: Path) -> list[dict]:
     return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def first_round(trials: list[dict]) -> dict:
+def first_round(trials: list[dict], data_dir=None) -> dict:
     """:func:`choose` over the first round alone: the perceptron and SAPO on the candidate attributes."""
-    return choose([r for r in trials if "variant" not in r and r["algorithm"] in ALGORITHMS])
+    return choose([r for r in trials if "variant" not in r and r["algorithm"] in ALGORITHMS], data_dir)
 
 
-def _first_round_attributes(trials: list[dict], kind: str, data_dir):
+def _first_round_attributes(trials: list[dict], kind: str, data_dir, train: str):
     """``(candidate, needs_resources, features)`` of each attribute set the first round chose for ``kind``
-    (without and with resources)."""
-    first = first_round(trials)
-    features = {n: (needs, f) for n, needs, f in candidates(kind, data_dir)}
+    (without and with resources), for the training data ``train`` (the name as its trials have it)."""
+    first = first_round(trials, data_dir)
+    features = {generic(n): (n, needs, f) for n, needs, f in candidates(kind, data_dir, train)}
     for cand in sorted({first[kind][k]["candidate"] for k in ("plain", "resources") if k in first.get(kind, {})}):
-        yield (cand, *features[cand])
+        yield features[cand]
 
 
-def run(out_dir, data_dir=None, kinds=None) -> Path:
-    """Run every trial not yet in ``out_dir/trials.jsonl``, then write the report; returns its path."""
+_CLUSTERS = re.compile(r"clusters\([^)]*\)")
+_RESOURCE = re.compile(r" \+ (km\(GloVe\)|clusters\([^)]*\))")
+
+
+def generic(candidate: str) -> str:
+    """A candidate's name with the folder of unlabeled text left out (``clusters(text)``: each task reads the
+    folder that covers its words best)."""
+    return _CLUSTERS.sub("clusters(text)", candidate)
+
+
+def effective(trials: list[dict], data_dir=None) -> list[dict]:
+    """The trials as ``chaintag train`` with no option would run them: candidate names :func:`generic`; a
+    trial that reads a resource on a task whose training words it does not cover (less than
+    :data:`chaintag.resources.coverage.MIN_COVERAGE` of the types seen twice: the default does not take it)
+    scores as the trial of the same attributes without the resource (same learner and settings), marked
+    ``"not_taken"``; it is left out where that trial is missing."""
+    from chaintag.resources.coverage import MIN_COVERAGE
+    train = {t: tr for ts in TASKS.values() for t, tr, _ in ts}
+    by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in trials}
+    out = []
+    for rec in trials:
+        rec = dict(rec, candidate=generic(rec["candidate"]))
+        if rec["resources"] and rec["task"] in train:
+            which = "vectors" if "km(GloVe)" in rec["candidate"] else "text"
+            if _coverage(train[rec["task"]], data_dir, which)[1] < MIN_COVERAGE:
+                plain = by_key.get((rec["kind"], rec["task"], rec["algorithm"], _RESOURCE.sub("", rec["candidate"])))
+                if plain is None:
+                    continue
+                rec = dict(plain, candidate=rec["candidate"], resources=True, not_taken=True)
+        out.append(rec)
+    return out
+
+
+def run(out_dir, data_dir=None, kinds=None, tasks=None) -> Path:
+    """Run every trial not yet in ``out_dir/trials.jsonl`` (of the named ``tasks`` only, when given), then write
+    the report; returns its path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     log_path = out_dir / "trials.jsonl"
@@ -148,15 +246,19 @@ def run(out_dir, data_dir=None, kinds=None) -> Path:
     from chaintag.resources.discover import find_known_resource
     has_vectors = find_known_resource(data_dir, needs=("km",)) is not None
     for kind in kinds or TASKS:
-        for name, needs, features in candidates(kind, data_dir):
-            if needs and not has_vectors and "GloVe" in name:
+        for task, train, dev in TASKS[kind]:
+            if tasks and task not in tasks:
                 continue
-            for algorithm in ALGORITHMS:
-                for task, train, dev in TASKS[kind]:
+            for name, needs, features in candidates(kind, data_dir, train):
+                if needs and not has_vectors and "GloVe" in name:
+                    continue
+                if task in NAMES and name in NOT_DEFAULTS:  # no document markers in these files
+                    continue
+                for algorithm in ALGORITHMS:
                     key = (kind, task, algorithm, name)
                     if key not in done:
                         done[key] = _record_trial(log_path, key, needs, train, dev, features, data_dir)
-    return write_report(out_dir, list(done.values()))
+    return write_report(out_dir, list(done.values()), data_dir)
 
 
 #: The second round: SAPO's settings that its paper and our recipes varied per task (L2 strength: the paper
@@ -173,17 +275,17 @@ def run_variants(out_dir, data_dir=None, kinds=None) -> Path:
     trials = _read_trials(log_path)
     done = {(r["kind"], r["task"], r["algorithm"], r["candidate"]) for r in trials}
     for kind in kinds or TASKS:
-        for cand, needs, feats in _first_round_attributes(trials, kind, data_dir):
-            for variant, params in VARIANTS.items():
-                for task, train, dev in TASKS[kind]:
+        for task, train, dev in TASKS[kind]:
+            for cand, needs, feats in _first_round_attributes(trials, kind, data_dir, train):
+                for variant, params in VARIANTS.items():
                     key = (kind, task, "sapo", f"{cand} | {variant}")
                     if key not in done:
                         trials.append(_record_trial(log_path, key, needs, train, dev, feats, data_dir, params,
                                                     variant=variant))
-    return write_report(Path(out_dir), trials)
+    return write_report(Path(out_dir), trials, data_dir)
 
 
-def choose_variant(trials: list[dict]) -> dict:
+def choose_variant(trials: list[dict], data_dir=None) -> dict:
     """Per kind, SAPO's settings (a :data:`VARIANTS` key, or ``""`` for its defaults) with the highest dev
     score summed over the kind's tasks **and** both resource conditions, each condition on the attributes
     the first round chose for it: one setting of the learner per kind of task, whatever resources are given.
@@ -193,8 +295,8 @@ def choose_variant(trials: list[dict]) -> dict:
     dict
         ``{kind: {"variant", "params", "sum", "sums": {variant: sum}}}`` for the kinds with every trial.
     """
-    first = first_round(trials)
-    by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in trials}
+    first = first_round(trials, data_dir)
+    by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in effective(trials, data_dir)}
     out = {}
     for kind, tasks in TASKS.items():
         if kind not in first:
@@ -220,13 +322,13 @@ def run_learners(out_dir, data_dir=None, kinds=None, learners=("crf",)) -> Path:
     trials = _read_trials(log_path)
     done = {(r["kind"], r["task"], r["algorithm"], r["candidate"]) for r in trials}
     for kind in kinds or TASKS:
-        for cand, needs, feats in _first_round_attributes(trials, kind, data_dir):
-            for learner in learners:
-                for task, train, dev in TASKS[kind]:
+        for task, train, dev in TASKS[kind]:
+            for cand, needs, feats in _first_round_attributes(trials, kind, data_dir, train):
+                for learner in learners:
                     key = (kind, task, learner, cand)
                     if key not in done:
                         trials.append(_record_trial(log_path, key, needs, train, dev, feats, data_dir))
-    return write_report(Path(out_dir), trials)
+    return write_report(Path(out_dir), trials, data_dir)
 
 
 def within(rec: dict, budget: int) -> float:
@@ -234,7 +336,7 @@ def within(rec: dict, budget: int) -> float:
     return max(s for s in rec["dev_curve"][:budget] if s is not None)
 
 
-def choose(trials: list[dict]) -> dict:
+def choose(trials: list[dict], data_dir=None) -> dict:
     """Per kind and resource setting, the (algorithm, candidate, epoch budget) with the highest summed dev
     score over the kind's tasks (only candidates run on every task of the kind); and the one epoch budget
     of each learner with the highest dev sum over every kind's trials (``epochs``).
@@ -246,12 +348,25 @@ def choose(trials: list[dict]) -> dict:
         ``{"algorithm", "candidate", "epochs", "sum", "scores"}``.
     """
     out = {}
+    seen = effective(trials, data_dir)
     for kind, tasks in TASKS.items():
         names = [t[0] for t in tasks]
+        base = None  # the attributes chosen on the kind's ATTRIBUTE_TASKS (then only the learner and resources)
+        if kind in ATTRIBUTE_TASKS:
+            scores = {}
+            for rec in seen:
+                if rec["kind"] == kind and not rec["resources"] and rec["candidate"] not in NOT_DEFAULTS \
+                        and rec["task"] in ATTRIBUTE_TASKS[kind]:
+                    scores.setdefault((rec["algorithm"], rec["candidate"]), {})[rec["task"]] = within(rec, EPOCHS)
+            full = {k: v for k, v in scores.items() if set(v) == set(ATTRIBUTE_TASKS[kind])}
+            if full:
+                base = max(full, key=lambda k: (sum(full[k].values()), k))[1]
         for setting, with_res in (("plain", False), ("resources", True)):
             sums = {}
-            for rec in trials:
+            for rec in seen:
                 if rec["kind"] != kind or (rec["resources"] and not with_res) or rec["candidate"] in NOT_DEFAULTS:
+                    continue
+                if base is not None and _RESOURCE.sub("", rec["candidate"].split(" | ")[0]) != base:
                     continue
                 for budget in BUDGETS:
                     sums.setdefault((rec["algorithm"], rec["candidate"], budget), {})[rec["task"]] = \
@@ -259,7 +374,8 @@ def choose(trials: list[dict]) -> dict:
             full = {k: v for k, v in sums.items() if set(v) == set(names)}
             if not full:
                 continue
-            best = max(full, key=lambda k: (sum(full[k].values()), k))
+            # on a tie, the attributes without a resource (a resource not taken scores as none)
+            best = max(full, key=lambda k: (sum(full[k].values()), _RESOURCE.search(k[1]) is None, k))
             out.setdefault(kind, {})[setting] = {"algorithm": best[0], "candidate": best[1], "epochs": best[2],
                                                  "sum": sum(full[best].values()), "scores": full[best]}
     epochs = {}
@@ -271,9 +387,9 @@ def choose(trials: list[dict]) -> dict:
     return out
 
 
-def write_report(out_dir: Path, trials: list[dict]) -> Path:
+def write_report(out_dir: Path, trials: list[dict], data_dir=None) -> Path:
     """``README.md`` (a table per kind, the choices) and ``choices.json``."""
-    chosen = choose(trials)
+    chosen = choose(trials, data_dir)
     md = ["# Defaults per kind of task, chosen on the dev sets of all tasks of the kind\n",
           "Generated by `python -m chaintag_research.kind_defaults`. Every trial trains through "
           f"`chaintag.train` for at most {EPOCHS} epochs, the epoch chosen on dev, the learner's defaults "
@@ -287,7 +403,7 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
     for kind, tasks in TASKS.items():
         names = [t[0] for t in tasks]
         rows = {}
-        for rec in trials:
+        for rec in effective(trials, data_dir):
             if rec["kind"] == kind:
                 rows.setdefault((rec["algorithm"], rec["candidate"]), {})[rec["task"]] = rec
         if not rows:
@@ -296,7 +412,8 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
         table = []
         for (alg, cand), recs in sorted(rows.items(), key=lambda kv: -sum(r["dev_score"] for r in kv[1].values())):
             full = len(recs) == len(names)
-            table.append([alg, cand, *(f"{fmt(recs[n]['dev_score'])} ({recs[n]['best_epoch']})" if n in recs else "-"
+            table.append([alg, cand, *(f"{fmt(recs[n]['dev_score'])} ({recs[n]['best_epoch']})"
+                                       + (" *" if recs[n].get("not_taken") else "") if n in recs else "-"
                                        for n in names),
                           *(fmt(sum(within(r, b) for r in recs.values())) if full else "-" for b in BUDGETS),
                           fmt(sum(r["seconds"] for r in recs.values()), 0)])
@@ -312,7 +429,7 @@ def write_report(out_dir: Path, trials: list[dict]) -> Path:
                 md.append(f"\n- Chosen {title}: **{c['algorithm']}, {c['candidate']}, {c['epochs']} epochs** "
                           f"(sum {fmt(c['sum'])}).")
         md.append("")
-    variants = choose_variant(trials)
+    variants = choose_variant(trials, data_dir)
     if any(len(v["sums"]) > 1 for v in variants.values()):
         md.append("## SAPO's settings per kind (second round)\n")
         md.append("`kind_defaults --variants`: SAPO's L2 strength (the paper's 2 for POS, 5 for Bio-NER) and the "
@@ -367,7 +484,8 @@ def score_test(out_dir, data_dir=None, resources_only: bool = False) -> Path:
                 chosen = json.loads((Path(out_dir) / "choices.json").read_text(encoding="utf-8"))[kind]
                 if chosen["resources"]["candidate"] == chosen["plain"]["candidate"]:
                     continue
-                features = dict((n, f) for n, _, f in candidates(kind, data_dir))[chosen["resources"]["candidate"]]
+                features = dict((generic(n), f) for n, _, f in candidates(kind, data_dir, train))[
+                    chosen["resources"]["candidate"]]
                 kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
                 t0 = time.perf_counter()
                 r = chaintag.train(train, test=TEST[task], algorithm=chosen["resources"]["algorithm"], epochs=EPOCHS,
@@ -542,6 +660,7 @@ def main(argv=None) -> int:
     ap.add_argument("out")
     ap.add_argument("--data-dir", default=os.environ.get("CHAINTAG_DATA"))
     ap.add_argument("--kinds", nargs="+", choices=tuple(TASKS))
+    ap.add_argument("--tasks", nargs="+", help="the first round's trials of these tasks only")
     ap.add_argument("--variants", action="store_true",
                     help="the second round: SAPO's L2 and feature space on each kind's first-round choices")
     ap.add_argument("--learners", nargs="+", metavar="NAME",
@@ -555,7 +674,8 @@ def main(argv=None) -> int:
     ap.add_argument("--neural", action="store_true",
                     help="the BiLSTM-CRF with GloVe beside SAPO's default with resources on every test set")
     args = ap.parse_args(argv)
-    print(run(args.out, data_dir=args.data_dir, kinds=args.kinds))
+    add_names_tasks(args.data_dir)
+    print(run(args.out, data_dir=args.data_dir, kinds=args.kinds, tasks=args.tasks))
     if args.variants:
         print(run_variants(args.out, data_dir=args.data_dir, kinds=args.kinds))
     if args.learners:
@@ -568,7 +688,7 @@ def main(argv=None) -> int:
     if args.neural:
         print(test_neural(args.out, data_dir=args.data_dir))
     if args.test or args.neural:
-        print(write_report(Path(args.out), _read_trials(Path(args.out) / "trials.jsonl")))
+        print(write_report(Path(args.out), _read_trials(Path(args.out) / "trials.jsonl"), args.data_dir))
     return 0
 
 
