@@ -87,10 +87,11 @@ def test_the_folder_of_text_that_covers_best_is_taken_for_chunking(tmp_path):
     assert default_resources(opts, train, said.append) == "clusters"
     assert opts.resources == [str(d / "unlabeled_bio")]
     assert [("unlabeled_bio" in s, "(taken" in s) for s in said] == [(True, True), (False, False)]
-    # NER's default reads no resource: nothing is looked at
+    # NER's default reads word vectors only (none here): no folder of text is looked at
     ner = SimpleNamespace(tokens=tokens, labels=[["B-PER"] * len(s) for s in tokens], columns=("word", "pos"))
     said, opts = [], _opts(d)
-    assert default_resources(opts, ner, said.append) is False and said == []
+    assert default_resources(opts, ner, said.append) is False and opts.resources is None
+    assert said == ["resources: no word vectors in the data directory (--resources to name one)"]
 
 
 def test_toy_data_takes_no_resource(tmp_path):
@@ -121,6 +122,21 @@ def test_train_takes_the_vectors_and_none_keeps_the_plain_preset(tmp_path, capsy
     assert r.model.features.startswith("pos+km;@clusters=") and "glove.6B.50d.txt" in r.model.features
     r = chaintag.train(str(f), epochs=1, data_dir=str(d), resources=["none"])
     assert r.model.features == "pos"
+
+
+def test_ner_takes_the_vectors_that_cover_its_words_and_not_others(tmp_path):
+    tokens, _ = _corpus(WORDS)
+    labels = [["B-PER" if w[0] in "bc" else "O" for (w,) in s] for s in tokens]
+    f = tmp_path / "ner.txt"
+    f.write_text("\n\n".join("\n".join(f"{w} {lab}" for (w,), lab in zip(s, ls)) for s, ls in zip(tokens, labels))
+                 + "\n", encoding="utf-8")
+    extra = ["".join(p) for p in itertools.product("hjxyz", "aeiou", "qrstv", "aeiou")]  # >= 1024 in all
+    d = _data_dir(tmp_path, vector_words=WORDS + extra[:600])
+    r = chaintag.train(str(f), epochs=1, data_dir=str(d), algorithm="sapo")
+    assert r.model.features.startswith("ner+gaz+km;@clusters=") and "glove.6B.50d.txt" in r.model.features
+    cut = int(len(WORDS) * MIN_COVERAGE) - 1  # one word short of the threshold: the plain preset
+    d2 = _data_dir(tmp_path / "b", vector_words=WORDS[:cut] + extra[:600])
+    assert chaintag.train(str(f), epochs=1, data_dir=str(d2), algorithm="sapo").model.features == "ner+gaz"
 
 
 def test_resources_given_as_one_string_is_one_path_and_a_missing_one_is_an_error(tmp_path):

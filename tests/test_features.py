@@ -126,7 +126,7 @@ def test_presets_resolve_and_check_columns():
     assert {"chunking", "pos", "ner"} <= set(PRESETS)
     assert {p for p in PRESETS if "+" in p} == {"chunking+clusters", "pos+clusters", "ner+clusters",
                                                 "chunking+km", "chunking+kmvec", "pos+km", "chunking+text", "pos+clustersvec",
-                                                "ner+affixes", "ner+gaz", "ner+doc", "pos+autotags",
+                                                "ner+affixes", "ner+gaz", "ner+gaz+km", "ner+doc", "pos+autotags",
                                                 "chunking+autotags"}
     # ner+affixes adds to ner (and its optional POS attributes); chunking+km adds k-means ids of w[-1..1]
     affixes = [t.name for t in resolve_templates("ner+affixes", COLS)]

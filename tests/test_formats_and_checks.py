@@ -194,7 +194,8 @@ def test_default_preset_follows_the_resources_given(tmp_path):
     cols = ("word", "pos")
     assert [default_preset(cols, chunks, k)[0] for k in (False, "vectors", "clusters")] == \
         ["chunking", "chunking", "chunking+text"]
-    assert [default_preset(("word",), ents, k)[0] for k in (False, "vectors", "clusters")] == ["ner+gaz"] * 3
+    assert [default_preset(("word",), ents, k)[0] for k in (False, "vectors", "clusters")] == \
+        ["ner+gaz", "ner+gaz+km", "ner+gaz"]
     assert [default_preset(("word",), tags, k)[0] for k in (False, "vectors", "clusters")] == ["pos", "pos+km", "pos"]
 
 
@@ -233,14 +234,19 @@ def test_the_learners_settings_for_the_kind_apply_with_the_default_attributes(tm
     assert m.feature_space == "gold"
 
 
-def test_the_default_learner_is_the_one_chosen_for_the_kind_of_task(tmp_path):
-    """SAPO for POS and chunking, the CRF for entity labels (KIND_ALGORITHMS); --algorithm wins; --order 2
-    and the like, chosen before the data is read, take SAPO."""
+def test_the_default_learner_is_the_one_chosen_for_the_kind_of_task(tmp_path, monkeypatch):
+    """SAPO for every kind (KIND_ALGORITHMS names none other); a kind's learner there is taken; --algorithm
+    wins; --order 2 and the like, chosen before the data is read, take SAPO."""
     import chaintag
-    from chaintag.api.train_checks import KIND_ALGORITHMS
+    from chaintag.api import train_checks
     from chaintag.errors import InputError
-    assert KIND_ALGORITHMS == {"ner": "crf"}
+    assert train_checks.KIND_ALGORITHMS == {}
     ner = tmp_path / "ner.txt"
+    ner.write_text("Ann NNP B-PER\nmet VBD O\n\nBob NNP B-PER\nran VBD O\n", encoding="utf-8")
+    said = []
+    assert chaintag.train(str(ner), epochs=1, log=said.append).model.algorithm == "sapo"
+    assert "learner: sapo (the default for ner, chosen on dev; --algorithm to choose), 1 epoch" in said
+    monkeypatch.setattr(train_checks, "KIND_ALGORITHMS", {"ner": "crf"})
     ner.write_text("Ann NNP B-PER\nmet VBD O\n\nBob NNP B-PER\nran VBD O\n", encoding="utf-8")
     chunks = tmp_path / "chunks.txt"
     chunks.write_text("He PRP B-NP\nruns VBZ B-VP\n\nThe DT B-NP\ncat NN I-NP\n", encoding="utf-8")

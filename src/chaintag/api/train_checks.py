@@ -23,14 +23,16 @@ _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 #: handed tasks of that kind (POS: ptb_sample, UD English EWT; chunking: CoNLL-2000 and its base NPs; NER:
 #: JNLPBA) with SAPO, among the plain presets and their richer variants (docs/results/kind_defaults).
 KIND_PRESETS = {"pos": "pos", "chunking": "chunking", "ner": "ner+gaz"}
-#: The learner of ``chaintag train`` without ``--algorithm`` where it is not SAPO
-#: (:data:`chaintag.api.training.DEFAULT_ALGORITHM`): on JNLPBA's dev data the CRF (SGD, its defaults) had
-#: F1 78.154 on the ``ner+gaz`` attributes, SAPO 78.145 and the averaged perceptron 76.80, with SAPO's
-#: settings varied too (docs/results/kind_defaults); the highest dev score decides, however close.
-KIND_ALGORITHMS = {"ner": "crf"}
+#: The learner of ``chaintag train`` without ``--algorithm`` for the kinds where it is not SAPO
+#: (:data:`chaintag.api.training.DEFAULT_ALGORITHM`): none. For NER the CRF was ahead of SAPO on JNLPBA's dev
+#: data alone (F1 78.154 against 78.145 on ``ner+gaz``); with the proper names of CoNLL-2000 and UD English EWT
+#: beside it, SAPO leads on the summed dev F1, without resources (258.26 against the CRF's 258.23) and with
+#: them (260.65 against 260.20; docs/results/kind_defaults).
+KIND_ALGORITHMS: dict[str, str] = {}
 #: The same choice when word vectors are given (``--resources`` FILE of vectors) and no ``--features``:
-#: their k-means ids helped POS; they did not help chunking or NER on dev, which keep their presets.
-KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ner+gaz"}
+#: their k-means ids helped POS, and NER on the proper names of CoNLL-2000 and UD English EWT (whose words
+#: the data directory's GloVe vectors cover; not JNLPBA's); they did not help chunking, which keeps its preset.
+KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ner+gaz+km"}
 #: The same choice when cluster maps with hierarchy paths are given (a folder of unlabeled text, induced
 #: once and cached, or a cluster table): they helped chunking (maps of ``unlabeled_en``), not POS nor NER
 #: (maps of ``unlabeled_bio``) on dev.

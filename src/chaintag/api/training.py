@@ -56,7 +56,7 @@ class TrainResult:
 #: The learner of ``chaintag train`` and :func:`train` when none is named: SAPO had the highest dev score,
 #: summed over the handed tasks of each kind (POS, chunking, NER), against the averaged perceptron, with
 #: and without word vectors (docs/results/kind_defaults).
-DEFAULT_ALGORITHM = "sapo"  # NER: the CRF (:data:`chaintag.api.train_checks.KIND_ALGORITHMS`)
+DEFAULT_ALGORITHM = "sapo"  # of every kind of task (:data:`chaintag.api.train_checks.KIND_ALGORITHMS`)
 
 #: The settings of :func:`train` (the names of ``chaintag train``'s options) and their defaults.
 DEFAULTS = dict(train=None, dev=None, dev_fraction=0.0, test=None, model=None, algorithm=None, order=1,
@@ -100,8 +100,8 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
         ``dev``, ``dev_fraction``, ``test``, ``model`` (a path: the model is saved there), ``epochs``,
         ``order``, ``resources`` (files of word vectors, Brown paths or cluster tables; ``clusters``
         is the same), ``autotags``, ``checkpoint_dir``, ``resume``, ``scheme``, ... Without ``algorithm``,
-        the learner chosen on dev for the kind of task found in the data (the CRF for entity labels,
-        :data:`chaintag.api.train_checks.KIND_ALGORITHMS`; SAPO otherwise, :data:`DEFAULT_ALGORITHM`);
+        the learner chosen on dev for the kind of task found in the data (SAPO, :data:`DEFAULT_ALGORITHM`,
+        for every kind: :data:`chaintag.api.train_checks.KIND_ALGORITHMS` names none other);
         without ``features``, the kind's attributes, with the data directory's resources that cover the
         training words, and SAPO's settings for the kind (``SAPO.kind_params``).
 

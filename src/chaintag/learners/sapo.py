@@ -123,8 +123,9 @@ class SAPO(SequenceTagger):
     train_epochs = 20
     #: settings for a kind of task (:func:`chaintag.api.train_checks.task_kind`) when ``chaintag train`` uses
     #: the kind's default attributes: one per kind, the highest dev score summed over the kind's tasks with
-    #: and without resources (docs/results/kind_defaults, second round); NER keeps the defaults above
-    kind_params = {"pos": {"feature_space": "all"}, "chunking": {"feature_space": "all", "l2": 2.0}}
+    #: and without resources (docs/results/kind_defaults, second round)
+    kind_params = {"pos": {"feature_space": "all"}, "chunking": {"feature_space": "all", "l2": 2.0},
+                   "ner": {"feature_space": "all", "l2": 2.0}}
     _real_values = True  # feature-dict numbers: the kernels read the values (ent_val)
 
     params = (
