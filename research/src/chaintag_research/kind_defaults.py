@@ -502,7 +502,7 @@ def score_test(out_dir, data_dir=None, resources_only: bool = False) -> Path:
 RIVALS = ("perceptron", "crf")
 
 
-def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = False) -> Path:
+def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = False, tasks=None) -> Path:
     """SAPO's default against each rival learner (averaged perceptron, CRF) on the same preset, on every
     task's test set, scored once: SAPO trained once per task (seeded: the model of :func:`score_test`), each
     rival the same way (20 epochs, the epoch chosen on the same dev data); their per-sentence test counts
@@ -510,13 +510,17 @@ def test_significance(out_dir, data_dir=None, rivals=RIVALS, resources: bool = F
     per-sentence accuracy. One JSON line per task and rival in ``out_dir/test_significance.jsonl``; with
     ``resources``, the defaults that read the data directory's resources (what ``chaintag train`` does with
     no option: :func:`chaintag.api.train_resources.default_resources`), in
-    ``out_dir/test_significance_resources.jsonl``."""
+    ``out_dir/test_significance_resources.jsonl``. ``tasks``: these tasks only, appended to the file (the
+    others' lines are kept)."""
     import chaintag
     from .significance import approximate_randomization, paired_t_test, sentence_accuracy, sentence_stats
     out = Path(out_dir) / ("test_significance_resources.jsonl" if resources else "test_significance.jsonl")
-    with open(out, "w", encoding="utf-8") as fh:
+    only = tasks
+    with open(out, "a" if only else "w", encoding="utf-8") as fh:
         for kind, tasks in TASKS.items():
             for task, train, dev in tasks:
+                if only and task not in only:
+                    continue
                 test = chaintag.load_corpus(TEST[task], data_dir=data_dir)
                 kw = dict(dev_fraction=dev) if isinstance(dev, float) else dict(dev=dev)
                 if not resources:
@@ -660,7 +664,8 @@ def main(argv=None) -> int:
     ap.add_argument("out")
     ap.add_argument("--data-dir", default=os.environ.get("CHAINTAG_DATA"))
     ap.add_argument("--kinds", nargs="+", choices=tuple(TASKS))
-    ap.add_argument("--tasks", nargs="+", help="the first round's trials of these tasks only")
+    ap.add_argument("--tasks", nargs="+", help="the first round's trials and the test runs (--test) of these "
+                                               "tasks only")
     ap.add_argument("--variants", action="store_true",
                     help="the second round: SAPO's L2 and feature space on each kind's first-round choices")
     ap.add_argument("--learners", nargs="+", metavar="NAME",
@@ -683,8 +688,8 @@ def main(argv=None) -> int:
     if args.first_round_test:
         print(score_test(args.out, data_dir=args.data_dir))
     if args.test:
-        print(test_significance(args.out, data_dir=args.data_dir))
-        print(test_significance(args.out, data_dir=args.data_dir, resources=True))
+        print(test_significance(args.out, data_dir=args.data_dir, tasks=args.tasks))
+        print(test_significance(args.out, data_dir=args.data_dir, resources=True, tasks=args.tasks))
     if args.neural:
         print(test_neural(args.out, data_dir=args.data_dir))
     if args.test or args.neural:
