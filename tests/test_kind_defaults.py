@@ -45,6 +45,11 @@ def test_a_resource_not_taken_scores_as_the_attributes_without_it(ner_only):
     choice = kd.choose(trials)["ner"]["resources"]
     assert (choice["algorithm"], choice["candidate"], choice["scores"]) == \
         ("sapo", "ner+gaz + km(GloVe)", {"bio": 78.0, "news": 92.0})
+    # a candidate run only where its resource is taken scores the plain trial elsewhere
+    trials.append(_trial("news", "sapo", "ner+gaz + km5(GloVe)", 93.0))
+    seen = {(r["task"], r["candidate"]): r for r in kd.effective(trials)}
+    assert seen[("bio", "ner+gaz + km5(GloVe)")]["dev_score"] == 78.0
+    assert kd.choose(trials)["ner"]["resources"]["candidate"] == "ner+gaz + km5(GloVe)"
 
 
 def test_ner_attributes_are_chosen_on_the_typed_task_then_learner_and_resources_on_all(ner_only):

@@ -200,7 +200,7 @@ def _first_round_attributes(trials: list[dict], kind: str, data_dir, train: str)
 
 
 _CLUSTERS = re.compile(r"clusters\([^)]*\)")
-_RESOURCE = re.compile(r" \+ (km\(GloVe\)|clusters\([^)]*\))")
+_RESOURCE = re.compile(r" \+ (km\w*\(GloVe\)|clusters\([^)]*\))")
 
 
 def generic(candidate: str) -> str:
@@ -210,25 +210,29 @@ def generic(candidate: str) -> str:
 
 
 def effective(trials: list[dict], data_dir=None) -> list[dict]:
-    """The trials as ``chaintag train`` with no option would run them: candidate names :func:`generic`; a
-    trial that reads a resource on a task whose training words it does not cover (less than
-    :data:`chaintag.resources.coverage.MIN_COVERAGE` of the types seen twice: the default does not take it)
-    scores as the trial of the same attributes without the resource (same learner and settings), marked
-    ``"not_taken"``; it is left out where that trial is missing."""
+    """The trials as ``chaintag train`` with no option would run them: candidate names :func:`generic`; on a
+    task whose training words a resource does not cover (less than
+    :data:`chaintag.resources.coverage.MIN_COVERAGE` of the types seen twice: the default does not take it),
+    every candidate that reads it scores as the trial of the same attributes without it (same learner and
+    settings), marked ``"not_taken"``, whether or not it was run there; it is left out where that trial is
+    missing."""
     from chaintag.resources.coverage import MIN_COVERAGE
     train = {t: tr for ts in TASKS.values() for t, tr, _ in ts}
-    by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in trials}
-    out = []
-    for rec in trials:
-        rec = dict(rec, candidate=generic(rec["candidate"]))
-        if rec["resources"] and rec["task"] in train:
-            which = "vectors" if "km(GloVe)" in rec["candidate"] else "text"
-            if _coverage(train[rec["task"]], data_dir, which)[1] < MIN_COVERAGE:
-                plain = by_key.get((rec["kind"], rec["task"], rec["algorithm"], _RESOURCE.sub("", rec["candidate"])))
-                if plain is None:
-                    continue
-                rec = dict(plain, candidate=rec["candidate"], resources=True, not_taken=True)
-        out.append(rec)
+    tasks = {k: [t for t, _, _ in ts] for k, ts in TASKS.items()}
+    named = [dict(r, candidate=generic(r["candidate"])) for r in trials]
+    by_key = {(r["kind"], r["task"], r["algorithm"], r["candidate"]): r for r in named}
+
+    def taken(task, candidate):
+        which = "vectors" if "(GloVe)" in candidate else "text"
+        return task not in train or _coverage(train[task], data_dir, which)[1] >= MIN_COVERAGE
+
+    out = [r for r in named if not r["resources"] or taken(r["task"], r["candidate"])]
+    for kind, alg, cand in sorted({(r["kind"], r["algorithm"], r["candidate"]) for r in named if r["resources"]}):
+        for task in tasks.get(kind, ()):
+            if not taken(task, cand):
+                plain = by_key.get((kind, task, alg, _RESOURCE.sub("", cand)))
+                if plain is not None:
+                    out.append(dict(plain, candidate=cand, resources=True, not_taken=True))
     return out
 
 
@@ -314,6 +318,35 @@ def choose_variant(trials: list[dict], data_dir=None) -> dict:
     return out
 
 
+#: The third round, NER only: the word vectors' k-means ids of a wider window (w[-2..2]) and the vectors'
+#: values (``vec`` of w[-1..1]) beside the k-means ids, on the attributes and SAPO's settings chosen with
+#: resources, on the tasks whose words the vectors cover (on the others they are not taken).
+WINDOWS = {"ner": {"km5(GloVe)": lambda: _km(range(-2, 3)),
+                   "kmvec(GloVe)": lambda: _km() + [f"vec(norm(lower(w[{o}])))" for o in range(-1, 2)]}}
+
+
+def run_windows(out_dir, data_dir=None) -> Path:
+    """The third round (:data:`WINDOWS`), SAPO with the settings chosen for the kind (``choose_variant``),
+    appended to ``trials.jsonl`` (a rerun skips the trials there); then the report."""
+    from chaintag.features.templates import PRESETS
+    from chaintag.resources.coverage import MIN_COVERAGE
+    log_path = Path(out_dir) / "trials.jsonl"
+    trials = _read_trials(log_path)
+    done = {(r["kind"], r["task"], r["algorithm"], r["candidate"]) for r in trials}
+    for kind, extra in WINDOWS.items():
+        base = _RESOURCE.sub("", first_round(trials, data_dir)[kind]["resources"]["candidate"])
+        variant = choose_variant(trials, data_dir)[kind]
+        for task, train, dev in TASKS[kind]:
+            if _coverage(train, data_dir, "vectors")[1] < MIN_COVERAGE:
+                continue
+            for name, templates in extra.items():
+                key = (kind, task, "sapo", f"{base} + {name}" + (f" | {variant['variant']}" if variant["variant"] else ""))
+                if key not in done:
+                    trials.append(_record_trial(log_path, key, True, train, dev, list(PRESETS[base]) + templates(),
+                                                data_dir, variant["params"], variant=variant["variant"]))
+    return write_report(Path(out_dir), trials, data_dir)
+
+
 def run_learners(out_dir, data_dir=None, kinds=None, learners=("crf",)) -> Path:
     """Other learners (default: the CRF, trained by SGD, its own defaults) on each kind's first-round
     attributes (``choices.json``), with and without resources, appended to ``trials.jsonl`` (a rerun skips
@@ -393,13 +426,21 @@ def write_report(out_dir: Path, trials: list[dict], data_dir=None) -> Path:
     md = ["# Defaults per kind of task, chosen on the dev sets of all tasks of the kind\n",
           "Generated by `python -m chaintag_research.kind_defaults`. Every trial trains through "
           f"`chaintag.train` for at most {EPOCHS} epochs, the epoch chosen on dev, the learner's defaults "
-          "otherwise; dev data only (ptb_sample and UD EWT: their dev files; CoNLL-2000, its base-NP version "
-          "and JNLPBA: the last 10 % of the training file). A choice is one setting per kind, the highest "
-          "**sum** of dev scores over the kind's tasks; \"with resources\" lets the candidates read the GloVe "
+          "otherwise; dev data only (ptb_sample, UD EWT and the proper names of UD EWT: their dev files; "
+          "CoNLL-2000, its base-NP version, its proper names and JNLPBA: the last 10 % of the training file). "
+          "The proper-name tasks (`wsj_names`, `ewt_names`: maximal runs of NNP / NNPS tokens as one entity "
+          "type, the POS column dropped; `chaintag_research.names_tasks`) put newswire and web text beside "
+          "JNLPBA's biomedical abstracts. A choice is one setting per kind, the highest "
+          "**sum** of dev scores over the kind's tasks; for NER, whose name tasks have one entity type, the "
+          "attributes are chosen on JNLPBA and the learner and resources on the sum of all three. \"With "
+          "resources\" lets the candidates read the GloVe "
           "vectors of the data directory (k-means ids of w[-1..1] at 64, 256, 1024 clusters) or the clusters "
-          "induced from its unlabeled text (`unlabeled_en` for POS and chunking, `unlabeled_bio` for NER: "
-          "word2vec, k-means ids of w[-1..1] at 256 and 1024 clusters and 4, 6, 10, 20-bit prefixes of "
-          "their hierarchy paths; `--resources FOLDER`).\n"]
+          "induced from its unlabeled text (the folder that covers the task's words best: `unlabeled_en` for "
+          "the English newswire and web sets, `unlabeled_bio` for JNLPBA; word2vec, k-means ids of w[-1..1] at "
+          "256 and 1024 clusters and 4, 6, 10, 20-bit prefixes of their hierarchy paths; `--resources FOLDER`), "
+          "as `chaintag train` does with no option: a resource that holds less than 80 % of a task's training "
+          "word types seen twice is not taken, and the task then scores the same attributes without it "
+          "(marked `*`: JNLPBA, 72.4 % in `unlabeled_bio`, 72.5 % in GloVe).\n"]
     for kind, tasks in TASKS.items():
         names = [t[0] for t in tasks]
         rows = {}
@@ -621,7 +662,8 @@ def _significance_section(out_dir: Path, name: str = "test_significance.jsonl") 
              fmt(r.get("rival_score", r.get("perceptron"))), fmt(r["difference"]), r.get("rival_epoch", ""),
              f"{r['ar_p']:.3f}", f"{r['t_p']:.3f}"] for r in recs]
     which = ("with the resources the defaults take from the data directory (`chaintag train` with no option: "
-             "GloVe for POS, the clusters of `unlabeled_en` for chunking, none for NER)" if "resources" in name
+             "GloVe for POS, the clusters of `unlabeled_en` for chunking, GloVe for NER where it covers the "
+             "words)" if "resources" in name
              else "without resources (`--resources none`)")
     return [f"\nSAPO's default {which} against other learners on the same attributes (the averaged "
             "perceptron; the CRF trained by SGD), each for 20 epochs with the epoch chosen on dev, on the test "
@@ -671,6 +713,8 @@ def main(argv=None) -> int:
     ap.add_argument("--learners", nargs="+", metavar="NAME",
                     help="other learners (e.g. crf) on each kind's first-round attributes, weighed on dev with "
                          "the rest")
+    ap.add_argument("--windows", action="store_true",
+                    help="the third round (NER): the vectors' k-means ids of w[-2..2], and their values")
     ap.add_argument("--first-round-test", action="store_true",
                     help="score the first round's defaults once on every task's test set (test.jsonl)")
     ap.add_argument("--test", action="store_true",
@@ -683,6 +727,8 @@ def main(argv=None) -> int:
     print(run(args.out, data_dir=args.data_dir, kinds=args.kinds, tasks=args.tasks))
     if args.variants:
         print(run_variants(args.out, data_dir=args.data_dir, kinds=args.kinds))
+    if args.windows:
+        print(run_windows(args.out, data_dir=args.data_dir))
     if args.learners:
         print(run_learners(args.out, data_dir=args.data_dir, kinds=args.kinds, learners=tuple(args.learners)))
     if args.first_round_test:

@@ -41,7 +41,7 @@ def add_parser(sub, learner_options: bool = True) -> None:
     p.add_argument("--features", "-f", default=None,
                    help="preset (chunking, pos, ner+gaz, ...), template file, or specs separated by ';' "
                         "(default: the preset of the kind of task found in the data: chunking for a pos column "
-                        "and phrase chunk labels, ner+gaz for entity labels, pos otherwise; pos+km and "
+                        "and phrase chunk labels, ner+gaz for entity labels, pos otherwise; pos+km, ner+gaz+km and "
                         "chunking+text with the resources that helped them on dev; with it, SAPO takes its "
                         "settings for the kind; the choice is logged)")
     from .recipes import RECIPES

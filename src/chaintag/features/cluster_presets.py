@@ -119,12 +119,13 @@ the training data, jackknifed by runs of 10 sentences) at w[-1], w[0], w[1] and 
 on the seeded 10 % dev split of JNLPBA training data (``benchmarks/bench_vectors.py``, SAPO): see
 docs/results/presets ("Third round")."""
 
-NER_GAZ_KM = NER_GAZ + _km_of_vectors((64, 256, 1024), range(-1, 2))
-"""``ner+gaz`` plus the k-means cluster ids (64, 256, 1024 clusters) of w[-1], w[0] and w[1], lowercased with
-digits mapped to 0, of a word-vector file. The NER default when word vectors that cover the training words
-are given: with SAPO, dev F1 97.69 on the proper names of CoNLL-2000 and 84.81 on those of UD English EWT
-against 96.76 / 83.35 for ``ner+gaz`` (GloVe 6B 50d; JNLPBA, whose words GloVe covers too little, keeps
-``ner+gaz``; docs/results/kind_defaults)."""
+NER_GAZ_KM = NER_GAZ + _km_of_vectors((64, 256, 1024), range(-2, 3))
+"""``ner+gaz`` plus the k-means cluster ids (64, 256, 1024 clusters) of w[-2] to w[2], lowercased with digits
+mapped to 0, of a word-vector file. The NER default when word vectors that cover the training words are
+given: with SAPO (the ``all`` feature space, L2 2), dev F1 97.96 on the proper names of CoNLL-2000 and 85.60
+on those of UD English EWT against 96.83 / 83.64 for ``ner+gaz`` (97.80 / 85.03 with the ids of w[-1..1]
+only; GloVe 6B 50d; JNLPBA, whose words GloVe covers too little, keeps ``ner+gaz``;
+docs/results/kind_defaults)."""
 
 NER_DOC = NER_AFFIXES + ["abbr[0]", "docnext[0]", "doccap[0]"]
 """``ner+affixes`` plus the three document columns of the token (:mod:`chaintag.features.document`: the
