@@ -21,7 +21,8 @@ _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 
 #: The attribute preset of each kind of task, chosen as one setting per kind on the summed dev scores of the
 #: handed tasks of that kind (POS: ptb_sample, UD English EWT; chunking: CoNLL-2000 and its base NPs; NER:
-#: JNLPBA) with SAPO, among the plain presets and their richer variants (docs/results/kind_defaults).
+#: JNLPBA, the one task with entity types, which the proper-name tasks built from CoNLL-2000 and UD EWT lack)
+#: with SAPO, among the plain presets and their richer variants (docs/results/kind_defaults).
 KIND_PRESETS = {"pos": "pos", "chunking": "chunking", "ner": "ner+gaz"}
 #: The learner of ``chaintag train`` without ``--algorithm`` for the kinds where it is not SAPO
 #: (:data:`chaintag.api.training.DEFAULT_ALGORITHM`): none. For NER the CRF was ahead of SAPO on JNLPBA's dev
