@@ -179,7 +179,9 @@ def test_an_install_without_the_clusters_extra_takes_no_resource(tmp_path, monke
     train = SimpleNamespace(tokens=tokens, labels=labels, columns=("word", "pos"))
     said, opts = [], _opts(_data_dir(tmp_path, text_words=WORDS, bio_words=WORDS[:550]))
     assert default_resources(opts, train, said.append) is False and opts.resources is None
-    assert "need gensim, sklearn, which this install lacks (pip install 'chaintag[clusters]')" in said[-1]
+    assert said[0].endswith("(not taken: it covers enough, but its word clusters need gensim, scikit-learn, "
+                            "which this install lacks: pip install 'chaintag[clusters]'; the plain default is used)")
+    assert "unlabeled_en" in said[0] and not any("(taken" in s for s in said)
     pos = SimpleNamespace(tokens=_corpus(WORDS)[0], labels=_corpus(WORDS)[1], columns=("word",))
     said, opts = [], _opts(_data_dir(tmp_path / "v", vector_words=WORDS))
-    assert default_resources(opts, pos, said.append) is False and "need sklearn" in said[-1]
+    assert default_resources(opts, pos, said.append) is False and "need scikit-learn, which" in said[-1]

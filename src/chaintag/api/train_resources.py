@@ -64,18 +64,18 @@ def default_resources(opts, train, log, kind: str | None | bool = False) -> str 
             log(f"resources: no {'word vectors' if kind == 'vectors' else 'folder of unlabeled text'} in the "
                 "data directory (--resources to name one)")
         scored = sorted(((covers(path, types), str(path), about) for path, about in options), reverse=True)
+        missing = _missing_for(kind)
         for share, path, about in scored:
             took = share >= MIN_COVERAGE and path == scored[0][1]
+            why = f"the default reads it from {100 * MIN_COVERAGE:.0f}%; --resources none for none"
+            if took and missing:
+                took, why = False, (f"it covers enough, but its "
+                                    f"{'k-means clusters' if kind == 'vectors' else 'word clusters'} need "
+                                    f"{', '.join(missing)}, which this install lacks: pip install "
+                                    "'chaintag[clusters]'; the plain default is used")
             log(f"resources: {path} ({about}) holds {100 * share:.1f}% of the training word types seen twice "
-                f"({'taken' if took else 'not taken'}: the default reads it from {100 * MIN_COVERAGE:.0f}%; "
-                "--resources none for none)")
-        if scored and scored[0][0] >= MIN_COVERAGE:
-            missing = _missing_for(kind)
-            if missing:
-                log(f"resources: {scored[0][1]} is not taken after all: its "
-                    f"{'k-means clusters' if kind == 'vectors' else 'word clusters'} need {', '.join(missing)}, "
-                    "which this install lacks (pip install 'chaintag[clusters]'); the plain default is used")
-                continue
+                f"({'taken' if took else 'not taken'}: {why})")
+        if scored and scored[0][0] >= MIN_COVERAGE and not missing:
             opts.resources = [scored[0][1]]
             return kind
     return False
@@ -85,10 +85,14 @@ def default_resources(opts, train, log, kind: str | None | bool = False) -> str 
 _NEEDS = {"vectors": ("sklearn",), "clusters": ("gensim", "sklearn", "scipy")}
 
 
+#: The distribution names of :data:`_NEEDS`' modules, as ``pip`` knows them.
+_PACKAGES = {"sklearn": "scikit-learn"}
+
+
 def _missing_for(kind: str) -> list[str]:
-    """The modules of :data:`_NEEDS` that cannot be imported here (looked up, not imported)."""
+    """The packages of :data:`_NEEDS` whose modules cannot be imported here (looked up, not imported)."""
     import importlib.util
-    return [m for m in _NEEDS.get(kind, ()) if importlib.util.find_spec(m) is None]
+    return [_PACKAGES.get(m, m) for m in _NEEDS.get(kind, ()) if importlib.util.find_spec(m) is None]
 
 
 def add_resources(opts, log) -> None:

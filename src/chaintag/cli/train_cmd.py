@@ -23,10 +23,10 @@ def add_parser(sub, learner_options: bool = True) -> None:
                                    "references such as conll2000:train.")
     p.add_argument("--algorithm", "-a", default=None, metavar="NAME",
                    choices=_algorithms() if learner_options else None,
-                   help="learner: sapo (search-based probabilistic online learning, the default for POS "
-                        "and chunking: ahead on their dev sets), perceptron (Collins's averaged structured "
-                        "perceptron), crf "
-                        "(CRF by SGD, the default for entity labels: ahead on JNLPBA's dev set), crf-lbfgs (CRF by L-BFGS; --epochs = max iterations), mira, "
+                   help="learner: sapo (search-based probabilistic online learning, the default: ahead on the "
+                        "summed dev scores of the POS, chunking and NER tasks), perceptron (Collins's averaged "
+                        "structured perceptron), crf (CRF by SGD), crf-lbfgs (CRF by L-BFGS; --epochs = max "
+                        "iterations), mira, "
                         "nbest-mira (MIRA with the top --n-best candidates), maxent (Ratnaparkhi's "
                         "locally normalized tagger, scikit-learn; --maxent-c), bilstm, bilstm-crf "
                         "and bilstm-sapo (neural taggers, PyTorch: pip install 'chaintag[neural]'); "
@@ -61,7 +61,7 @@ def add_parser(sub, learner_options: bool = True) -> None:
                         "text (*.txt, one tokenized sentence a line; or a data-directory name such as "
                         "unlabeled_en) gets word2vec vectors, k-means ids and paths, induced once and cached. "
                         "Without --resources, the default attributes take the data directory's GloVe file "
-                        "(POS) or folder of unlabeled text (chunking) when it holds at least 80%% of the "
+                        "(POS, NER) or folder of unlabeled text (chunking) when it holds at least 80%% of the "
                         "training word types seen twice, and templates that need a resource take the data "
                         "directory's GloVe file; both named on stderr. 'none': no resource at all")
     p.add_argument("--clusters", nargs="+", action="extend", metavar="FILE",
