@@ -152,6 +152,20 @@ def test_train_warns_about_label_columns(tmp_path, capsys):
     swapped.write_text("Ann B-PER NNP\nmet O VBD\nBob B-PER NNP\n", encoding="utf-8")
     assert main(["train", "--train", str(swapped), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
     assert "feature column 'pos' holds chunk labels (IOB2)" in capsys.readouterr().err
+    first = tmp_path / "first.txt"  # the label column first: the word column holds the chunk labels
+    first.write_text("B-PER Ann\nI-PER Lee\nO met\nB-LOC Rome\n", encoding="utf-8")
+    assert main(["train", "--train", str(first), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    assert "feature column 'word' holds chunk labels (IOB2)" in capsys.readouterr().err
+    typos = tmp_path / "typos.txt"  # PER and B_LOC beside BIO labels
+    typos.write_text("Mary PER\nmet O\nJohn B-PER\nin O\nGeneva B_LOC\n\nBob B-PER\nand O\nAl PER\n",
+                     encoding="utf-8")
+    assert main(["train", "--train", str(typos), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    assert "are chunk labels (IOB2), but 2 fit none of its prefixes: 'PER' on 2 tokens, 'B_LOC' on 1 token; " \
+        "they are learned as labels of their own" in capsys.readouterr().err
+    clean = tmp_path / "clean.txt"
+    clean.write_text("Mary B-PER\nmet O\nJohn B-PER\nin O\nGeneva B-LOC\n", encoding="utf-8")
+    assert main(["train", "--train", str(clean), "--model", str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    assert "warning" not in capsys.readouterr().err.lower()
 
 
 def test_default_preset_uses_the_pos_column(tmp_path, capsys):

@@ -138,9 +138,11 @@ def label_column_warnings(corpus) -> list[str]:
         Empty when nothing looks wrong. Warns when the labels are a single
         label; when they look like numbers (IDs, heads), like words (at least
         50 labels and at least one per two tokens), or like a copy of the
-        word column (over half of the tokens); and when they are not chunk
-        labels but a feature column holds chunk labels (the label column is
-        then probably another one).
+        word column (over half of the tokens); when they are chunk labels of
+        which some fit no prefix of the scheme (``PER``, ``B_LOC`` beside
+        ``B-PER``: read as O by spans and chunk F1); and when they are not
+        chunk labels but a feature column, the word column included, holds
+        chunk labels (the label column is then probably another one).
     """
     from ..evaluation.schemes import detect_scheme
     labels = corpus.labels or []
@@ -169,10 +171,19 @@ def label_column_warnings(corpus) -> list[str]:
         if same * 2 > n and len(distinct) > 2:
             out.append(f"the labels ({where}) equal the word on {same} of {n} tokens: this looks like a copy "
                        f"of the word column (choose the label column with {how})")
-    if not detect_scheme(labels).is_chunking:
+    scheme = detect_scheme(labels)
+    if scheme.is_chunking and scheme.stray:
+        counts = {lab: 0 for lab in scheme.stray}
+        for lab in flat:
+            if lab in counts:
+                counts[lab] += 1
+        shown = ", ".join(f"{lab!r} on {counts[lab]} token{'s' if counts[lab] > 1 else ''}"
+                          for lab in sorted(counts, key=lambda k: (-counts[k], k))[:5])
+        out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "
+                   f"its prefixes: {shown}{', ...' if len(counts) > 5 else ''}; they are learned as labels of "
+                   "their own, and spans, tagged entities and chunk F1 read them as O (a typo of B-X / I-X?)")
+    if not scheme.is_chunking:
         for i, name in enumerate(corpus.columns):
-            if name == "word":
-                continue
             values = [[tok[i] for tok in s] for s in corpus.tokens]
             scheme = detect_scheme(values)
             if scheme.is_chunking and not scheme.stray:
