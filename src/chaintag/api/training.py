@@ -220,7 +220,8 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     _fit(learner, opts, train, dev, streamed)
     gaz = getattr(getattr(learner, "extractor_", None), "gazetteer", None)
     if gaz is not None:  # what the gaz / gazn columns matched against
-        log(f"gazetteer: {len(gaz.counts)} entries of {len(gaz.types)} types ({', '.join(sorted(gaz.types)[:8])}"
+        log(f"gazetteer: {plural(len(gaz.counts), 'entry', 'entries')} of {plural(len(gaz.types), 'type')} "
+            f"({', '.join(sorted(gaz.types)[:8])}"
             f"{', ...' if len(gaz.types) > 8 else ''}) from {', '.join(gaz.sources)}; the labels a match "
             "predicts are learned from the training data")
     learner.label_field_ = train.label_field  # the CoNLL-U label column, for tag and eval
@@ -432,7 +433,8 @@ def _report(opts, name, learner, train, dev, streamed, train_seconds, log) -> di
     size = (f"{learner.n_parameters_} parameters" if hasattr(learner, "n_parameters_")
             else f"{learner.feature_index_.n_features} features")
     log(f"{'saved ' + str(opts.model) if opts.model else 'trained'}: {size}, "
-        f"{plural(len(learner.labels_), 'label')}, best epoch {learner.best_epoch_}, {train_seconds:.1f} s")
+        f"{plural(len(learner.labels_), 'label')}, "
+        f"{'best' if dev is not None else 'weights of'} epoch {learner.best_epoch_}, {train_seconds:.1f} s")
     if dev is not None and learner.history_ and "dev_score" in learner.history_[-1]:
         best = learner.history_[learner.best_epoch_ - 1]
         log(f"dev score of the kept epoch ({learner.best_epoch_}): {best['dev_score']:.2f}")
