@@ -156,3 +156,16 @@ def test_a_column_file_given_as_text_is_refused(ner, tmp_path, capsys):
         ok.write_text(text, encoding="utf-8")
         assert main(["tag", "-m", str(path), str(ok), "--format", "raw", "--quiet"]) == 0
         capsys.readouterr()
+
+
+def test_eval_warns_when_the_test_types_are_not_the_models(ner, tmp_path, capsys):
+    """Gold labels of other entity types than the model's (O shared): a warning; the same types: none."""
+    _, path = ner
+    other = tmp_path / "other.txt"
+    other.write_text("Bob B-NAME\nran O\n\nAnn B-NAME\nI-NAME I-NAME\n", encoding="utf-8")
+    assert main(["eval", "-m", str(path), "-t", str(other)]) == 0
+    assert "warning: none of the chunk types of the gold labels of " in capsys.readouterr().err
+    same = tmp_path / "same.txt"
+    same.write_text("Bob B-PER\nran O\n\nParis B-LOC\n", encoding="utf-8")
+    assert main(["eval", "-m", str(path), "-t", str(same)]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -52,6 +52,14 @@ def run(args) -> int:
         if gold_labels and not gold_labels & set(model.labels_):
             log(args, f"warning: none of the {len(gold_labels)} gold labels of {test.source} is a label of "
                       "the model (wrong --label-field or --columns?)")
+        elif gold_labels:
+            from ..evaluation.schemes import detect_scheme
+            gold_types, model_types = ({t for (_, t) in detect_scheme([sorted(labs)]).read.values() if t}
+                                       for labs in (gold_labels, model.labels_))
+            if gold_types and model_types and not gold_types & model_types:
+                log(args, f"warning: none of the chunk types of the gold labels of {test.source} "
+                          f"({', '.join(sorted(gold_types)[:6])}) is a type of the model's labels "
+                          f"({', '.join(sorted(model_types)[:6])}): is this the model of this task?")
         missing = [c for c in model.columns_ if c not in test.columns]
         if test.n_sentences and missing:
             raise InputError(f"the model reads the column(s) {', '.join(model.columns_)}, but this file "
