@@ -120,8 +120,10 @@ def test_train_takes_the_vectors_and_none_keeps_the_plain_preset(tmp_path, capsy
     d = _data_dir(tmp_path, vector_words=WORDS + extra[:600])
     r = chaintag.train(str(f), epochs=1, data_dir=str(d))
     assert r.model.features.startswith("pos+km;@clusters=") and "glove.6B.50d.txt" in r.model.features
+    assert r.report["features"] == r.model.features
+    assert r.report["resources"] == [str(d / "glove6b50d" / "glove.6B.50d.txt")]
     r = chaintag.train(str(f), epochs=1, data_dir=str(d), resources=["none"])
-    assert r.model.features == "pos"
+    assert r.model.features == "pos" and (r.report["features"], r.report["resources"]) == ("pos", [])
 
 
 def test_ner_takes_the_vectors_that_cover_its_words_and_not_others(tmp_path):

@@ -35,8 +35,9 @@ class TrainResult:
         The fitted model (saved to ``report["model"]`` when a path was given).
     report : dict
         ``model``, ``algorithm``, ``seconds``, ``best_epoch``, ``history`` (one record per
-        epoch), ``train`` (sentence and token counts), ``extraction_seconds``, and
-        ``n_features`` / ``n_attributes`` (or ``n_parameters``).
+        epoch), ``train`` (sentence and token counts), ``extraction_seconds``, ``features`` (the
+        specification of the attributes, as the model keeps it) and ``resources`` (the files it reads),
+        and ``n_features`` / ``n_attributes`` (or ``n_parameters``).
     test : EvalResult or None
         The test data's scores (conlleval semantics), when test data was given.
     test_seconds : float
@@ -443,6 +444,10 @@ def _report(opts, name, learner, train, dev, streamed, train_seconds, log) -> di
            "train": (dict(learner.streamed_) if streamed else
                      {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))}),
            "extraction_seconds": learner.extraction_seconds_}
+    features = getattr(learner, "features", None)
+    if isinstance(features, str):  # the attributes read, and the resources they read (the log names both)
+        from ..features.spec import resource_paths
+        out.update(features=features, resources=[str(p) for p in resource_paths(features)])
     if hasattr(learner, "n_parameters_"):
         out["n_parameters"] = learner.n_parameters_
     else:
