@@ -486,6 +486,14 @@ def write_report(out_dir: Path, trials: list[dict], data_dir=None) -> Path:
         md.append(md_table(["kind", *names, "chosen"], rows))
         md.append("")
     chosen["variants"] = variants
+    third = sorted({n for kind, extra in WINDOWS.items() for n in extra for r in trials
+                    if r["kind"] == kind and f"+ {n}" in r["candidate"]})
+    if third:
+        md.append("## Third round (NER)\n")
+        md.append(f"`kind_defaults --windows`: {', '.join(third)} (the word vectors' k-means ids of w[-2..2]; the "
+                  "ids of w[-1..1] with the vectors' values) on the attributes and SAPO's settings chosen above, "
+                  "on the tasks whose words the vectors cover; weighed with the rest in the NER table and its "
+                  "choice with resources.\n")
     md.append("Epoch budget of each learner over every trial of every kind (highest summed dev score, "
               "the shorter on ties): " + ", ".join(f"{a}: {b}" for a, b in chosen["epochs"].items()) + ".\n")
     md.extend(_test_section(out_dir))
