@@ -479,8 +479,8 @@ def test_train_threads_option(tmp_path, capsys):
     assert code == 0
     import chaintag
     assert chaintag.load(model).n_jobs == 2
-    code, _, out = train(tmp_path, capsys, "--threads", "2", name="default.npz")  # NER data: the CRF
-    assert code == 2 and "--threads does not apply to crf (the default learner for ner" in out.err
+    code, model, _ = train(tmp_path, capsys, "--threads", "2", name="default.npz")  # NER data: SAPO too
+    assert code == 0 and chaintag.load(model).n_jobs == 2 and chaintag.load(model).algorithm == "sapo"
     code, _, out = train(tmp_path, capsys, "--threads", "0", name="bad.npz")
     assert code == 2 and "--threads" in out.err
     code, _, out = train(tmp_path, capsys, "--threads", "2", "--algorithm", "crf", name="crf.npz")

@@ -172,8 +172,10 @@ def label_column_warnings(corpus) -> list[str]:
             out.append(f"the labels ({where}) equal the word on {same} of {n} tokens: this looks like a copy "
                        f"of the word column (choose the label column with {how})")
     scheme = detect_scheme(labels)
-    if scheme.is_chunking and scheme.stray:
-        counts = {lab: 0 for lab in scheme.stray}
+    # labels with control characters have their own warning (chaintag.data.label_check)
+    stray = {lab for lab in scheme.stray if not any(ord(ch) < 32 or ord(ch) == 127 for ch in lab)}
+    if scheme.is_chunking and stray:
+        counts = {lab: 0 for lab in stray}
         for lab in flat:
             if lab in counts:
                 counts[lab] += 1
