@@ -318,11 +318,13 @@ def choose_variant(trials: list[dict], data_dir=None) -> dict:
     return out
 
 
-#: The third round, NER only: the word vectors' k-means ids of a wider window (w[-2..2]) and the vectors'
-#: values (``vec`` of w[-1..1]) beside the k-means ids, on the attributes and SAPO's settings chosen with
-#: resources, on the tasks whose words the vectors cover (on the others they are not taken).
+#: The third round, for the kinds whose choice with resources reads the word vectors (NER, POS): their k-means
+#: ids of a wider window (w[-2..2]) and (NER) the vectors' values (``vec`` of w[-1..1]) beside the k-means ids,
+#: on the attributes and SAPO's settings chosen with resources, on the tasks whose words the vectors cover
+#: (on the others they are not taken).
 WINDOWS = {"ner": {"km5(GloVe)": lambda: _km(range(-2, 3)),
-                   "kmvec(GloVe)": lambda: _km() + [f"vec(norm(lower(w[{o}])))" for o in range(-1, 2)]}}
+                   "kmvec(GloVe)": lambda: _km() + [f"vec(norm(lower(w[{o}])))" for o in range(-1, 2)]},
+           "pos": {"km5(GloVe)": lambda: _km(range(-2, 3))}}
 
 
 def run_windows(out_dir, data_dir=None) -> Path:
@@ -489,11 +491,11 @@ def write_report(out_dir: Path, trials: list[dict], data_dir=None) -> Path:
     third = sorted({n for kind, extra in WINDOWS.items() for n in extra for r in trials
                     if r["kind"] == kind and f"+ {n}" in r["candidate"]})
     if third:
-        md.append("## Third round (NER)\n")
-        md.append(f"`kind_defaults --windows`: {', '.join(third)} (the word vectors' k-means ids of w[-2..2]; the "
-                  "ids of w[-1..1] with the vectors' values) on the attributes and SAPO's settings chosen above, "
-                  "on the tasks whose words the vectors cover; weighed with the rest in the NER table and its "
-                  "choice with resources.\n")
+        md.append("## Third round (NER, POS)\n")
+        md.append(f"`kind_defaults --windows`: {', '.join(third)} (the word vectors' k-means ids of w[-2..2]; for "
+                  "NER also the ids of w[-1..1] with the vectors' values) on the attributes and SAPO's settings "
+                  "chosen above, on the tasks whose words the vectors cover; weighed with the rest in each "
+                  "kind's table and its choice with resources.\n")
     md.append("Epoch budget of each learner over every trial of every kind (highest summed dev score, "
               "the shorter on ties): " + ", ".join(f"{a}: {b}" for a, b in chosen["epochs"].items()) + ".\n")
     md.extend(_test_section(out_dir))
