@@ -140,24 +140,6 @@ def test_lang_is_for_raw_text_only(ner, tmp_path, capsys):
     assert "--lang sets the tokenizer of --format raw" in capsys.readouterr().err
 
 
-def test_a_column_file_given_as_text_is_refused(ner, tmp_path, capsys):
-    """Every line of the first block has the same 2-6 fields, most ending in a label of the model: columns."""
-    _, path = ner
-    cols = tmp_path / "cols.txt"
-    cols.write_text("John B-PER\nSmith I-PER\nsat O\n\nMary B-PER\n", encoding="utf-8")
-    for fmt in ("raw", "pretokenized"):
-        assert main(["tag", "-m", str(path), str(cols), "--format", fmt, "--quiet"]) == 2
-        err = capsys.readouterr().err
-        assert f"cols.txt:1: this looks like a column file, not {'raw' if fmt == 'raw' else 'tokenized'} " \
-               "text: every line of the first block has 2 fields" in err
-    # text whose lines happen to have as many tokens, not ending in labels; one line ending in a label
-    for text in ("John sat\nMary ran\n", "Mary saw O\n", "He said O\nwell it is O ok\n"):
-        ok = tmp_path / "ok.txt"
-        ok.write_text(text, encoding="utf-8")
-        assert main(["tag", "-m", str(path), str(ok), "--format", "raw", "--quiet"]) == 0
-        capsys.readouterr()
-
-
 def test_eval_warns_when_the_test_types_are_not_the_models(ner, tmp_path, capsys):
     """Gold labels of other entity types than the model's (O shared): a warning; the same types: none."""
     _, path = ner

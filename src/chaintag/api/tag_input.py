@@ -6,7 +6,7 @@ import os
 
 from ..errors import InputError
 
-__all__ = ["open_sentences", "feature_picker", "expected_input", "explained", "looks_like_text", "refuse_columns",
+__all__ = ["open_sentences", "feature_picker", "expected_input", "explained", "looks_like_text",
            "check_text_options"]
 
 
@@ -181,31 +181,6 @@ def looks_like_text(model, tokens) -> bool:
         if 2 * known < len(values) and 2 * lower > len(values):
             return True
     return False
-
-
-def refuse_columns(model, lines: list[str], name: str, fmt: str = "raw") -> None:
-    """Refuse text input whose first block is a column file (the mistake opposite to :func:`looks_like_text`).
-
-    The block is taken for columns when it has at least two lines, every line has the same number of
-    fields (2 to 6, split at whitespace), and the last field of at least half of the lines is a label of
-    the model (``B-PER``, ``O``, ``NN``): one token per line with its tags, not sentences.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-        Naming the input and its first line.
-    """
-    if len(lines) < 2:
-        return
-    fields = [line.split() for line in lines]
-    width = len(fields[0])
-    if not 2 <= width <= 6 or any(len(f) != width for f in fields):
-        return
-    labels = set(getattr(model, "labels_", ()))
-    if 2 * sum(f[-1] in labels for f in fields) >= len(fields):
-        raise InputError(f"this looks like a column file, not {'raw' if fmt == 'raw' else 'tokenized'} text: "
-                         f"every line of the first block has {width} fields and the last of most is a label of "
-                         "the model; leave out --format to tag a column file", name, 1)
 
 
 def check_text_options(model, fmt: str, output_format: str | None, nbest, extra: list[str], name: str):

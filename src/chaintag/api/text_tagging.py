@@ -74,7 +74,7 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
 
 
 def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encoding: str = "utf-8",
-                   name: str | None = None, check_first: Callable[[list[str]], None] | None = None) -> Iterator:
+                   name: str | None = None) -> Iterator:
     """Read raw (or tokenized) text as documents, one per block of lines between blank lines.
 
     Parameters
@@ -86,8 +86,6 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
     encoding : str
     name : str, optional
         The input's name in messages.
-    check_first : callable, optional
-        Called with the lines of the first block before it is split (it raises to refuse the input).
 
     Yields
     ------
@@ -109,14 +107,9 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
             if size < MAX_DOCUMENT_CHARS:
                 continue
         if block:
-            if check_first is not None:
-                check_first(block)
-                check_first = None
             yield split("\n".join(block))
             block, size = [], 0
     if block:
-        if check_first is not None:
-            check_first(block)
         yield split("\n".join(block))
 
 
@@ -200,9 +193,7 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     if name != "<stdin>" and not os.path.exists(name):
         raise InputError("no such file", name)
     stream = getattr(sys.stdin, "buffer", sys.stdin) if name == "<stdin>" else source
-    from .tag_input import refuse_columns
-    docs = iter_documents(stream, tokenized=format == "pretokenized", lang=lang, encoding=encoding, name=name,
-                          check_first=lambda lines: refuse_columns(model, lines, name, format))
+    docs = iter_documents(stream, tokenized=format == "pretokenized", lang=lang, encoding=encoding, name=name)
     opened = (contextlib.nullcontext(sys.stdout) if os.fspath(output) == "-"
               else atomic_open(output, "w", encoding="utf-8", newline="\n"))
     n = 0
