@@ -144,6 +144,8 @@ def label_column_warnings(corpus) -> list[str]:
         chunk labels but a feature column, the word column included, holds
         chunk labels (the label column is then probably another one).
     """
+    from collections import Counter
+    from ..data.label_check import has_control
     from ..evaluation.schemes import detect_scheme
     labels = corpus.labels or []
     flat = [lab for s in labels for lab in s]
@@ -173,12 +175,9 @@ def label_column_warnings(corpus) -> list[str]:
                        f"of the word column (choose the label column with {how})")
     scheme = detect_scheme(labels)
     # labels with control characters have their own warning (chaintag.data.label_check)
-    stray = {lab for lab in scheme.stray if not any(ord(ch) < 32 or ord(ch) == 127 for ch in lab)}
+    stray = {lab for lab in scheme.stray if not has_control(lab)}
     if scheme.is_chunking and stray:
-        counts = {lab: 0 for lab in stray}
-        for lab in flat:
-            if lab in counts:
-                counts[lab] += 1
+        counts = Counter(lab for lab in flat if lab in stray)
         shown = ", ".join(f"{lab!r} on {counts[lab]} token{'s' if counts[lab] > 1 else ''}"
                           for lab in sorted(counts, key=lambda k: (-counts[k], k))[:5])
         out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["control_char_labels", "describe_control_labels"]
+__all__ = ["has_control", "control_char_labels", "describe_control_labels"]
 
 
-def _has_control(label: str) -> bool:
+def has_control(label: str) -> bool:
+    """Whether ``label`` holds a control character (Unicode category Cc)."""
     return any(unicodedata.category(ch) == "Cc" for ch in label)
 
 
@@ -33,7 +34,7 @@ def control_char_labels(corpus) -> list[tuple[int | None, str]]:
     """
     labels = corpus.labels or []
     distinct = {lab for sent in labels for lab in sent}
-    bad = {lab for lab in distinct if _has_control(lab)}
+    bad = {lab for lab in distinct if has_control(lab)}
     if not bad:
         return []
     exact = getattr(corpus, "format", "columns") != "conllu" and getattr(corpus, "label_field", None) is None
