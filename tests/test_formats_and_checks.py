@@ -168,6 +168,44 @@ def test_train_warns_about_label_columns(tmp_path, capsys):
     assert "warning" not in capsys.readouterr().err.lower()
 
 
+def test_label_warnings_read_the_scheme_and_the_columns_named(tmp_path, capsys):
+    from chaintag.learners import load
+    model = tmp_path / "m.npz"
+    sents = ["Ann B-PER\nLee I-PER\nmet O\nRome B-LOC\nCity I-LOC\nHall I-LOC\n"] * 40
+    typo = tmp_path / "typo.txt"  # one M- typo among 240 IOB2 labels: IOB2, the typo named, I-X read
+    typo.write_text("\n".join(sents + ["Al B-PER\nBo M-PER\n"]), encoding="utf-8")
+    assert main(["train", "--train", str(typo), "--model", str(model), "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "are chunk labels (IOB2), but 1 fit none of its prefixes: 'M-PER' on 1 token" in err
+    assert load(model).training_summary_["label_scheme"] == "iob2"
+    # --scheme is the one the warning and the model use
+    bilou = tmp_path / "bilou.txt"
+    bilou.write_text("Ann B-PER\nLee L-PER\nmet O\nRome U-LOC\n\nBob U-PER\n", encoding="utf-8")
+    assert main(["train", "--train", str(bilou), "--model", str(model), "--epochs", "1", "--scheme", "iob2"]) == 0
+    assert ("(IOB2), but 3 fit none of its prefixes: 'L-PER' on 1 token, 'U-LOC' on 1 token, 'U-PER' on 1 token; "
+            "they are learned as labels of their own, and spans, tagged entities and chunk F1 read them as O (the "
+            "labels look like BILOU: --scheme bilou (or auto) reads them all)") in capsys.readouterr().err
+    assert load(model).training_summary_["label_scheme"] == "iob2"
+    # a label column named with --columns is not second-guessed
+    swapped = tmp_path / "swapped.txt"
+    swapped.write_text("Ann B-PER NNP\nmet O VBD\nBob B-PER NNP\n", encoding="utf-8")
+    assert main(["train", "--train", str(swapped), "--model", str(model), "--epochs", "1",
+                 "--columns", "word,ner,label"]) == 0
+    assert "holds chunk labels" not in capsys.readouterr().err
+    # entity types without prefixes (O on half the tokens) beside a chunk column
+    io = tmp_path / "io.txt"
+    io.write_text("Ann NNP B-NP PER\nmet VBD B-VP O\nin IN B-PP O\nRome NNP B-NP LOC\n", encoding="utf-8")
+    assert main(["train", "--train", str(io), "--model", str(model), "--epochs", "1"]) == 0
+    assert "holds chunk labels" not in capsys.readouterr().err
+    # a word column of chunk labels with one stray value among 120 tokens is still found
+    first = tmp_path / "first.txt"
+    rows = [f"{lab} w{i}" for i, lab in enumerate(["B-PER", "I-PER", "O"] * 40)]
+    rows[5] = "Lee w5"
+    first.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["train", "--train", str(first), "--model", str(model), "--epochs", "1"]) == 0
+    assert "feature column 'word' holds chunk labels (IOB2)" in capsys.readouterr().err
+
+
 def test_default_preset_uses_the_pos_column(tmp_path, capsys):
     from chaintag.learners import load
     f = tmp_path / "chunks.txt"

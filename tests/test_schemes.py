@@ -95,6 +95,41 @@ def test_stray_labels_are_counted_and_read_as_outside():
     assert detect_scheme([["B-X", "I-X", "B", "O"]]).stray == {"B"}
 
 
+def _iob2_sentences(n_chunks_each: int = 150) -> list[list[str]]:
+    """IOB2 sentences with chunks of 1, 2 and 3 tokens, ``n_chunks_each`` of each length and type."""
+    out = []
+    for i in range(n_chunks_each):
+        for typ in ("PER", "LOC"):
+            out.append(["O", "B-" + typ, "O", "B-" + typ, "I-" + typ, "O", "B-" + typ, "I-" + typ, "I-" + typ])
+    return out
+
+
+@pytest.mark.parametrize("typo", ["M-PER", "U-PER", "L-PER", "S-LOC", "E-LOC"])
+def test_one_typo_does_not_name_another_scheme(typo):
+    """One label with another scheme's prefix among 1,800 IOB2 chunk tokens: IOB2, the typo a stray;
+    before, M-PER named BMES (every correct I-X a stray) and U-/L-/S-/E- named BILOU or IOBES."""
+    gold = _iob2_sentences()
+    gold[7][2] = typo
+    s = detect_scheme(gold)
+    assert (s.name, s.stray) == ("iob2", {typo})
+    assert s.read["I-PER"] == ("I", "PER")
+    r = evaluate(gold, gold)
+    assert r.scheme == "iob2" and r.stray_gold == {typo: 1}
+
+
+def test_rare_prefixes_of_a_real_scheme_keep_it():
+    """A scheme whose own prefix is rare (BMES with one 3-token chunk: one M among 1,200 chunk tokens;
+    IOBES with one single-token chunk) is kept: without that prefix the labels read worse."""
+    bmes = [["B-PER", "E-PER", "O", "S-LOC"]] * 400 + [["B-PER", "M-PER", "E-PER"]]
+    assert detect_scheme(bmes).name == "bmes" and not detect_scheme(bmes).stray
+    iobes = [["B-PER", "I-PER", "E-PER", "O"]] * 400 + [["S-LOC"]]
+    assert detect_scheme(iobes).name == "iobes" and not detect_scheme(iobes).stray
+    # IOE2 with one B typo stays IOE2 (B named IOBES before)
+    ioe2 = [["I-NP", "E-NP", "O", "E-VP"]] * 300 + [["B-NP", "E-NP"]]
+    s = detect_scheme(ioe2)
+    assert (s.name, s.stray) == ("ioe2", {"B-NP"})
+
+
 def test_not_chunk_labels_and_the_majority_rule():
     r = evaluate([["NN", "VB", "DT"]], [["NN", "NN", "DT"]])
     assert r.scheme == "none" and not r.is_chunking and r.n_gold_chunks == 0

@@ -124,13 +124,19 @@ def _where(corpus) -> str:
     return f"the label column of {corpus.source}"
 
 
-def label_column_warnings(corpus) -> list[str]:
+def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool = False) -> list[str]:
     """Warnings about a training corpus's label column, each naming the column.
 
     Parameters
     ----------
     corpus : chaintag.data.datasets.Corpus
         Labelled training data.
+    scheme : str, default "auto"
+        The chunk scheme the labels are read in (``--scheme``; see
+        :func:`chaintag.evaluation.schemes.detect_scheme`).
+    label_named : bool, default False
+        Whether the user named the label column (``--columns ...,label``):
+        then no other column is proposed as the labels.
 
     Returns
     -------
@@ -142,7 +148,9 @@ def label_column_warnings(corpus) -> list[str]:
         which some fit no prefix of the scheme (``PER``, ``B_LOC`` beside
         ``B-PER``: read as O by spans and chunk F1); and when they are not
         chunk labels but a feature column, the word column included, holds
-        chunk labels (the label column is then probably another one).
+        chunk labels (at most 1 % strays; the label column is then probably
+        another one), unless the label column was named or ``O`` is on half
+        of the tokens (entity types without prefixes: ``PER``, ``LOC``, ``O``).
     """
     from collections import Counter
     from ..data.label_check import has_control
@@ -173,22 +181,26 @@ def label_column_warnings(corpus) -> list[str]:
         if same * 2 > n and len(distinct) > 2:
             out.append(f"the labels ({where}) equal the word on {same} of {n} tokens: this looks like a copy "
                        f"of the word column (choose the label column with {how})")
-    scheme = detect_scheme(labels)
+    scheme = detect_scheme(labels, (), scheme or "auto")
     # labels with control characters have their own warning (chaintag.data.label_check)
     stray = {lab for lab in scheme.stray if not has_control(lab)}
     if scheme.is_chunking and stray:
         counts = Counter(lab for lab in flat if lab in stray)
         shown = ", ".join(f"{lab!r} on {counts[lab]} token{'s' if counts[lab] > 1 else ''}"
                           for lab in sorted(counts, key=lambda k: (-counts[k], k))[:5])
+        auto = detect_scheme(labels) if scheme.detected is False else scheme
+        hint = (f"the labels look like {auto.name.upper()}: --scheme {auto.name} (or auto) reads them all"
+                if auto.name != scheme.name and not auto.stray else "a typo of B-X / I-X?")
         out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "
                    f"its prefixes: {shown}{', ...' if len(counts) > 5 else ''}; they are learned as labels of "
-                   "their own, and spans, tagged entities and chunk F1 read them as O (a typo of B-X / I-X?)")
-    if not scheme.is_chunking:
+                   f"their own, and spans, tagged entities and chunk F1 read them as O ({hint})")
+    if not scheme.is_chunking and not label_named and 2 * flat.count("O") < n:
         for i, name in enumerate(corpus.columns):
             values = [[tok[i] for tok in s] for s in corpus.tokens]
-            scheme = detect_scheme(values)
-            if scheme.is_chunking and not scheme.stray:
-                out.append(f"the feature column {name!r} holds chunk labels ({scheme.name.upper()}) while "
+            column = detect_scheme(values)
+            n_stray = sum(1 for s in values for v in s if v in column.stray)
+            if column.is_chunking and 100 * n_stray <= n:
+                out.append(f"the feature column {name!r} holds chunk labels ({column.name.upper()}) while "
                            f"the labels ({where}) do not: is the label column the one you meant? "
                            f"(choose it with {how})")
     return out

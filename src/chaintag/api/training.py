@@ -257,7 +257,8 @@ def _read_training_data(opts, streamed: bool, log):
     if opts.label_field and train.label_field is None:
         log(f"warning: --label-field applies to CoNLL-U files; {opts.train} is a column file, whose "
             "label is its last column (or the one --columns names)")
-    for warning in label_column_warnings(train):
+    # a --columns spec of training data names the label column (parse_columns requires it)
+    for warning in label_column_warnings(train, opts.scheme, label_named=bool(opts.columns)):
         log(f"warning: {warning}")
     return train
 

@@ -50,6 +50,7 @@ from .forward_backward import forward_backward_kernel
 from .nbest import astar_workspace, nbest_into
 from .scoring import emission_scores, max_sentence_length, weight_views
 from .viterbi import viterbi_kernel
+from ..evaluation.schemes import transition_allowed as _allowed
 
 #: Schemes whose rules can be enforced (aliases such as ``bio``/``bioes`` are accepted too).
 SCHEMES = ("iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou", "bmes")
@@ -89,31 +90,6 @@ def detect_scheme(labels) -> str | None:
     if "E" in prefixes:
         return "ioe2"
     return "iob2" if "B" in prefixes else "iob1"
-
-
-def _allowed(scheme: str, prev, cur) -> bool:
-    """Whether label ``cur`` may follow ``prev`` (``None``: sentence start for ``prev``,
-    sentence end for ``cur``); labels as conlleval's (prefix, type) pairs: prefixes
-    ``B``, ``I``, ``E``, ``S`` or ``O`` (BILOU's ``L``/``U`` and BMES's ``M`` renamed)."""
-    if scheme in ("iobes", "bilou", "bmes"):
-        if prev is None:
-            return cur[0] not in "IE"
-        if cur is None:
-            return prev[0] not in "BI"
-        if prev[0] in "BI":  # a chunk is open: only its continuation or its end may follow
-            return cur[0] in "IE" and cur[1] == prev[1]
-        return cur[0] not in "IE"
-    if scheme in ("iob2", "iob1"):
-        opener = "I" if scheme == "iob2" else "B"  # I continues (IOB2); B separates two X chunks (IOB1)
-        if cur is None or cur[0] != opener:
-            return True
-        return prev is not None and prev[0] in "BI" and prev[1] == cur[1]
-    if scheme in ("ioe2", "ioe1"):
-        closer = "I" if scheme == "ioe2" else "E"  # I is followed by its chunk (IOE2); E by one of its type (IOE1)
-        if prev is None or prev[0] != closer:
-            return True
-        return cur is not None and cur[0] in "IE" and cur[1] == prev[1]
-    raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
 
 
 def scheme_masks(labels, scheme: str | None = None):

@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 __all__ = ["SCHEMES", "SCHEME_ALIASES", "NOTATIONS", "Scheme", "detect_scheme", "detect_notation",
-           "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec"]
+           "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec", "transition_allowed"]
 
 #: Prefixes of each scheme (``O`` is always allowed, alone).
 SCHEMES: dict[str, frozenset] = {
@@ -272,6 +272,52 @@ def resolve_scheme(name: str | None) -> str:
     raise ValueError(f"unknown label scheme {name!r}; choose one of auto, {', '.join(scheme_names())}")
 
 
+def transition_allowed(scheme: str, prev, cur) -> bool:
+    """Whether label ``cur`` may follow ``prev`` in ``scheme``.
+
+    Parameters
+    ----------
+    scheme : str
+        One of :data:`SCHEMES`' names.
+    prev, cur : (str, str) or None
+        Labels as conlleval's ``(prefix, type)`` pairs, prefixes ``B``, ``I``, ``E``, ``S`` or ``O``
+        (BILOU's ``L``/``U`` and BMES's ``M`` renamed, see :attr:`Scheme.read`); ``None`` for ``prev``
+        is the sentence start, for ``cur`` the sentence end.
+
+    Returns
+    -------
+    bool
+        The rules of Ramshaw and Marcus (1995, IOB), Tjong Kim Sang and Veenstra (1999, section 2:
+        IOB1, IOB2, IOE1, IOE2) and Ratinov and Roth (2009, section 3: BILOU): an ``I-X`` continues an
+        ``X`` chunk (IOB2), ``B-X`` separates two ``X`` chunks (IOB1), and so on (the list in
+        :mod:`chaintag.decoding.constraints`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown scheme.
+    """
+    if scheme in ("iobes", "bilou", "bmes"):
+        if prev is None:
+            return cur[0] not in "IE"
+        if cur is None:
+            return prev[0] not in "BI"
+        if prev[0] in "BI":  # a chunk is open: only its continuation or its end may follow
+            return cur[0] in "IE" and cur[1] == prev[1]
+        return cur[0] not in "IE"
+    if scheme in ("iob2", "iob1"):
+        opener = "I" if scheme == "iob2" else "B"  # I continues (IOB2); B separates two X chunks (IOB1)
+        if cur is None or cur[0] != opener:
+            return True
+        return prev is not None and prev[0] in "BI" and prev[1] == cur[1]
+    if scheme in ("ioe2", "ioe1"):
+        closer = "I" if scheme == "ioe2" else "E"  # I is followed by its chunk (IOE2); E by one of its type (IOE1)
+        if prev is None or prev[0] != closer:
+            return True
+        return cur is not None and cur[0] in "IE" and cur[1] == prev[1]
+    raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(sorted(SCHEMES))}")
+
+
 def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
     """Scheme name from the prefixes in use (and, for IOB/IOE, how chunks open and close)."""
     if prefixes & {"L", "U"}:
@@ -300,6 +346,48 @@ def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
                 return "iob1"
             prev = (kind, prefix, typ)
     return "iob2"
+
+
+def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kind: str) -> str:
+    """:func:`_pick` on the prefixes in use, unless a rare prefix (on at most 1 % of the chunk label tokens)
+    is what names the scheme and the scheme without it reads the gold labels with fewer bad tokens.
+
+    One typo (``M-PER`` or ``U-PER`` in IOB2 data) would otherwise name BMES or BILOU, under which every
+    correct ``I-X`` is a stray or every chunk breaks the rules; a scheme's real prefixes are never that rare
+    (single-token chunks give ``S``/``U``, and chunks end on ``E``/``L``), and where one is, the scheme
+    with it still reads the labels with fewer bad tokens (:func:`_n_bad`) and is kept.
+    """
+    by_prefix: Counter = Counter()
+    for lab, n in counts.items():
+        if info[lab][0] == kind:
+            by_prefix[info[lab][1]] += n
+    name = _pick(set(by_prefix), gold, info)
+    total = sum(by_prefix.values())
+    rare = {p for p, n in by_prefix.items() if 100 * n <= total}
+    if not rare or rare == set(by_prefix):
+        return name
+    without = {lab: (("O", "O", "") if v[0] == kind and v[1] in rare else v) for lab, v in info.items()}
+    other = _pick(set(by_prefix) - rare, gold, without)
+    if other != name and _n_bad(other, gold, info, kind) < _n_bad(name, gold, info, kind):
+        return other
+    return name
+
+
+def _n_bad(name: str, gold: Sequence[Sequence[str]], info: dict, kind: str) -> int:
+    """Tokens of ``gold`` that ``name`` reads badly: strays, and labels that break its transition rules."""
+    allowed = SCHEMES[name]
+    read = {lab: ((_CANONICAL.get(p, p), t) if k == kind and p in allowed else ("O", ""))
+            for lab, (k, p, t) in info.items()}
+    n = 0
+    for seq in gold:
+        prev = None
+        for lab in seq:
+            k, p, _ = info[lab]
+            cur = read[lab]
+            n += (k == kind and p not in allowed) or not transition_allowed(name, prev, cur)
+            prev = cur
+        n += prev is not None and not transition_allowed(name, prev, None)
+    return n
 
 
 def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] = (),
@@ -342,7 +430,11 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     POS tags and the like). The scheme is then named by the prefixes in
     use: ``L``/``U`` -> BILOU, ``M`` -> BMES, ``S`` or ``B`` with ``E`` ->
     IOBES, ``E`` -> IOE2 (IOE1 if a gold chunk ends on ``I``), else IOB2
-    (IOB1 if a gold chunk starts on ``I``). With a given scheme, a label
+    (IOB1 if a gold chunk starts on ``I``). A prefix on at most 1 % of the
+    chunk label tokens does not name the scheme when the scheme named
+    without it reads the gold labels with fewer strays and broken
+    transitions (one ``M-PER`` typo in IOB2 data is a stray, and does not
+    make every ``I-X`` one under BMES). With a given scheme, a label
     whose prefix the scheme lacks is a stray; bare labels are read when
     every chunk label is bare.
 
@@ -371,8 +463,7 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
             typed = False
         else:
             return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=True, notation=written)
-        prefixes = {info[lab][1] for lab in counts if info[lab][0] == ("typed" if typed else "bare")}
-        name = _pick(prefixes, gold, info)
+        name = _pick_robust(counts, gold, info, "typed" if typed else "bare")
         detected = True
     elif wanted == "none":
         return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=False)

@@ -286,7 +286,8 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         self.extractor_ = extractor
         self.feature_index_ = index
         self.extraction_seconds_ = time.perf_counter() - t_start
-        self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
+        self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels,
+                                                  getattr(self, "eval_scheme", "auto"))
         data = TrainData(attrs, gold, index, ent_val=values, keep_attr_ids=type(self)._keeps_attr_ids)
         del attrs
         if values is not None and trainer is not None:

@@ -209,7 +209,7 @@ def _virtual_sources(extractor) -> dict:
     return out
 
 
-def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences=None) -> dict:
+def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences=None, scheme="auto") -> dict:
     """Sentences, tokens, label counts and label scheme of a training corpus (kept with the model).
 
     Parameters
@@ -223,6 +223,9 @@ def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences
         The gold label sequences: their chunk scheme is recorded as
         ``label_scheme`` (:func:`chaintag.evaluation.schemes.detect_scheme`;
         ``"none"`` for labels that are not chunk labels).
+    scheme : str, default "auto"
+        The scheme the labels are read in (``--scheme``; ``auto``: detected); a spec ``NAME:FORMAT``
+        records its name.
     """
     counts = np.bincount(np.asarray(gold, dtype=np.int64), minlength=len(labels))
     out = {"n_sentences": int(n_sentences), "n_tokens": int(len(gold)),
@@ -230,5 +233,5 @@ def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences
     if sequences is not None:
         from ..evaluation.schemes import detect_scheme
         seqs = [s if all(type(x) is str for x in s) else [str(x) for x in s] for s in sequences]
-        out["label_scheme"] = detect_scheme(seqs).name
+        out["label_scheme"] = detect_scheme(seqs, (), scheme or "auto").name
     return out

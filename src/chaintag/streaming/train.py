@@ -134,7 +134,8 @@ def prepare_streamed(learner, chunks, folder: str, dev=None, source=None):
     from ..learners.introspect import training_summary
     label_id = {lab: k for k, lab in enumerate(labels)}
     gold = np.fromiter((label_id[y] for ls in sequences for y in ls), dtype=np.int32, count=corpus.n_tokens)
-    learner.training_summary_ = training_summary(corpus.n_sentences, gold, labels, sequences)
+    learner.training_summary_ = training_summary(corpus.n_sentences, gold, labels, sequences,
+                                                getattr(learner, "eval_scheme", "auto"))
     del gold, sequences
     if index.n_features == 0:
         raise TrainingError(f"no features left: every attribute-label pair occurs fewer than "

@@ -314,7 +314,8 @@ class NeuralTagger(SequenceTagger):
         counts = np.bincount(enc.words, minlength=len(encoder.words))
         self._singletons = counts == 1
         self.extraction_seconds_ = time.perf_counter() - t_start
-        self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels)
+        self.training_summary_ = training_summary(len(rows), gold, self.labels_, labels,
+                                                  getattr(self, "eval_scheme", "auto"))
         torch.manual_seed(self.random_state)
         self.net_ = self._build_net(torch, vectors).to(device)
         self._device = device
