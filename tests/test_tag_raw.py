@@ -151,3 +151,34 @@ def test_eval_warns_when_the_test_types_are_not_the_models(ner, tmp_path, capsys
     same.write_text("Bob B-PER\nran O\n\nParis B-LOC\n", encoding="utf-8")
     assert main(["eval", "-m", str(path), "-t", str(same)]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("written", ["X-B", "B_X", "X_B"])
+def test_eval_reads_gold_labels_written_in_another_notation(ner, tmp_path, capsys, written):
+    """The same types written PER-B / B_PER / PER_B against the model's B-PER: the gold labels are read in
+    the model's notation (before, F1 was 0 without a word), with a note; the figures equal those of B-PER."""
+    from chaintag.api.scoring import in_notation
+    _, path = ner
+    rows = [("Bob", "B-PER"), ("Smith", "I-PER"), ("ran", "O"), ("", ""), ("Paris", "B-LOC"), ("is", "O")]
+    plain, other = tmp_path / "plain.txt", tmp_path / "other.txt"
+    plain.write_text("\n".join(f"{w} {lab}".strip() for w, lab in rows) + "\n", encoding="utf-8")
+    other.write_text("\n".join(f"{w} {in_notation(lab, 'B-X', written)}".strip() for w, lab in rows) + "\n",
+                     encoding="utf-8")
+    assert "PER" in other.read_text() and "B-PER" not in other.read_text()
+    assert main(["eval", "-m", str(path), "-t", str(plain), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert main(["eval", "-m", str(path), "-t", str(other), "--json"]) == 0
+    cap = capsys.readouterr()
+    got = json.loads(cap.out)
+    assert got["f1"] == expected["f1"] and got["n_gold_chunks"] == expected["n_gold_chunks"] == 2 and got["f1"] > 0
+    assert f"note: the gold labels of {other} are written {in_notation('B-PER', 'B-X', written)}, the model's " \
+           "B-PER: the gold labels are read as B-PER" in cap.err
+
+
+def test_eval_warns_when_gold_labels_are_bare_prefixes(ner, tmp_path, capsys):
+    _, path = ner
+    bare = tmp_path / "bare.txt"
+    bare.write_text("Bob B\nSmith I\nran O\n", encoding="utf-8")
+    assert main(["eval", "-m", str(path), "-t", str(bare)]) == 0
+    assert "warning: the gold labels are chunk prefixes without types (B, I, O) and the model's labels have " \
+           "types" in capsys.readouterr().err

@@ -45,31 +45,8 @@ def run(args) -> int:
         if args.label_field is None:  # the CoNLL-U column the model was trained on
             args.label_field = getattr(model, "label_field_", None)
         test = load(args.test, args)
-        from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
-        if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
-            with_document_columns(test)  # computed from the file's documents (its marker lines)
-        gold_labels = {lab for sent in test.labels for lab in sent}
-        if gold_labels and not gold_labels & set(model.labels_):
-            log(args, f"warning: none of the {len(gold_labels)} gold labels of {test.source} is a label of "
-                      "the model (wrong --label-field or --columns?)")
-        elif gold_labels:
-            from ..evaluation.schemes import detect_scheme
-            gold_types, model_types = ({t for (_, t) in detect_scheme([sorted(labs)]).read.values() if t}
-                                       for labs in (gold_labels, model.labels_))
-            if gold_types and model_types and not gold_types & model_types:
-                log(args, f"warning: none of the chunk types of the gold labels of {test.source} "
-                          f"({', '.join(sorted(gold_types)[:6])}) is a type of the model's labels "
-                          f"({', '.join(sorted(model_types)[:6])}): is this the model of this task?")
-        missing = [c for c in model.columns_ if c not in test.columns]
-        if test.n_sentences and missing:
-            raise InputError(f"the model reads the column(s) {', '.join(model.columns_)}, but this file "
-                             f"has {', '.join(test.columns) or 'none'} besides the labels (set --columns)",
-                             test.source)
-        if test.n_sentences:
-            idx = [test.columns.index(c) for c in model.columns_]
-            if idx != list(range(len(test.columns))):
-                test.tokens = [[tuple(tok[i] for i in idx) for tok in s] for s in test.tokens]
-        result = model.evaluate(test.tokens, test.labels, scheme=args.scheme)
+        from ..api.scoring import score_model
+        result = score_model(model, test, scheme=args.scheme, log=lambda line: log(args, line))
         n_sentences = test.n_sentences
     else:
         if not args.file:

@@ -1,0 +1,140 @@
+"""Scoring a saved model on labelled data: what ``chaintag eval --model`` does.
+
+Before tagging, the gold labels are compared with the model's: none in common
+(another column, another task), no chunk type in common, or the same chunk
+types written in another notation (``PER-B`` against the model's ``B-PER``),
+which would otherwise score 0 F1 without a word. The last case is mended: the
+gold labels are read in the model's notation, as the note says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import InputError
+
+__all__ = ["score_model", "gold_label_notes", "in_notation"]
+
+
+def in_notation(label: str, source: str, target: str) -> str:
+    """A chunk label written in ``source`` notation, rewritten in ``target`` notation.
+
+    Parameters
+    ----------
+    label : str
+    source, target : str
+        Notations of :data:`chaintag.evaluation.schemes.NOTATIONS` (``"B-X"``, ``"B_X"``, ``"X-B"``,
+        ``"X_B"``).
+
+    Returns
+    -------
+    str
+        ``"PER-B"`` from ``"X-B"`` to ``"B-X"`` gives ``"B-PER"``; ``O`` and labels that are not
+        typed chunk labels in ``source`` come back unchanged.
+
+    Examples
+    --------
+    >>> in_notation("PER-B", "X-B", "B-X"), in_notation("B_LOC", "B_X", "X-B"), in_notation("NN", "X-B", "B-X")
+    ('B-PER', 'LOC-B', 'NN')
+    """
+    from ..evaluation.schemes import NOTATIONS, _parse
+    kind, prefix, typ = _parse(label, source)
+    if kind != "typed":
+        return label
+    where, sep = NOTATIONS[target]
+    return f"{prefix}{sep}{typ}" if where == "prefix" else f"{typ}{sep}{prefix}"
+
+
+def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | None = None):
+    """Compare gold labels with a model's labels; rewrite them in the model's notation where that is all
+    that differs.
+
+    Parameters
+    ----------
+    gold : list of list of str
+        Gold label sequences.
+    model_labels : sequence of str
+        The model's labels (``model.labels_``).
+    source : str
+        Where the gold labels come from, for the messages.
+    scheme : str, optional
+        ``--scheme``; a spec with a label format (``iob2:X-B``) says how the labels are written, and
+        then nothing is rewritten.
+
+    Returns
+    -------
+    gold : list of list of str
+        The gold labels, rewritten when only their notation differs from the model's.
+    notes : list of str
+        Lines to show, each starting with ``warning:`` or ``note:``; empty when the labels agree.
+    """
+    from ..evaluation.schemes import _example, detect_scheme, split_scheme_spec
+    gold_set = {lab for sent in gold for lab in sent}
+    model_set = set(model_labels)
+    if not gold_set:
+        return gold, []
+    told_format = split_scheme_spec(scheme)[1] != "auto"
+    g, m = detect_scheme(gold), detect_scheme([sorted(model_set)])
+    if g.is_chunking and m.is_chunking and g.typed != m.typed:
+        bare, typed = (("gold labels", "model's labels") if not g.typed else ("model's labels", "gold labels"))
+        return gold, [f"warning: the {bare} are chunk prefixes without types (B, I, O) and the {typed} have "
+                      f"types (B-NP, B-PER, ...): no chunk of one can match one of the other ({source})"]
+    if g.is_chunking and m.is_chunking and g.typed and g.notation != m.notation and not told_format:
+        types = lambda s: {t for (_, t) in s.read.values() if t}  # noqa: E731
+        if types(g) & types(m):
+            rewritten = [[in_notation(lab, g.notation, m.notation) for lab in sent] for sent in gold]
+            return rewritten, [f"note: the gold labels of {source} are written {_example(g.notation)}, the "
+                               f"model's {_example(m.notation)}: the gold labels are read as "
+                               f"{_example(m.notation)}"]
+    if not gold_set & model_set:
+        return gold, [f"warning: none of the {len(gold_set)} gold labels of {source} is a label of the model "
+                      "(wrong --label-field or --columns?)"]
+    gold_types = {t for (_, t) in g.read.values() if t}
+    model_types = {t for (_, t) in m.read.values() if t}
+    if gold_types and model_types and not gold_types & model_types:
+        return gold, [f"warning: none of the chunk types of the gold labels of {source} "
+                      f"({', '.join(sorted(gold_types)[:6])}) is a type of the model's labels "
+                      f"({', '.join(sorted(model_types)[:6])}): is this the model of this task?"]
+    return gold, []
+
+
+def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], None] | None = None):
+    """Tag labelled data with a model and score it (token accuracy, chunk P/R/F1, conlleval semantics).
+
+    Parameters
+    ----------
+    model : SequenceTagger
+        A fitted model.
+    test : chaintag.data.datasets.Corpus
+        Labelled data, read with the model's columns in mind (``--columns``, ``--label-field``).
+    scheme : str, optional
+        Chunk scheme (``--scheme``; default: the model's ``eval_scheme``, ``auto``).
+    log : callable, optional
+        Receives the notes and warnings of :func:`gold_label_notes`.
+
+    Returns
+    -------
+    chaintag.evaluation.EvalResult
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When the data lacks a column the model reads, naming the file.
+    """
+    from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
+    if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
+        with_document_columns(test)  # computed from the file's documents (its marker lines)
+    labels, notes = gold_label_notes(test.labels, model.labels_, test.source, scheme)
+    for line in notes:
+        (log or (lambda _: None))(line)
+    missing = [c for c in model.columns_ if c not in test.columns]
+    if test.n_sentences and missing:
+        raise InputError(f"the model reads the column(s) {', '.join(model.columns_)}, but this file "
+                         f"has {', '.join(test.columns) or 'none'} besides the labels (set --columns)",
+                         test.source)
+    tokens = test.tokens
+    if test.n_sentences:
+        idx = [test.columns.index(c) for c in model.columns_]
+        if idx != list(range(len(test.columns))):
+            tokens = [[tuple(tok[i] for i in idx) for tok in s] for s in tokens]
+    return model.evaluate(tokens, labels, scheme=scheme)
