@@ -84,7 +84,7 @@ def test_messages_suggest_only_options_the_command_has(tmp_path, capsys):
     good = tmp_path / "good.txt"
     good.write_text("A DT B-NP\ncat NN I-NP\n", encoding="utf-8")
     model = tmp_path / "m.npz"
-    assert main(["train", "--train", str(good), "--model", str(model), "--features", "w[0]", "--quiet"]) == 0
+    assert main(["train", "--train", str(good), "--model", str(model), "--features", "w[0];pos[0]", "--quiet"]) == 0
     runs = [
         ["train", "--train", str(cupt), "--model", str(tmp_path / "a.npz")],
         ["train", "--train", str(mixed), "--model", str(tmp_path / "a.npz")],
@@ -310,3 +310,24 @@ def test_the_default_learner_is_the_one_chosen_for_the_kind_of_task(tmp_path, mo
     assert chaintag.train(str(ner), epochs=1, order=2).model.algorithm == "sapo2"
     with pytest.raises(InputError, match="n_best does not apply|has no parameter n_best"):
         chaintag.train(str(ner), epochs=1, n_best=3)
+
+
+def test_trailing_columns_no_template_reads_are_not_asked_for_when_tagging(tmp_path, capsys):
+    """word pos chunk ner: the NER preset reads word and pos, so the model reads two columns, and tags a
+    file of word and pos; a column before a read one keeps its place."""
+    from chaintag.learners import load
+    train = tmp_path / "ner.txt"
+    train.write_text("Ann NNP B-NP B-PER\nLee NNP I-NP I-PER\nmet VBD B-VP O\nRome NNP B-NP B-LOC\n\n"
+                     "Bob NNP B-NP B-PER\nran VBD B-VP O\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(train), "--model", str(model), "--epochs", "2"]) == 0
+    assert f"column c2 of {train}: read by no template, not needed to tag" in capsys.readouterr().err
+    assert load(model).columns_ == ("word", "pos")
+    two = tmp_path / "two.txt"
+    two.write_text("Ann NNP\nran VBD\n", encoding="utf-8")
+    assert main(["tag", "-m", str(model), str(two)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Ann NNP B-PER"
+    # a column the templates read after an unread one: both kept
+    assert main(["train", "--train", str(train), "--model", str(model), "--epochs", "1",
+                 "--features", "word[0];c2[0]"]) == 0
+    assert load(model).columns_ == ("word", "pos", "c2")

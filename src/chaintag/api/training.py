@@ -308,10 +308,28 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
     from ..features.templates import AUTO_COLUMNS, resolve_templates
     templates = resolve_templates(opts.features, train.columns, virtual=True)
     log(describe_features(opts.features, why, templates, train.columns, train))
+    if not streamed:
+        _drop_unread_columns(train, templates, log)
     if opts.autotags and not any(a.column in AUTO_COLUMNS and a.column not in train.columns
                                  for t in templates for a in t.atoms):
         log("warning: the unlabeled text (--autotags, or the recipe's) is not used: no template reads "
             "its labels (atag, atag2)")
+
+
+def _drop_unread_columns(train, templates, log) -> None:
+    """Drop the last feature columns that no template reads (``c2``, a chunk column beside NER labels), so
+    that the model does not ask for them when it tags; a column before a read one keeps its place."""
+    read = {a.column for t in templates for a in t.atoms}
+    keep = len(train.columns)
+    while keep > 1 and train.columns[keep - 1] not in read:
+        keep -= 1
+    if keep == len(train.columns):
+        return
+    dropped = train.columns[keep:]
+    train.columns = tuple(train.columns[:keep])
+    train.tokens = [[tok[:keep] for tok in s] for s in train.tokens]
+    log(f"column{'s' if len(dropped) > 1 else ''} {', '.join(dropped)} of {train.source}: read by no template, "
+        "not needed to tag")
 
 
 def _held_out_data(opts, train, log):
