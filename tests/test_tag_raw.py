@@ -182,3 +182,34 @@ def test_eval_warns_when_gold_labels_are_bare_prefixes(ner, tmp_path, capsys):
     assert main(["eval", "-m", str(path), "-t", str(bare)]) == 0
     assert "warning: the gold labels are chunk prefixes without types (B, I, O) and the model's labels have " \
            "types" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("John B-PER\nSmith I-PER\nsat O\nin O\nParis B-LOC\n\nMary B-PER\n", "a column file (each of its first 5"),
+    ("-DOCSTART- -X- O O\n\nJohn NNP B-NP B-PER\n", "a column file (its first line is a -DOCSTART- marker)"),
+    ("# sent_id = 1\n# text = John sat\n1\tJohn\tjohn\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n", "a CoNLL-U file"),
+    ("1\tJohn\tjohn\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tsat\tsit\tVERB\tVBD\t_\t0\troot\t_\t_\n", "a CoNLL-U file"),
+])
+def test_column_files_given_as_text_are_tagged_with_a_warning(ner, tmp_path, capsys, text, kind):
+    _, path = ner
+    src = tmp_path / "in.txt"
+    src.write_text(text, encoding="utf-8")
+    for fmt in ("raw", "pretokenized"):
+        assert main(["tag", "-m", str(path), str(src), "--format", fmt]) == 0
+        cap = capsys.readouterr()
+        assert f"warning: this input looks like {kind}" in cap.err and f"--format {fmt} reads it as text" in cap.err
+        assert cap.out.startswith('{"text"')
+
+
+@pytest.mark.parametrize("text", [
+    "John sat\nMary ran\n",
+    "Thank you O\nSee you O\n",  # two lines ending in a label: short text can look like that
+    "He said O\nwell it is O ok\nand O\nso O\nthen O\n",  # not one width
+    "John went home .\nMary B-PER\n\nSee O\nyou O\nthen O\nok O\n",  # the first block is text
+])
+def test_text_that_looks_a_little_like_columns_gets_no_warning(ner, tmp_path, capsys, text):
+    _, path = ner
+    src = tmp_path / "in.txt"
+    src.write_text(text, encoding="utf-8")
+    assert main(["tag", "-m", str(path), str(src), "--format", "raw"]) == 0
+    assert "warning" not in capsys.readouterr().err

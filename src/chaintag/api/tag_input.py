@@ -7,7 +7,7 @@ import os
 from ..errors import InputError
 
 __all__ = ["open_sentences", "feature_picker", "expected_input", "explained", "looks_like_text",
-           "check_text_options"]
+           "column_input_warning", "check_text_options"]
 
 
 def open_sentences(source="-", *, format: str | None = None, sep: str | None = None, encoding: str = "utf-8",
@@ -181,6 +181,51 @@ def looks_like_text(model, tokens) -> bool:
         if 2 * known < len(values) and 2 * lower > len(values):
             return True
     return False
+
+
+def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | None:
+    """A warning when text input begins like a column or CoNLL-U file (the mistake opposite to
+    :func:`looks_like_text`); never a refusal, since short text can look like columns.
+
+    Parameters
+    ----------
+    model : SequenceTagger
+    lines : list of str
+        The first block of the input (its lines up to the first blank line).
+    fmt : {"raw", "pretokenized"}
+
+    Returns
+    -------
+    str or None
+        The warning, or None. It is given for a CoNLL-U block (``# sent_id``/``# text`` comments, or
+        token lines of 10 tab-separated fields with a numeric ID), a CoNLL-2003 ``-DOCSTART-`` line, or
+        a block of at least 5 lines that all have the same 2 to 6 fields with a label of the model last
+        on at least 80 % of them (one token per line with its tags). Two lines such as ``Thank you .``
+        and ``See you .`` are not enough.
+    """
+    if not lines:
+        return None
+    first = lines[0].strip()
+    what = None
+    fields = [line.split("\t") for line in lines if not line.startswith("#")]
+    if first.startswith(("# sent_id", "# text", "# newdoc")) or (
+            fields and all(len(f) == 10 and f[0].split("-")[0].split(".")[0].isdigit() for f in fields)):
+        what = "a CoNLL-U file"
+    elif first.split()[:1] == ["-DOCSTART-"]:
+        what = "a column file (its first line is a -DOCSTART- marker)"
+    else:
+        split = [line.split() for line in lines]
+        width = len(split[0])
+        labels = set(getattr(model, "labels_", ()))
+        if (len(split) >= 5 and 2 <= width <= 6 and all(len(f) == width for f in split)
+                and 5 * sum(f[-1] in labels for f in split) >= 4 * len(split)):
+            what = (f"a column file (each of its first {len(split)} lines has {width} fields, most ending in "
+                    "a label of the model)")
+    if what is None:
+        return None
+    return (f"warning: this input looks like {what}, but --format {fmt} reads it as text, every line "
+            f"{'a sentence of tokens' if fmt == 'pretokenized' else 'text to split'}; leave out --format to "
+            "tag it as columns")
 
 
 def check_text_options(model, fmt: str, output_format: str | None, nbest, extra: list[str], name: str):

@@ -156,7 +156,7 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
         from .text_tagging import tag_text_file
         return tag_text_file(model if model is not None else model_path, source, output, format=format,
                              output_format=output_format, lang=lang or "en", encoding=encoding, constrain=constrain,
-                             scheme=scheme, progress=progress)
+                             scheme=scheme, progress=progress, warn=warn)
     if lang is not None:
         raise InputError("--lang sets the tokenizer of --format raw; this input is not raw text")
     if output_format in TEXT_OUTPUTS and output_format not in ("columns", "text"):

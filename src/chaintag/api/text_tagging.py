@@ -74,7 +74,7 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
 
 
 def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encoding: str = "utf-8",
-                   name: str | None = None) -> Iterator:
+                   name: str | None = None, check_first: Callable[[list[str]], None] | None = None) -> Iterator:
     """Read raw (or tokenized) text as documents, one per block of lines between blank lines.
 
     Parameters
@@ -86,6 +86,8 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
     encoding : str
     name : str, optional
         The input's name in messages.
+    check_first : callable, optional
+        Called once with the lines of the first block, before it is split.
 
     Yields
     ------
@@ -107,9 +109,14 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
             if size < MAX_DOCUMENT_CHARS:
                 continue
         if block:
+            if check_first is not None:
+                check_first(block)
+                check_first = None
             yield split("\n".join(block))
             block, size = [], 0
     if block:
+        if check_first is not None:
+            check_first(block)
         yield split("\n".join(block))
 
 
@@ -145,7 +152,8 @@ def format_document(doc, output_format: str) -> str:
 def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_format: str | None = None,
                   lang: str = "en", encoding: str = "utf-8", confidence: bool = True, constrain=False,
                   scheme: str | None = None, batch_size: int = 64,
-                  progress: Callable[[int], None] | None = None) -> int:
+                  progress: Callable[[int], None] | None = None,
+                  warn: Callable[[str], None] | None = None) -> int:
     """Tag a raw or tokenized text file (or stdin) with a model, as ``chaintag tag --format raw`` does.
 
     Parameters
@@ -164,6 +172,9 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
         Documents tagged together.
     progress : callable, optional
         Called with the number of documents of each batch tagged.
+    warn : callable, optional
+        Called with a warning's text: input that begins like a column or CoNLL-U file
+        (:func:`chaintag.api.tag_input.column_input_warning`).
 
     Returns
     -------
@@ -193,7 +204,14 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     if name != "<stdin>" and not os.path.exists(name):
         raise InputError("no such file", name)
     stream = getattr(sys.stdin, "buffer", sys.stdin) if name == "<stdin>" else source
-    docs = iter_documents(stream, tokenized=format == "pretokenized", lang=lang, encoding=encoding, name=name)
+    from .tag_input import column_input_warning
+
+    def check_first(lines):
+        text = column_input_warning(model, lines, format)
+        if text and warn is not None:
+            warn(text)
+    docs = iter_documents(stream, tokenized=format == "pretokenized", lang=lang, encoding=encoding, name=name,
+                          check_first=check_first)
     opened = (contextlib.nullcontext(sys.stdout) if os.fspath(output) == "-"
               else atomic_open(output, "w", encoding="utf-8", newline="\n"))
     n = 0
