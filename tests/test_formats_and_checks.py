@@ -178,6 +178,11 @@ def test_label_warnings_read_the_scheme_and_the_columns_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "are chunk labels (IOB2), but 1 fit none of its prefixes: 'M-PER' on 1 token" in err
     assert load(model).training_summary_["label_scheme"] == "iob2"
+    # one S- typo: conlleval reads S, but the model records IOB2 (whose rules --constrain enforces)
+    typo.write_text("\n".join(sents + ["Al B-PER\nBo S-PER\n"]), encoding="utf-8")
+    assert main(["train", "--train", str(typo), "--model", str(model), "--epochs", "1"]) == 0
+    assert "(IOB2), but 1 fit none of its prefixes: 'S-PER' on 1 token" in capsys.readouterr().err
+    assert load(model).training_summary_["label_scheme"] == "iob2"
     # --scheme is the one the warning and the model use
     bilou = tmp_path / "bilou.txt"
     bilou.write_text("Ann B-PER\nLee L-PER\nmet O\nRome U-LOC\n\nBob U-PER\n", encoding="utf-8")

@@ -154,7 +154,7 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
     """
     from collections import Counter
     from ..data.label_check import has_control
-    from ..evaluation.schemes import detect_scheme
+    from ..evaluation.schemes import TRAINING_TYPO_PREFIXES, detect_scheme
     labels = corpus.labels or []
     flat = [lab for s in labels for lab in s]
     if not flat:
@@ -181,14 +181,15 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
         if same * 2 > n and len(distinct) > 2:
             out.append(f"the labels ({where}) equal the word on {same} of {n} tokens: this looks like a copy "
                        f"of the word column (choose the label column with {how})")
-    scheme = detect_scheme(labels, (), scheme or "auto")
+    # read as the model records them (a rare prefix of another scheme is a typo)
+    scheme = detect_scheme(labels, (), scheme or "auto", typo_prefixes=TRAINING_TYPO_PREFIXES)
     # labels with control characters have their own warning (chaintag.data.label_check)
     stray = {lab for lab in scheme.stray if not has_control(lab)}
     if scheme.is_chunking and stray:
         counts = Counter(lab for lab in flat if lab in stray)
         shown = ", ".join(f"{lab!r} on {counts[lab]} token{'s' if counts[lab] > 1 else ''}"
                           for lab in sorted(counts, key=lambda k: (-counts[k], k))[:5])
-        auto = detect_scheme(labels) if scheme.detected is False else scheme
+        auto = detect_scheme(labels, typo_prefixes=TRAINING_TYPO_PREFIXES) if scheme.detected is False else scheme
         hint = (f"the labels look like {auto.name.upper()}: --scheme {auto.name} (or auto) reads them all"
                 if auto.name != scheme.name and not auto.stray else "a typo of B-X / I-X?")
         out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "

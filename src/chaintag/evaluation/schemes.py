@@ -72,7 +72,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 __all__ = ["SCHEMES", "SCHEME_ALIASES", "NOTATIONS", "Scheme", "detect_scheme", "detect_notation",
-           "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec", "transition_allowed"]
+           "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec", "transition_allowed",
+           "TYPO_PREFIXES", "TRAINING_TYPO_PREFIXES"]
 
 #: Prefixes of each scheme (``O`` is always allowed, alone).
 SCHEMES: dict[str, frozenset] = {
@@ -318,6 +319,13 @@ def transition_allowed(scheme: str, prev, cur) -> bool:
     raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(sorted(SCHEMES))}")
 
 
+#: Prefixes that a rare occurrence does not let name the scheme, by default (:func:`detect_scheme`): not
+#: conlleval's E and S, so that the scorer reads them as conlleval does.
+TYPO_PREFIXES = "MLU"
+#: The same for the scheme a model records and the checks of its training labels: every prefix but I.
+TRAINING_TYPO_PREFIXES = "BELMSU"
+
+
 def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
     """Scheme name from the prefixes in use (and, for IOB/IOE, how chunks open and close)."""
     if prefixes & {"L", "U"}:
@@ -348,9 +356,11 @@ def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
     return "iob2"
 
 
-def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kind: str) -> str:
-    """:func:`_pick` on the prefixes in use, unless a rare prefix (on at most 1 % of the chunk label tokens)
-    is what names the scheme and the scheme without it reads the gold labels with fewer bad tokens.
+def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kind: str,
+                 typo_prefixes: str = TYPO_PREFIXES) -> str:
+    """:func:`_pick` on the prefixes in use, unless a rare prefix of ``typo_prefixes`` (on at most 1 % of
+    the chunk label tokens) is what names the scheme and the scheme without it reads the gold labels with
+    fewer bad tokens.
 
     One typo (``M-PER`` or ``U-PER`` in IOB2 data) would otherwise name BMES or BILOU, under which every
     correct ``I-X`` is a stray or every chunk breaks the rules; a scheme's real prefixes are never that rare
@@ -363,7 +373,7 @@ def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kin
             by_prefix[info[lab][1]] += n
     name = _pick(set(by_prefix), gold, info)
     total = sum(by_prefix.values())
-    rare = {p for p, n in by_prefix.items() if 100 * n <= total}
+    rare = {p for p, n in by_prefix.items() if 100 * n <= total and p in typo_prefixes}
     if not rare or rare == set(by_prefix):
         return name
     without = {lab: (("O", "O", "") if v[0] == kind and v[1] in rare else v) for lab, v in info.items()}
@@ -391,7 +401,8 @@ def _n_bad(name: str, gold: Sequence[Sequence[str]], info: dict, kind: str) -> i
 
 
 def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] = (),
-                  scheme: str | None = "auto", notation: str | None = None) -> Scheme:
+                  scheme: str | None = "auto", notation: str | None = None,
+                  typo_prefixes: str = TYPO_PREFIXES) -> Scheme:
     """Choose the chunk scheme of a labelling and map every label to how it is read.
 
     Parameters
@@ -409,6 +420,14 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
         Label format: ``"auto"`` (default: detected, see
         :func:`detect_notation`), ``"prefix"``, ``"suffix"`` or one of
         :data:`NOTATIONS`.
+    typo_prefixes : str, default :data:`TYPO_PREFIXES` (``"MLU"``)
+        The prefixes that, on at most 1 % of the chunk label tokens, may be
+        taken for typos (see the notes). The default leaves out ``E`` and
+        ``S``, which conlleval reads in any labelling (a rare ``E-X`` among
+        IOB2 labels ends its chunk there, as conlleval counts it); training
+        passes :data:`TRAINING_TYPO_PREFIXES`, so that a model of IOB2 labels
+        with one ``S-X`` typo records IOB2, whose transition rules
+        ``--constrain`` enforces.
 
     Returns
     -------
@@ -430,8 +449,8 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     POS tags and the like). The scheme is then named by the prefixes in
     use: ``L``/``U`` -> BILOU, ``M`` -> BMES, ``S`` or ``B`` with ``E`` ->
     IOBES, ``E`` -> IOE2 (IOE1 if a gold chunk ends on ``I``), else IOB2
-    (IOB1 if a gold chunk starts on ``I``). A prefix on at most 1 % of the
-    chunk label tokens does not name the scheme when the scheme named
+    (IOB1 if a gold chunk starts on ``I``). A prefix of ``typo_prefixes`` on
+    at most 1 % of the chunk label tokens does not name the scheme when the scheme named
     without it reads the gold labels with fewer strays and broken
     transitions (one ``M-PER`` typo in IOB2 data is a stray, and does not
     make every ``I-X`` one under BMES). With a given scheme, a label
@@ -463,7 +482,7 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
             typed = False
         else:
             return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=True, notation=written)
-        name = _pick_robust(counts, gold, info, "typed" if typed else "bare")
+        name = _pick_robust(counts, gold, info, "typed" if typed else "bare", typo_prefixes)
         detected = True
     elif wanted == "none":
         return Scheme("none", read={lab: ("O", "") for lab in counts}, detected=False)

@@ -231,7 +231,9 @@ def training_summary(n_sentences: int, gold: np.ndarray, labels: list, sequences
     out = {"n_sentences": int(n_sentences), "n_tokens": int(len(gold)),
            "label_counts": {lab: int(c) for lab, c in zip(labels, counts.tolist())}}
     if sequences is not None:
-        from ..evaluation.schemes import detect_scheme
+        from ..evaluation.schemes import TRAINING_TYPO_PREFIXES, detect_scheme
         seqs = [s if all(type(x) is str for x in s) else [str(x) for x in s] for s in sequences]
-        out["label_scheme"] = detect_scheme(seqs, (), scheme or "auto").name
+        # a rare S-X or E-X among IOB2 labels is a typo, not IOBES (whose rules --constrain would enforce)
+        out["label_scheme"] = detect_scheme(seqs, (), scheme or "auto",
+                                            typo_prefixes=TRAINING_TYPO_PREFIXES).name
     return out
