@@ -183,6 +183,14 @@ def test_label_warnings_read_the_scheme_and_the_columns_named(tmp_path, capsys):
     assert main(["train", "--train", str(typo), "--model", str(model), "--epochs", "1"]) == 0
     assert "(IOB2), but 1 fit none of its prefixes: 'S-PER' on 1 token" in capsys.readouterr().err
     assert load(model).training_summary_["label_scheme"] == "iob2"
+    # one chunk opened on I- (a B- typed as O): IOB2 recorded (it was IOB1, whose rules --constrain then
+    # enforced), and the break named with its line
+    broken = tmp_path / "broken.txt"
+    broken.write_text("\n".join(sents + ["In O\nYork I-LOC\n"]), encoding="utf-8")
+    assert main(["train", "--train", str(broken), "--model", str(model), "--epochs", "1"]) == 0
+    assert (f"break the rules of IOB2 on 1 token, the first at line {7 * 40 + 2} of {broken}: 'I-LOC' after 'O'"
+            in capsys.readouterr().err)
+    assert load(model).training_summary_["label_scheme"] == "iob2"
     # --scheme is the one the warning and the model use
     bilou = tmp_path / "bilou.txt"
     bilou.write_text("Ann B-PER\nLee L-PER\nmet O\nRome U-LOC\n\nBob U-PER\n", encoding="utf-8")

@@ -136,6 +136,23 @@ def test_rare_prefixes_of_a_real_scheme_keep_it():
     assert (s.name, s.stray) == ("ioe2", {"B-NP"})
 
 
+def test_one_broken_chunk_does_not_make_iob2_iob1_nor_ioe2_ioe1():
+    """A typo that opens one chunk on I-X (IOB2) or closes one on I-X (IOE2) among hundreds of chunks
+    left the scheme IOB1 / IOE1 before, whose transition rules then wrecked constrained decoding."""
+    iob2 = [["B-PER", "I-PER", "O", "B-LOC"]] * 100 + [["O", "I-PER", "O"]]
+    assert detect_scheme(iob2).name == "iob2"
+    ioe2 = [["I-PER", "E-PER", "O", "E-LOC"]] * 100 + [["O", "I-PER", "O"]]
+    assert detect_scheme(ioe2).name == "ioe2"
+    # an M- typo inside a chunk: a stray, and the chunk after it opens on I-X
+    broken = _iob2_sentences() + [["B-ORG", "M-ORG", "I-ORG"]]
+    s = detect_scheme(broken, typo_prefixes=TRAINING_TYPO_PREFIXES)
+    assert (s.name, s.stray) == ("iob2", {"M-ORG"})
+    # real IOB1 and IOE1 (B / E only between adjacent chunks of one type) are still found
+    assert detect_scheme([["I-PER", "I-PER", "B-PER", "O", "I-LOC"]] * 50).name == "iob1"
+    assert detect_scheme([["I-PER", "E-PER", "I-PER", "O", "I-LOC"]] * 50).name == "ioe1"
+    assert detect_scheme([["I-PER", "O"]]).name == "iob1" and detect_scheme([["B-PER", "O"]]).name == "iob2"
+
+
 def test_not_chunk_labels_and_the_majority_rule():
     r = evaluate([["NN", "VB", "DT"]], [["NN", "NN", "DT"]])
     assert r.scheme == "none" and not r.is_chunking and r.n_gold_chunks == 0

@@ -195,6 +195,10 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
         out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "
                    f"its prefixes: {shown}{', ...' if len(counts) > 5 else ''}; they are learned as labels of "
                    f"their own, and spans, tagged entities and chunk F1 read them as O ({hint})")
+    if scheme.is_chunking:
+        breaks = _rule_break_warning(corpus, labels, scheme, where)
+        if breaks:
+            out.append(breaks)
     if not scheme.is_chunking and not label_named and 2 * flat.count("O") < n:
         for i, name in enumerate(corpus.columns):
             values = [[tok[i] for tok in s] for s in corpus.tokens]
@@ -205,6 +209,25 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
                            f"the labels ({where}) do not: is the label column the one you meant? "
                            f"(choose it with {how})")
     return out
+
+
+def _rule_break_warning(corpus, labels, scheme, where: str) -> str | None:
+    """The warning about labels that break the transition rules of their scheme (``I-LOC`` after ``O`` in
+    IOB2: a chunk broken by a typo), naming the first; None when none does."""
+    from ..evaluation.schemes import rule_breaks
+    n, first = rule_breaks(labels, scheme)
+    if not n:
+        return None
+    s, t, prev, lab = first
+    if corpus.format == "columns" and s < len(corpus.lines or ()):
+        at = f"line {corpus.lines[s] + min(t, len(labels[s]) - 1)} of {corpus.source}"
+    else:
+        at = f"sentence {s + 1}, token {min(t, len(labels[s]) - 1) + 1}"
+    what = (f"{lab!r} after {prev!r}" if prev is not None and lab is not None
+            else f"{lab!r} first in a sentence" if lab is not None else f"{prev!r} last in a sentence")
+    return (f"the labels ({where}) break the rules of {scheme.name.upper()} on {n} token{'s' if n > 1 else ''}, "
+            f"the first at {at}: {what}; spans and chunk F1 read them as conlleval does, and --constrain "
+            "never predicts such a sequence (a typo?)")
 
 
 def describe_labels(corpus) -> str:

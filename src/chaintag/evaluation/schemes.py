@@ -73,7 +73,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["SCHEMES", "SCHEME_ALIASES", "NOTATIONS", "Scheme", "detect_scheme", "detect_notation",
            "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec", "transition_allowed",
-           "TYPO_PREFIXES", "TRAINING_TYPO_PREFIXES"]
+           "TYPO_PREFIXES", "TRAINING_TYPO_PREFIXES", "rule_breaks"]
 
 #: Prefixes of each scheme (``O`` is always allowed, alone).
 SCHEMES: dict[str, frozenset] = {
@@ -335,25 +335,34 @@ def _pick(prefixes: set, sequences: Iterable[Sequence[str]], info: dict) -> str:
     if "S" in prefixes or {"B", "E"} <= prefixes:
         return "iobes"
     if "E" in prefixes:
-        # IOE1 when some chunk closes without E: I-X followed by outside or another type
+        # IOE1 closes a chunk on I-X (E-X only before an adjacent chunk of its type); IOE2 on E-X. One
+        # chunk broken by a typo does not decide: the more frequent way of closing does
+        i_close = e_close = 0
         for seq in sequences:
             for i, lab in enumerate(seq):
                 kind, prefix, typ = info[lab]
-                if prefix != "I":
+                if kind not in ("typed", "bare") or prefix not in "IE":
                     continue
                 nxt = info[seq[i + 1]] if i + 1 < len(seq) else ("O", "O", "")
                 if nxt[0] not in ("typed", "bare") or nxt[2] != typ:
-                    return "ioe1"
-        return "ioe2"
-    # IOB1 when some chunk opens with I: I-X after outside or another type
+                    if prefix == "I":
+                        i_close += 1
+                    else:
+                        e_close += 1
+        return "ioe1" if i_close > e_close else "ioe2"
+    # IOB1 opens a chunk on I-X (B-X only after an adjacent chunk of its type); IOB2 on B-X
+    i_open = b_open = 0
     for seq in sequences:
         prev = ("O", "O", "")
         for lab in seq:
             kind, prefix, typ = info[lab]
-            if prefix == "I" and (prev[0] not in ("typed", "bare") or prev[2] != typ):
-                return "iob1"
+            if kind in ("typed", "bare") and prefix in "IB" and (prev[0] not in ("typed", "bare") or prev[2] != typ):
+                if prefix == "I":
+                    i_open += 1
+                else:
+                    b_open += 1
             prev = (kind, prefix, typ)
-    return "iob2"
+    return "iob1" if i_open > b_open else "iob2"
 
 
 def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kind: str,
@@ -398,6 +407,53 @@ def _n_bad(name: str, gold: Sequence[Sequence[str]], info: dict, kind: str) -> i
             prev = cur
         n += prev is not None and not transition_allowed(name, prev, None)
     return n
+
+
+def rule_breaks(sequences: Sequence[Sequence[str]], scheme: Scheme) -> tuple[int, tuple | None]:
+    """Labels that break the transition rules of a scheme (:func:`transition_allowed`).
+
+    Parameters
+    ----------
+    sequences : sequence of sequences of str
+        Label sequences, one per sentence.
+    scheme : Scheme
+        As :func:`detect_scheme` returns it (strays read as ``O``).
+
+    Returns
+    -------
+    n : int
+        Tokens whose label may not follow the previous one (or may not start the sentence), and
+        sentences whose last label may not end one.
+    first : (int, int, str or None, str or None) or None
+        The first break: sentence index, token index, previous label (None at the start) and label
+        (None at the end of the sentence).
+
+    Examples
+    --------
+    >>> rule_breaks([["B-PER", "I-PER", "O", "B-LOC"]], detect_scheme([["B-PER", "I-PER"]] * 9))[0]
+    0
+    >>> s = detect_scheme([["B-PER", "I-PER", "O"]] * 9)
+    >>> rule_breaks([["B-PER", "O", "I-LOC"]], s)
+    (1, (0, 2, 'O', 'I-LOC'))
+    """
+    if not scheme.is_chunking:
+        return 0, None
+    read = dict(scheme.read)
+    for lab in {lab for seq in sequences for lab in seq} - read.keys():  # labels the scheme was not chosen on
+        read.update(_read_labels({lab: _parse(lab, scheme.notation)}, SCHEMES[scheme.name], scheme.typed)[0])
+    n, first = 0, None
+    for s, seq in enumerate(sequences):
+        prev, prev_lab = None, None
+        for t, lab in enumerate(seq):
+            cur = read[lab]
+            if not transition_allowed(scheme.name, prev, cur):
+                n += 1
+                first = first or (s, t, prev_lab, lab)
+            prev, prev_lab = cur, lab
+        if prev is not None and not transition_allowed(scheme.name, prev, None):
+            n += 1
+            first = first or (s, len(seq), prev_lab, None)
+    return n, first
 
 
 def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] = (),
@@ -448,8 +504,9 @@ def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] =
     and one is not ``O``; otherwise they are not chunk labels (``none``:
     POS tags and the like). The scheme is then named by the prefixes in
     use: ``L``/``U`` -> BILOU, ``M`` -> BMES, ``S`` or ``B`` with ``E`` ->
-    IOBES, ``E`` -> IOE2 (IOE1 if a gold chunk ends on ``I``), else IOB2
-    (IOB1 if a gold chunk starts on ``I``). A prefix of ``typo_prefixes`` on
+    IOBES, ``E`` -> IOE2 (IOE1 if more gold chunks end on ``I`` than on
+    ``E``), else IOB2 (IOB1 if more gold chunks open on ``I`` than on ``B``:
+    one chunk broken by a typo does not make IOB2 data IOB1). A prefix of ``typo_prefixes`` on
     at most 1 % of the chunk label tokens does not name the scheme when the scheme named
     without it reads the gold labels with fewer strays and broken
     transitions (one ``M-PER`` typo in IOB2 data is a stray, and does not
