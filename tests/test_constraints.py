@@ -277,3 +277,31 @@ def test_cli_partial_errors_name_the_file_and_line(tagger, tmp_path, capsys):
     two.write_text("the DT\n\ndog NN\n")
     assert main(["tag", "-m", model, str(two), "--partial", "--quiet"]) == 2
     assert f"{two}:1: --partial: the input has 2 column(s)" in capsys.readouterr().err
+
+
+def test_cli_constrain_checks_the_scheme_decoding_enforces(tmp_path, capsys):
+    """``tag --constrain`` checked the label set's scheme and decoded in the recorded one: a model of
+    PER-B labels was refused (no notation but B-X was read), and a model trained with --scheme iobes on
+    IOB2 labels ended in a traceback. Both are now read as decoding reads them."""
+    from chaintag.cli.main import main
+    rows = ["John B-PER", "Smith I-PER", "went O", "to O", "Paris B-LOC", ". O"]
+    suffix = tmp_path / "suffix.txt"
+    suffix.write_text("\n".join(("\n".join(f"{r.split()[0]} {r.split()[1][2:]}-{r.split()[1][0]}"
+                                           if r.split()[1] != "O" else r for r in rows) + "\n") for _ in range(5)),
+                      encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(suffix), "--model", str(model), "--epochs", "3", "-q"]) == 0
+    text = tmp_path / "t.txt"
+    text.write_text("John Smith went to Paris .\n", encoding="utf-8")
+    assert main(["tag", "-m", str(model), str(text), "--format", "pretokenized", "--constrain",
+                 "--output-format", "conll"]) == 0
+    out = capsys.readouterr().out.split()
+    assert out[:4] == ["John", "PER-B", "Smith", "PER-I"]
+    iob2 = tmp_path / "iob2.txt"
+    iob2.write_text("\n".join(("\n".join(rows) + "\n") for _ in range(5)), encoding="utf-8")
+    assert main(["train", "--train", str(iob2), "--model", str(model), "--epochs", "1", "--scheme", "iobes",
+                 "-q"]) == 0
+    assert main(["tag", "-m", str(model), str(iob2), "--constrain"]) == 2
+    err = capsys.readouterr().err
+    assert "--constrain: the labels follow the IOB2 scheme, not IOBES (the model's training labels were read " \
+           "as IOBES)" in err and "Traceback" not in err

@@ -199,6 +199,19 @@ def test_label_warnings_read_the_scheme_and_the_columns_named(tmp_path, capsys):
             "they are learned as labels of their own, and spans, tagged entities and chunk F1 read them as O (the "
             "labels look like BILOU: --scheme bilou (or auto) reads them all)") in capsys.readouterr().err
     assert load(model).training_summary_["label_scheme"] == "iob2"
+    # a --scheme that the labels break: the rules broken, and the scheme that reads them
+    iob2 = tmp_path / "iob2.txt"
+    iob2.write_text("Ann B-PER\nLee I-PER\nmet O\nRome B-LOC\n\nBob B-PER\n", encoding="utf-8")
+    assert main(["train", "--train", str(iob2), "--model", str(model), "--epochs", "1", "--scheme", "iob1"]) == 0
+    assert (f"break the rules of IOB1 on 3 tokens, the first at line 1 of {iob2}: 'B-PER' first in a sentence; "
+            "spans and chunk F1 read them as conlleval does, and --constrain never predicts such a sequence (the "
+            "labels look like IOB2: --scheme iob2 (or auto) reads them all)") in capsys.readouterr().err
+    # the typo hint names the prefixes of the scheme (BILOU data with an S- typo)
+    bilou_typo = tmp_path / "bilou_typo.txt"
+    bilou_typo.write_text("\n".join(["Ann B-PER\nLee L-PER\nmet O\nRome U-LOC\n"] * 30 + ["Oslo S-LOC\n"]),
+                          encoding="utf-8")
+    assert main(["train", "--train", str(bilou_typo), "--model", str(model), "--epochs", "1"]) == 0
+    assert "read them as O (a typo of B-X / I-X / L-X / U-X?)" in capsys.readouterr().err
     # a label column named with --columns is not second-guessed
     swapped = tmp_path / "swapped.txt"
     swapped.write_text("Ann B-PER NNP\nmet O VBD\nBob B-PER NNP\n", encoding="utf-8")

@@ -32,7 +32,7 @@ def constraint_options(model, constrain, scheme, partial, fmt: str) -> dict:
         follow no (or not that) chunk scheme, or ``partial`` with CoNLL-U input.
     """
     from ..decoding.constraints import scheme_masks
-    from ..learners.constrained import _check_model
+    from ..learners.constrained import _check_model, constraint_scheme
     try:
         _check_model(model)
     except NotImplementedError as exc:
@@ -41,10 +41,12 @@ def constraint_options(model, constrain, scheme, partial, fmt: str) -> dict:
         raise InputError("--scheme names the scheme of --constrain: add --constrain")
     constrain = (scheme or True) if constrain else False
     if constrain:
-        try:
-            scheme_masks(model.labels_, None if constrain is True else constrain)
+        try:  # the scheme that decoding will enforce
+            scheme_masks(model.labels_, constraint_scheme(model, constrain))
         except ValueError as exc:
-            raise InputError(f"--constrain: {exc}") from None
+            recorded = constraint_scheme(model, True) if constrain is True else None
+            why = f" (the model's training labels were read as {recorded.upper()})" if recorded else ""
+            raise InputError(f"--constrain: {exc}{why}") from None
     if partial and fmt == "conllu":
         raise InputError("--partial reads the fixed labels from the last column of a column file, "
                          "not from CoNLL-U input")

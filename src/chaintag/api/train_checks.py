@@ -152,8 +152,6 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
         another one), unless the label column was named or ``O`` is on half
         of the tokens (entity types without prefixes: ``PER``, ``LOC``, ``O``).
     """
-    from collections import Counter
-    from ..data.label_check import has_control
     from ..evaluation.schemes import TRAINING_TYPO_PREFIXES, detect_scheme
     labels = corpus.labels or []
     flat = [lab for s in labels for lab in s]
@@ -183,22 +181,9 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
                        f"of the word column (choose the label column with {how})")
     # read as the model records them (a rare prefix of another scheme is a typo)
     scheme = detect_scheme(labels, (), scheme or "auto", typo_prefixes=TRAINING_TYPO_PREFIXES)
-    # labels with control characters have their own warning (chaintag.data.label_check)
-    stray = {lab for lab in scheme.stray if not has_control(lab)}
-    if scheme.is_chunking and stray:
-        counts = Counter(lab for lab in flat if lab in stray)
-        shown = ", ".join(f"{lab!r} on {counts[lab]} token{'s' if counts[lab] > 1 else ''}"
-                          for lab in sorted(counts, key=lambda k: (-counts[k], k))[:5])
-        auto = detect_scheme(labels, typo_prefixes=TRAINING_TYPO_PREFIXES) if scheme.detected is False else scheme
-        hint = (f"the labels look like {auto.name.upper()}: --scheme {auto.name} (or auto) reads them all"
-                if auto.name != scheme.name and not auto.stray else "a typo of B-X / I-X?")
-        out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "
-                   f"its prefixes: {shown}{', ...' if len(counts) > 5 else ''}; they are learned as labels of "
-                   f"their own, and spans, tagged entities and chunk F1 read them as O ({hint})")
+    auto = detect_scheme(labels, typo_prefixes=TRAINING_TYPO_PREFIXES) if scheme.detected is False else scheme
     if scheme.is_chunking:
-        breaks = _rule_break_warning(corpus, labels, scheme, where)
-        if breaks:
-            out.append(breaks)
+        out += _scheme_warnings(corpus, labels, flat, scheme, auto, where)
     if not scheme.is_chunking and not label_named and 2 * flat.count("O") < n:
         for i, name in enumerate(corpus.columns):
             values = [[tok[i] for tok in s] for s in corpus.tokens]
@@ -211,7 +196,34 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
     return out
 
 
-def _rule_break_warning(corpus, labels, scheme, where: str) -> str | None:
+def _scheme_warnings(corpus, labels, flat, scheme, auto, where: str) -> list[str]:
+    """Stray labels (no prefix of the scheme) and labels that break its rules; ``auto`` is the scheme
+    detected, which the hint names when ``--scheme`` gave another one that reads the labels worse."""
+    from collections import Counter
+    from ..data.label_check import has_control
+    from ..evaluation.schemes import SCHEMES, rule_breaks
+    out = []
+    better = (auto.name != scheme.name and auto.is_chunking and not auto.stray and not rule_breaks(labels, auto)[0])
+    given = (f"the labels look like {auto.name.upper()}: --scheme {auto.name} (or auto) reads them all"
+             if better else None)
+    # labels with control characters have their own warning (chaintag.data.label_check)
+    stray = {lab for lab in scheme.stray if not has_control(lab)}
+    if stray:
+        counts = Counter(lab for lab in flat if lab in stray)
+        shown = ", ".join(f"{lab!r} on {counts[lab]} token{'s' if counts[lab] > 1 else ''}"
+                          for lab in sorted(counts, key=lambda k: (-counts[k], k))[:5])
+        prefixes = "-X / ".join(p for p in "BIMELSU" if p in SCHEMES[scheme.name]) + "-X"
+        out.append(f"the labels ({where}) are chunk labels ({scheme.name.upper()}), but {len(counts)} fit none of "
+                   f"its prefixes: {shown}{', ...' if len(counts) > 5 else ''}; they are learned as labels of "
+                   f"their own, and spans, tagged entities and chunk F1 read them as O "
+                   f"({given or 'a typo of ' + prefixes + '?'})")
+    breaks = _rule_break_warning(corpus, labels, scheme, where, given)
+    if breaks:
+        out.append(breaks)
+    return out
+
+
+def _rule_break_warning(corpus, labels, scheme, where: str, hint: str | None = None) -> str | None:
     """The warning about labels that break the transition rules of their scheme (``I-LOC`` after ``O`` in
     IOB2: a chunk broken by a typo), naming the first; None when none does."""
     from ..evaluation.schemes import rule_breaks
@@ -227,7 +239,7 @@ def _rule_break_warning(corpus, labels, scheme, where: str) -> str | None:
             else f"{lab!r} first in a sentence" if lab is not None else f"{prev!r} last in a sentence")
     return (f"the labels ({where}) break the rules of {scheme.name.upper()} on {n} token{'s' if n > 1 else ''}, "
             f"the first at {at}: {what}; spans and chunk F1 read them as conlleval does, and --constrain "
-            "never predicts such a sequence (a typo?)")
+            f"never predicts such a sequence ({hint or 'a typo?'})")
 
 
 def describe_labels(corpus) -> str:

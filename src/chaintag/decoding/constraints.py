@@ -74,9 +74,13 @@ def detect_scheme(labels) -> str | None:
     str or None
         One of :data:`SCHEMES`.
     """
-    from ..evaluation.schemes import _parse
+    from collections import Counter
 
-    parts = [_parse(lab) for lab in labels]
+    from ..evaluation.schemes import _parse, detect_notation
+
+    labels = list(labels)
+    notation = detect_notation(Counter(labels))  # B-PER, B_PER, PER-B or PER_B
+    parts = [_parse(lab, notation) for lab in labels]
     kinds = {k for k, _, _ in parts} - {"O"}
     if not kinds or "other" in kinds or kinds == {"typed", "bare"}:
         return None

@@ -52,15 +52,31 @@ def decoding_weights(model, constrain) -> np.ndarray:
     """
     if not constrain:
         return model.weights_
-    scheme = None if constrain is True else str(constrain)
-    if scheme is None:
-        # the scheme of the training sequences (tells IOB1 from IOB2), when the model recorded it
-        scheme = ((getattr(model, "training_summary_", None) or {}).get("label_scheme")) or None
-        if scheme == "none":
-            scheme = None
-    _, trans_ok, start_ok, end_ok = scheme_masks(model.labels_, scheme)
+    _, trans_ok, start_ok, end_ok = scheme_masks(model.labels_, constraint_scheme(model, constrain))
     return constrained_weights(model.weights_, model.feature_index_.n_features, len(model.labels_),
                                trans_ok, start_ok, end_ok)
+
+
+def constraint_scheme(model, constrain) -> str | None:
+    """The scheme whose rules ``constrain`` enforces on a model's labels.
+
+    Parameters
+    ----------
+    model : fitted SequenceTagger
+    constrain : True or str
+        True: the scheme of the training sequences, recorded with the model (it tells IOB1 from IOB2);
+        a scheme name: that scheme.
+
+    Returns
+    -------
+    str or None
+        None when the model recorded none (older files, labels that are not chunk labels): the
+        scheme is then detected from the label set (:func:`chaintag.decoding.constraints.scheme_masks`).
+    """
+    if constrain is not True:
+        return str(constrain)
+    scheme = ((getattr(model, "training_summary_", None) or {}).get("label_scheme")) or None
+    return None if scheme == "none" else scheme
 
 
 def fixed_ids(model, fixed, sent_ptr) -> np.ndarray:
