@@ -357,3 +357,22 @@ def test_trailing_columns_no_template_reads_are_not_asked_for_when_tagging(tmp_p
     assert main(["train", "--train", str(train), "--model", str(model), "--epochs", "1",
                  "--features", "word[0];c2[0]"]) == 0
     assert load(model).columns_ == ("word", "pos", "c2")
+
+
+def test_train_reads_dev_and_test_labels_written_in_another_notation(tmp_path, capsys):
+    """--dev / --test labels of the training types written PER-B against B-PER: read as the training data
+    writes them (dev 0.00 at every epoch and test F1 0 before)."""
+    train = tmp_path / "train.txt"
+    train.write_text("\n\n".join(["John B-PER\nSmith I-PER\nran O", "Paris B-LOC\nis O"] * 5) + "\n",
+                     encoding="utf-8")
+    dev = tmp_path / "dev.txt"
+    dev.write_text("John PER-B\nSmith PER-I\nran O\n\nParis LOC-B\nis O\n", encoding="utf-8")
+    test = tmp_path / "test.txt"
+    test.write_text("Paris U-LOC\nis O\n\nJohn B-PER\nSmith L-PER\n", encoding="utf-8")
+    assert main(["train", "--train", str(train), "--dev", str(dev), "--test", str(test), "--model",
+                 str(tmp_path / "m.npz"), "--epochs", "3", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert f"note: the gold labels of {dev} are written PER-B, the training data's B-PER: their chunks" in cap.err
+    assert f"note: the gold labels of {test} are in the BILOU scheme, the training data's in IOB2" in cap.err
+    out = json.loads(cap.out)
+    assert out["test"]["f1"] == 100.0 and out["history"][-1]["dev_f1"] == 100.0

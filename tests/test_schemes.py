@@ -317,3 +317,26 @@ def test_a_given_scheme_that_misreads_the_labels_names_the_one_that_reads_them()
     assert evaluate(gold, gold, scheme="bilou").scheme_suggested is None
     assert evaluate([["B-X", "NN", "I-X"]], [["B-X", "NN", "I-X"]], scheme="iob2").scheme_suggested is None
     assert "--scheme" not in evaluate(gold, gold, scheme="bilou").describe_scheme()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_span_labels_write_what_label_spans_read(data):
+    """Chunks written in any scheme and notation (span_labels) read back as the same chunks (label_spans,
+    with that scheme and notation given), adjacent chunks of one type included."""
+    from chaintag.evaluation.chunks import label_spans, span_labels
+    from chaintag.evaluation.schemes import NOTATIONS, SCHEMES
+    n = data.draw(st.integers(1, 12))
+    spans, i = [], 0
+    while i < n:
+        if data.draw(st.booleans()):
+            j = data.draw(st.integers(i + 1, n))
+            spans.append((data.draw(st.sampled_from(["PER", "LOC"])), i, j))
+            i = j
+        else:
+            i += 1
+    scheme = data.draw(st.sampled_from(sorted(SCHEMES)))
+    notation = data.draw(st.sampled_from(list(NOTATIONS)))
+    labels = span_labels(n, spans, scheme, notation)
+    assert len(labels) == n
+    assert label_spans([labels], scheme, notation) == [spans]

@@ -172,7 +172,7 @@ def test_eval_reads_gold_labels_written_in_another_notation(ner, tmp_path, capsy
     got = json.loads(cap.out)
     assert got["f1"] == expected["f1"] and got["n_gold_chunks"] == expected["n_gold_chunks"] == 2 and got["f1"] > 0
     assert f"note: the gold labels of {other} are written {in_notation('B-PER', 'B-X', written)}, the model's " \
-           "B-PER: the gold labels are read as B-PER" in cap.err
+           "B-PER: their chunks are read and written as the model's labels are" in cap.err
 
 
 def test_eval_warns_when_gold_labels_are_bare_prefixes(ner, tmp_path, capsys):
@@ -180,8 +180,8 @@ def test_eval_warns_when_gold_labels_are_bare_prefixes(ner, tmp_path, capsys):
     bare = tmp_path / "bare.txt"
     bare.write_text("Bob B\nSmith I\nran O\n", encoding="utf-8")
     assert main(["eval", "-m", str(path), "-t", str(bare)]) == 0
-    assert "warning: the gold labels are chunk prefixes without types (B, I, O) and the model's labels have " \
-           "types" in capsys.readouterr().err
+    assert "warning: the gold labels are chunk prefixes without types (B, I, O) and the labels of the model " \
+           "have types" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text, kind", [
@@ -213,3 +213,36 @@ def test_text_that_looks_a_little_like_columns_gets_no_warning(ner, tmp_path, ca
     src.write_text(text, encoding="utf-8")
     assert main(["tag", "-m", str(path), str(src), "--format", "raw"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("scheme", ["iobes", "bilou", "bmes", "iob1", "ioe2"])
+def test_eval_reads_gold_labels_of_another_scheme(ner, tmp_path, capsys, scheme):
+    """The model's chunk types in another scheme (BILOU, BMES, IOB1, ...) against the model's IOB2: the gold
+    chunks are written in IOB2, and F1 and token accuracy equal those of the IOB2 file (before, BMES
+    against BILOU scored 0, and IOBES against IOB2 gave 100 F1 with 75 % accuracy)."""
+    from chaintag.evaluation.chunks import label_spans, span_labels
+    _, path = ner
+    sents = [[("Bob", "B-PER"), ("Smith", "I-PER"), ("ran", "O")], [("Paris", "B-LOC"), ("is", "O")],
+             [("Ann", "B-PER"), ("Lee", "I-PER"), ("Khan", "I-PER"), ("in", "O"), ("Rome", "B-LOC")]]
+    plain, other = tmp_path / "plain.txt", tmp_path / "other.txt"
+    plain.write_text("\n\n".join("\n".join(f"{w} {lab}" for w, lab in s) for s in sents) + "\n", encoding="utf-8")
+    written = [span_labels(len(s), sp, scheme) for s, sp in zip(sents, label_spans([[lab for _, lab in s]
+                                                                                   for s in sents]))]
+    other.write_text("\n\n".join("\n".join(f"{w} {lab}" for (w, _), lab in zip(s, labs))
+                                 for s, labs in zip(sents, written)) + "\n", encoding="utf-8")
+    assert main(["eval", "-m", str(path), "-t", str(plain), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert main(["eval", "-m", str(path), "-t", str(other), "--json"]) == 0
+    cap = capsys.readouterr()
+    got = json.loads(cap.out)
+    assert (got["f1"], got["accuracy"], got["n_gold_chunks"]) == (expected["f1"], expected["accuracy"], 4)
+    assert f"in the {scheme.upper()} scheme, the model's in IOB2: their chunks are read and written" in cap.err
+
+
+def test_eval_warns_about_gold_types_the_model_lacks(ner, tmp_path, capsys):
+    _, path = ner
+    part = tmp_path / "part.txt"
+    part.write_text("Bob B-PERSON\nran O\n\nParis B-LOC\nis O\n", encoding="utf-8")
+    assert main(["eval", "-m", str(path), "-t", str(part)]) == 0
+    assert f"warning: the gold labels of {part} have chunk types that the labels of the model lack: PERSON; " \
+           "their chunks cannot be found (recall 0 on them)" in capsys.readouterr().err

@@ -45,9 +45,10 @@ def in_notation(label: str, source: str, target: str) -> str:
     return f"{prefix}{sep}{typ}" if where == "prefix" else f"{typ}{sep}{prefix}"
 
 
-def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | None = None):
-    """Compare gold labels with a model's labels; rewrite them in the model's notation where that is all
-    that differs.
+def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | None = None,
+                     model_scheme: str | None = None, ref: str = "the model"):
+    """Compare gold labels with a model's labels; rewrite them in the model's notation and chunk scheme
+    where that is all that differs.
 
     Parameters
     ----------
@@ -58,44 +59,68 @@ def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | N
     source : str
         Where the gold labels come from, for the messages.
     scheme : str, optional
-        ``--scheme``; a spec with a label format (``iob2:X-B``) says how the labels are written, and
-        then nothing is rewritten.
+        ``--scheme``; a scheme or a label format given (``iob2``, ``auto:X-B``) says how the labels are
+        read, and then nothing is rewritten.
+    model_scheme : str, optional
+        The chunk scheme of the model's training labels (recorded with it); default: detected from
+        ``model_labels``.
+    ref : str, default "the model"
+        What the labels are compared with, for the messages (``"the training data"``).
 
     Returns
     -------
     gold : list of list of str
-        The gold labels, rewritten when only their notation differs from the model's.
+        The gold labels, rewritten when they hold the model's chunk types in another notation
+        (``PER-B`` against ``B-PER``) or another scheme (BMES against BILOU, IOB2 against IOBES):
+        the same chunks (:func:`chaintag.evaluation.chunks.label_spans`) written as the model writes
+        them (:func:`chaintag.evaluation.chunks.span_labels`), so that chunk F1 and token accuracy
+        compare like with like.
     notes : list of str
         Lines to show, each starting with ``warning:`` or ``note:``; empty when the labels agree.
     """
-    from ..evaluation.schemes import _example, detect_scheme, split_scheme_spec
+    from ..evaluation.chunks import label_spans, span_labels
+    from ..evaluation.schemes import _example, detect_scheme, resolve_scheme, split_scheme_spec
     gold_set = {lab for sent in gold for lab in sent}
     model_set = set(model_labels)
     if not gold_set:
         return gold, []
-    told_format = split_scheme_spec(scheme)[1] != "auto"
-    g, m = detect_scheme(gold), detect_scheme([sorted(model_set)])
+    name, fmt = split_scheme_spec(scheme)
+    told = fmt != "auto" or resolve_scheme(name) != "auto"
+    g, m = detect_scheme(gold), detect_scheme([sorted(model_set)], (), model_scheme or "auto")
     if g.is_chunking and m.is_chunking and g.typed != m.typed:
-        bare, typed = (("gold labels", "model's labels") if not g.typed else ("model's labels", "gold labels"))
+        bare, typed = (("gold labels", f"labels of {ref}") if not g.typed else (f"labels of {ref}", "gold labels"))
         return gold, [f"warning: the {bare} are chunk prefixes without types (B, I, O) and the {typed} have "
                       f"types (B-NP, B-PER, ...): no chunk of one can match one of the other ({source})"]
-    if g.is_chunking and m.is_chunking and g.typed and g.notation != m.notation and not told_format:
-        types = lambda s: {t for (_, t) in s.read.values() if t}  # noqa: E731
-        if types(g) & types(m):
-            rewritten = [[in_notation(lab, g.notation, m.notation) for lab in sent] for sent in gold]
-            return rewritten, [f"note: the gold labels of {source} are written {_example(g.notation)}, the "
-                               f"model's {_example(m.notation)}: the gold labels are read as "
-                               f"{_example(m.notation)}"]
+    types = lambda s: {t for (_, t) in s.read.values() if t}  # noqa: E731
+    if (g.is_chunking and m.is_chunking and g.typed and (g.notation, g.name) != (m.notation, m.name)
+            and not told and types(g) & types(m)):
+        spans = label_spans(gold, g.name, g.notation)
+        rewritten = [span_labels(len(sent), sp, m.name, m.notation) for sent, sp in zip(gold, spans)]
+        how = []
+        if g.notation != m.notation:
+            how.append(f"written {_example(g.notation)}, {ref}'s {_example(m.notation)}")
+        if g.name != m.name:
+            how.append(f"in the {g.name.upper()} scheme, {ref}'s in {m.name.upper()}")
+        return rewritten, [f"note: the gold labels of {source} are {' and '.join(how)}: their chunks are read "
+                           f"and written as {ref}'s labels are"] + _type_notes(types(g), types(m), source, ref)
     if not gold_set & model_set:
-        return gold, [f"warning: none of the {len(gold_set)} gold labels of {source} is a label of the model "
+        return gold, [f"warning: none of the {len(gold_set)} gold labels of {source} is a label of {ref} "
                       "(wrong --label-field or --columns?)"]
-    gold_types = {t for (_, t) in g.read.values() if t}
-    model_types = {t for (_, t) in m.read.values() if t}
-    if gold_types and model_types and not gold_types & model_types:
-        return gold, [f"warning: none of the chunk types of the gold labels of {source} "
-                      f"({', '.join(sorted(gold_types)[:6])}) is a type of the model's labels "
-                      f"({', '.join(sorted(model_types)[:6])}): is this the model of this task?"]
-    return gold, []
+    return gold, _type_notes(types(g), types(m), source, ref)
+
+
+def _type_notes(gold_types: set, model_types: set, source: str, ref: str) -> list[str]:
+    """A warning when the gold chunk types are not all types of the model's labels."""
+    if not gold_types or not model_types or gold_types <= model_types:
+        return []
+    missing = sorted(gold_types - model_types)
+    shown = ", ".join(missing[:6]) + (", ..." if len(missing) > 6 else "")
+    if not gold_types & model_types:
+        return [f"warning: none of the chunk types of the gold labels of {source} ({shown}) is a type of the "
+                f"labels of {ref} ({', '.join(sorted(model_types)[:6])}): are they labels of the same task? "
+                "(wrong --columns?)"]
+    return [f"warning: the gold labels of {source} have chunk types that the labels of {ref} lack: {shown}; "
+            "their chunks cannot be found (recall 0 on them)"]
 
 
 def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], None] | None = None):
@@ -124,7 +149,9 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
     from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
     if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
         with_document_columns(test)  # computed from the file's documents (its marker lines)
-    labels, notes = gold_label_notes(test.labels, model.labels_, test.source, scheme)
+    recorded = (getattr(model, "training_summary_", None) or {}).get("label_scheme")
+    labels, notes = gold_label_notes(test.labels, model.labels_, test.source, scheme,
+                                     model_scheme=recorded if recorded not in (None, "none") else None)
     for line in notes:
         (log or (lambda _: None))(line)
     missing = [c for c in model.columns_ if c not in test.columns]

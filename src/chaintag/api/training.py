@@ -337,6 +337,10 @@ def _held_out_data(opts, train, log):
     reads them (with the document columns when it has them); the test data is read before training,
     so that a bad reference fails at once."""
     from ..features.document import DOCUMENT_COLUMNS
+    from ..evaluation.schemes import TRAINING_TYPO_PREFIXES, detect_scheme
+    from .scoring import gold_label_notes
+    train_labels = sorted({lab for s in train.labels for lab in s})
+    train_scheme = detect_scheme(train.labels, (), opts.scheme or "auto", typo_prefixes=TRAINING_TYPO_PREFIXES).name
 
     def load_like_train(source):
         corpus = load_source(source, opts, log=log)
@@ -344,6 +348,13 @@ def _held_out_data(opts, train, log):
                                                                         for c in DOCUMENT_COLUMNS):
             from ..features.document import with_document_columns
             with_document_columns(corpus)
+        # labels of the training types written in another notation are read in the training data's;
+        # labels that share nothing with it get a warning (as chaintag eval --model does)
+        corpus.labels, notes = gold_label_notes(corpus.labels, train_labels, corpus.source, opts.scheme,
+                                                model_scheme=None if train_scheme == "none" else train_scheme,
+                                                ref="the training data")
+        for line in notes:
+            log(line)
         return corpus
 
     dev = None

@@ -61,7 +61,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["EvalResult", "evaluate", "extract_chunks", "label_spans", "split_label"]
+__all__ = ["EvalResult", "evaluate", "extract_chunks", "label_spans", "span_labels", "split_label"]
 
 # Prefixes outside any chunk.
 _OUTSIDE = frozenset({"O", "."})
@@ -352,6 +352,57 @@ def label_spans(sequences: Sequence[Sequence[str]], scheme: str | None = "auto",
         return [[] for _ in seqs]
     cache: dict = dict(chosen.read)
     return [_scan(seq, cache) for seq in seqs]
+
+
+def span_labels(n_tokens: int, spans: Sequence[tuple[str, int, int]], scheme: str = "iob2",
+                notation: str = "B-X") -> list[str]:
+    """The labels of a sentence whose chunks are ``spans``, written in a chunk scheme (the inverse of
+    :func:`label_spans`).
+
+    Parameters
+    ----------
+    n_tokens : int
+    spans : sequence of (str, int, int)
+        ``(type, start, end)``, ``end`` exclusive, not overlapping, in order.
+    scheme : str, default "iob2"
+        One of :data:`chaintag.evaluation.schemes.SCHEMES`: ``iob2`` opens every chunk on ``B``;
+        ``iob1`` only a chunk right after one of its type; ``ioe2`` closes every chunk on ``E``;
+        ``ioe1`` only a chunk right before one of its type; ``iobes`` / ``bilou`` / ``bmes`` mark
+        the first, inner, last and single tokens (``B I E S`` / ``B I L U`` / ``B M E S``).
+    notation : str, default "B-X"
+        How a prefix and a type are written (:data:`chaintag.evaluation.schemes.NOTATIONS`).
+
+    Returns
+    -------
+    list of str
+        ``n_tokens`` labels, ``O`` outside the chunks.
+
+    Examples
+    --------
+    >>> span_labels(5, [("PER", 0, 2), ("PER", 2, 3), ("LOC", 4, 5)], "bilou")
+    ['B-PER', 'L-PER', 'U-PER', 'O', 'U-LOC']
+    >>> span_labels(4, [("PER", 0, 2), ("PER", 2, 3)], "iob1", "X_B")
+    ['PER_I', 'PER_I', 'PER_B', 'O']
+    """
+    from .schemes import NOTATIONS, SCHEMES
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(sorted(SCHEMES))}")
+    where, sep = NOTATIONS[notation]
+    inner, last, single = {"bilou": ("I", "L", "U"), "bmes": ("M", "E", "S")}.get(scheme, ("I", "E", "S"))
+    out = ["O"] * n_tokens
+    for k, (typ, a, b) in enumerate(spans):
+        after = k > 0 and spans[k - 1][2] == a and spans[k - 1][0] == typ
+        before = k + 1 < len(spans) and spans[k + 1][1] == b and spans[k + 1][0] == typ
+        prefixes = ["I"] * (b - a)
+        if scheme in ("iobes", "bilou", "bmes"):
+            prefixes = [single] if b - a == 1 else ["B"] + [inner] * (b - a - 2) + [last]
+        elif scheme == "iob2" or (scheme == "iob1" and after):
+            prefixes[0] = "B"
+        elif scheme == "ioe2" or (scheme == "ioe1" and before):
+            prefixes[-1] = "E"
+        for i, p in zip(range(a, b), prefixes):
+            out[i] = f"{p}{sep}{typ}" if where == "prefix" else f"{typ}{sep}{p}"
+    return out
 
 
 def _prf(n_correct: int, n_gold: int, n_pred: int) -> tuple[float, float, float]:
