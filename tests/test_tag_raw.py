@@ -185,7 +185,11 @@ def test_eval_warns_when_gold_labels_are_bare_prefixes(ner, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text, kind", [
-    ("John B-PER\nSmith I-PER\nsat O\nin O\nParis B-LOC\n\nMary B-PER\n", "a column file (each of its first 5"),
+    ("John B-PER\nSmith I-PER\nsat O\nin O\nParis B-LOC\n\nMary B-PER\n", "a column file (each of its first 6"),
+    # a first sentence of 3 tokens, read on into the next blocks
+    ("John B-PER\ncalled O\n. O\n\nMary B-PER\nKhan I-PER\nwent O\n", "a column file (each of its first 6"),
+    # chunk labels the NER model does not have, after a marker line
+    ("###MEDLINE:123\n\nHe PRP B-NP\nruns VBZ B-VP\nfast RB B-ADVP\n", "a column file (each of its first 3"),
     ("-DOCSTART- -X- O O\n\nJohn NNP B-NP B-PER\n", "a column file (its first line is a -DOCSTART- marker)"),
     ("# sent_id = 1\n# text = John sat\n1\tJohn\tjohn\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n", "a CoNLL-U file"),
     ("1\tJohn\tjohn\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tsat\tsit\tVERB\tVBD\t_\t0\troot\t_\t_\n", "a CoNLL-U file"),
@@ -205,7 +209,9 @@ def test_column_files_given_as_text_are_tagged_with_a_warning(ner, tmp_path, cap
     "John sat\nMary ran\n",
     "Thank you O\nSee you O\n",  # two lines ending in a label: short text can look like that
     "He said O\nwell it is O ok\nand O\nso O\nthen O\n",  # not one width
-    "John went home .\nMary B-PER\n\nSee O\nyou O\nthen O\nok O\n",  # the first block is text
+    "John went home .\nMary B-PER\n\nSee O\nyou O\nthen O\nok O\n",  # lines of several widths
+    "Thank you .\nSee you .\nBye now .\n",  # one tag-like value, three lines
+    "John Smith\nMary Jones\nAnn Lee\nBob Stone\n",  # lines of words
 ])
 def test_text_that_looks_a_little_like_columns_gets_no_warning(ner, tmp_path, capsys, text):
     _, path = ner

@@ -191,7 +191,8 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
     ----------
     model : SequenceTagger
     lines : list of str
-        The first block of the input (its lines up to the first blank line).
+        The first non-blank lines of the input (those of its first blocks, see
+        :func:`chaintag.api.text_tagging.iter_documents`).
     fmt : {"raw", "pretokenized"}
 
     Returns
@@ -199,28 +200,31 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
     str or None
         The warning, or None. It is given for a CoNLL-U block (``# sent_id``/``# text`` comments, or
         token lines of 10 tab-separated fields with a numeric ID), a CoNLL-2003 ``-DOCSTART-`` line, or
-        a block of at least 5 lines that all have the same 2 to 6 fields with a label of the model last
-        on at least 80 % of them (one token per line with its tags). Two lines such as ``Thank you .``
-        and ``See you .`` are not enough.
+        at least 3 lines (marker lines such as ``###MEDLINE:123`` left out) that all have the same 2 to
+        6 fields with a tag last on at least 80 % of them (a label of the model, or at most 12
+        characters with a capital and no lowercase letter: ``NN``, ``B-NP``, ``O``) and not all the same
+        tag (unless 10 lines or more). Two lines such as ``Thank you O`` and ``See you O`` are not
+        enough, nor lines of words, nor three lines ending in ``.``.
     """
     if not lines:
         return None
     first = lines[0].strip()
     what = None
     fields = [line.split("\t") for line in lines if not line.startswith("#")]
+    rows = [line.split() for line in lines
+            if not (len(line.split()) == 1 and line.lstrip().startswith(("#", "-DOCSTART-")))]
     if first.startswith(("# sent_id", "# text", "# newdoc")) or (
             fields and all(len(f) == 10 and f[0].split("-")[0].split(".")[0].isdigit() for f in fields)):
         what = "a CoNLL-U file"
     elif first.split()[:1] == ["-DOCSTART-"]:
         what = "a column file (its first line is a -DOCSTART- marker)"
-    else:
-        split = [line.split() for line in lines]
-        width = len(split[0])
+    elif len(rows) >= 3 and 2 <= len(rows[0]) <= 6 and all(len(r) == len(rows[0]) for r in rows):
         labels = set(getattr(model, "labels_", ()))
-        if (len(split) >= 5 and 2 <= width <= 6 and all(len(f) == width for f in split)
-                and 5 * sum(f[-1] in labels for f in split) >= 4 * len(split)):
-            what = (f"a column file (each of its first {len(split)} lines has {width} fields, most ending in "
-                    "a label of the model)")
+        tags = sum(r[-1] in labels or (len(r[-1]) <= 12 and not any(c.islower() for c in r[-1])
+                                       and any(c.isupper() for c in r[-1])) for r in rows)
+        if 5 * tags >= 4 * len(rows) and (len({r[-1] for r in rows}) > 1 or len(rows) >= 10):
+            what = (f"a column file (each of its first {len(rows)} lines has {len(rows[0])} fields, most ending "
+                    "in a tag)")
     if what is None:
         return None
     return (f"warning: this input looks like {what}, but --format {fmt} reads it as text, every line "

@@ -87,7 +87,8 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
     name : str, optional
         The input's name in messages.
     check_first : callable, optional
-        Called once with the lines of the first block, before it is split.
+        Called once with the lines of the first blocks (:data:`PEEK_LINES` lines, or all the input's if
+        fewer), before any is split.
 
     Yields
     ------
@@ -100,24 +101,39 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
     from ..text.tokenize import _check_lang
     _check_lang(lang)
     split = pretokenized if tokenized else (lambda text: split_text(text, lang))
+    blocks = _blocks(iter_lines(source, encoding=encoding, name=name))
+    if check_first is not None:  # the first blocks, up to PEEK_LINES lines, are read before any is split
+        head: list[list[str]] = []
+        for block in blocks:
+            head.append(block)
+            if sum(map(len, head)) >= PEEK_LINES:
+                break
+        check_first([line for block in head for line in block])
+        for block in head:
+            yield split("\n".join(block))
+    for block in blocks:
+        yield split("\n".join(block))
+
+
+#: Lines of the input's first blocks that ``iter_documents``' ``check_first`` sees.
+PEEK_LINES = 30
+
+
+def _blocks(lines) -> Iterator[list[str]]:
+    """Blocks of non-blank lines (a block longer than :data:`MAX_DOCUMENT_CHARS` cut at a line end)."""
     block: list[str] = []
     size = 0
-    for line in iter_lines(source, encoding=encoding, name=name):
+    for line in lines:
         if line.strip():
             block.append(line)
             size += len(line) + 1
             if size < MAX_DOCUMENT_CHARS:
                 continue
         if block:
-            if check_first is not None:
-                check_first(block)
-                check_first = None
-            yield split("\n".join(block))
+            yield block
             block, size = [], 0
     if block:
-        if check_first is not None:
-            check_first(block)
-        yield split("\n".join(block))
+        yield block
 
 
 def format_document(doc, output_format: str) -> str:
