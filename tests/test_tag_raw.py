@@ -190,6 +190,8 @@ def test_eval_warns_when_gold_labels_are_bare_prefixes(ner, tmp_path, capsys):
     ("John B-PER\ncalled O\n. O\n\nMary B-PER\nKhan I-PER\nwent O\n", "a column file (each of its first 6"),
     # chunk labels the NER model does not have, after a marker line
     ("###MEDLINE:123\n\nHe PRP B-NP\nruns VBZ B-VP\nfast RB B-ADVP\n", "a column file (each of its first 3"),
+    ("###MEDLINE:1\n\nNumber\tO\nof\tO\nglucocorticoid\tB-protein\nreceptors\tI-protein\n",
+     "a column file (each of its first 4"),
     ("-DOCSTART- -X- O O\n\nJohn NNP B-NP B-PER\n", "a column file (its first line is a -DOCSTART- marker)"),
     ("# sent_id = 1\n# text = John sat\n1\tJohn\tjohn\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n", "a CoNLL-U file"),
     ("1\tJohn\tjohn\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n2\tsat\tsit\tVERB\tVBD\t_\t0\troot\t_\t_\n", "a CoNLL-U file"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from ..errors import InputError
 
@@ -183,6 +184,10 @@ def looks_like_text(model, tokens) -> bool:
     return False
 
 
+#: A chunk label: a one-letter prefix and a type, in either order (``B-protein``, ``PER_I``).
+_CHUNK_LABEL = re.compile(r"[BIESLUM][-_]\S+|\S+[-_][BIESLUM]")
+
+
 def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | None:
     """A warning when text input begins like a column or CoNLL-U file (the mistake opposite to
     :func:`looks_like_text`); never a refusal, since short text can look like columns.
@@ -201,8 +206,8 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
         The warning, or None. It is given for a CoNLL-U block (``# sent_id``/``# text`` comments, or
         token lines of 10 tab-separated fields with a numeric ID), a CoNLL-2003 ``-DOCSTART-`` line, or
         at least 3 lines (marker lines such as ``###MEDLINE:123`` left out) that all have the same 2 to
-        6 fields with a tag last on at least 80 % of them (a label of the model, or at most 12
-        characters with a capital and no lowercase letter: ``NN``, ``B-NP``, ``O``) and not all the same
+        6 fields with a tag last on at least 80 % of them (a label of the model, a chunk label such as
+        ``B-protein``, or at most 12 characters with a capital and no lowercase letter: ``NN``, ``O``) and not all the same
         tag (unless 10 lines or more). Two lines such as ``Thank you O`` and ``See you O`` are not
         enough, nor lines of words, nor three lines ending in ``.``.
     """
@@ -220,8 +225,9 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
         what = "a column file (its first line is a -DOCSTART- marker)"
     elif len(rows) >= 3 and 2 <= len(rows[0]) <= 6 and all(len(r) == len(rows[0]) for r in rows):
         labels = set(getattr(model, "labels_", ()))
-        tags = sum(r[-1] in labels or (len(r[-1]) <= 12 and not any(c.islower() for c in r[-1])
-                                       and any(c.isupper() for c in r[-1])) for r in rows)
+        tags = sum(r[-1] in labels or _CHUNK_LABEL.fullmatch(r[-1]) is not None
+                   or (len(r[-1]) <= 12 and not any(c.islower() for c in r[-1]) and any(c.isupper() for c in r[-1]))
+                   for r in rows)
         if 5 * tags >= 4 * len(rows) and (len({r[-1] for r in rows}) > 1 or len(rows) >= 10):
             what = (f"a column file (each of its first {len(rows)} lines has {len(rows[0])} fields, most ending "
                     "in a tag)")
