@@ -376,3 +376,24 @@ def test_train_reads_dev_and_test_labels_written_in_another_notation(tmp_path, c
     assert f"note: the gold labels of {test} are in the BILOU scheme, the training data's in IOB2" in cap.err
     out = json.loads(cap.out)
     assert out["test"]["f1"] == 100.0 and out["history"][-1]["dev_f1"] == 100.0
+
+
+def test_eval_reads_test_files_with_the_columns_named_at_training(tmp_path, capsys):
+    """A model trained with --columns word,pos,label,_ scores a file of that layout from its third column
+    (it read the last one, and warned about chunk types, before); a file of another layout is read as
+    the options say."""
+    four = tmp_path / "four.txt"
+    four.write_text("Ann NNP B-PER B-NP\nLee NNP I-PER I-NP\nran VBD O B-VP\n\nRome NNP B-LOC B-NP\n"
+                    "is VBZ O B-VP\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(four), "--columns", "word,pos,label,_", "--model", str(model),
+                 "--epochs", "5", "-q"]) == 0
+    assert main(["eval", "-m", str(model), "-t", str(four), "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["n_gold_chunks"] == 2 and "is a type of" not in cap.err
+    assert f"note: the columns of {four} are read as at training: --columns word,pos,label,_" in cap.err
+    three = tmp_path / "three.txt"
+    three.write_text("Ann NNP B-PER\nran VBD O\n", encoding="utf-8")
+    assert main(["eval", "-m", str(model), "-t", str(three), "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out)["n_gold_chunks"] == 1 and "read as at training" not in cap.err

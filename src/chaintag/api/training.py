@@ -454,6 +454,10 @@ def _fit(learner, opts, train, dev, streamed: bool) -> None:
         if isinstance(exc, InputError):
             raise
         raise InputError(str(exc)) from None
+    if opts.columns and getattr(learner, "training_summary_", None) is not None:
+        # the column roles named at training, which chaintag eval --model reads files of the same layout with
+        spec = opts.columns if isinstance(opts.columns, str) else ",".join(opts.columns)
+        learner.training_summary_["column_spec"] = spec.replace(" ", "")
 
 
 def _report(opts, name, learner, train, dev, streamed, train_seconds, log) -> dict:

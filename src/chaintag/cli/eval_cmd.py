@@ -44,7 +44,7 @@ def run(args) -> int:
         model = load_model(args.model)
         if args.label_field is None:  # the CoNLL-U column the model was trained on
             args.label_field = getattr(model, "label_field_", None)
-        test = load(args.test, args)
+        test = _load_like_training(model, args)
         from ..api.scoring import score_model
         result = score_model(model, test, scheme=args.scheme, log=lambda line: log(args, line))
         n_sentences = test.n_sentences
@@ -86,6 +86,22 @@ def run(args) -> int:
     else:
         print(report(result), end="")
     return 0
+
+
+def _load_like_training(model, args):
+    """The --test data, read with the column roles named at training (``--columns``, recorded with the
+    model) when none are given and the file has as many columns; else as given."""
+    from ..errors import InputError
+    spec = (getattr(model, "training_summary_", None) or {}).get("column_spec")
+    if args.columns or not spec:
+        return load(args.test, args)
+    try:
+        test = load(args.test, args, columns=spec)
+    except InputError:  # another layout: read as the options say
+        return load(args.test, args)
+    log(args, f"note: the columns of {test.source} are read as at training: --columns {spec} "
+              "(give --columns to choose)")
+    return test
 
 
 #: A gold column with at least this many distinct values, and this many times those of the predicted
