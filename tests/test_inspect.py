@@ -88,6 +88,7 @@ def test_inspect_cli_text_and_json(model, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "algorithm: perceptron (StructuredPerceptron)" in text
     assert f"training data: {len(SENTS)} sentences" in text
+    assert f"\nlabel scheme: {model.training_summary_['label_scheme'].upper()}\n" in text
     top = model.top_features("B-NP", 2)["positive"][0]
     assert f"{top[0]} {top[1]:+.3f}" in text
     assert main(["inspect", str(path), "--json", "--labels", "B-NP,I-NP"]) == 0

@@ -149,16 +149,16 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
     from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
     if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
         with_document_columns(test)  # computed from the file's documents (its marker lines)
-    recorded = (getattr(model, "training_summary_", None) or {}).get("label_scheme")
-    labels, notes = gold_label_notes(test.labels, model.labels_, test.source, scheme,
-                                     model_scheme=recorded if recorded not in (None, "none") else None)
-    for line in notes:
-        (log or (lambda _: None))(line)
     missing = [c for c in model.columns_ if c not in test.columns]
     if test.n_sentences and missing:
         raise InputError(f"the model reads the column(s) {', '.join(model.columns_)}, but this file "
                          f"has {', '.join(test.columns) or 'none'} besides the labels (set --columns)",
                          test.source)
+    recorded = (getattr(model, "training_summary_", None) or {}).get("label_scheme")
+    labels, notes = gold_label_notes(test.labels, model.labels_, test.source, scheme,
+                                     model_scheme=recorded if recorded not in (None, "none") else None)
+    for line in notes:
+        (log or (lambda _: None))(line)
     tokens = test.tokens
     if test.n_sentences:
         idx = [test.columns.index(c) for c in model.columns_]

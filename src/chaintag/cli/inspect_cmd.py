@@ -61,6 +61,10 @@ def format_summary(info: dict, matrix: str) -> str:
     counts = (train or {}).get("label_counts", {})
     labs = [f"{lab} ({counts[lab]})" if lab in counts else lab for lab in info["labels"]]
     lines.append(f"labels ({len(info['labels'])}): {', '.join(labs)}")
+    scheme = (train or {}).get("label_scheme")
+    if scheme:
+        lines.append("label scheme: " + (scheme.upper() if scheme != "none" else "none (not chunk labels)")
+                     + (f"; columns named at training: {train['column_spec']}" if train.get("column_spec") else ""))
     lines.append(f"attributes: {info['n_attributes']}, features: {info['n_features']}, "
                  f"weights: {info['n_weights']} ({info['nonzero_weights']} nonzero)")
     virtual = info.get("virtual_columns") or {}

@@ -159,7 +159,7 @@ class SpanMixin:
         from ..text import Document, Span, Token
         cols = list(input_columns(self))
         if len(cols) != 1:
-            raise InputError(f"raw text gives each token one column (the word), but this model reads {len(cols)} "
+            raise InputError(f"text (raw or pretokenized) gives each token one column (the word), but this model reads {len(cols)} "
                              f"({', '.join(cols)}): tag a column file that has them")
         sents = [s for doc in documents for s in doc.sentence_tokens()]
         labels, spans = self.predict_spans(sents, confidence=confidence, constrain=constrain, scheme=scheme) \
