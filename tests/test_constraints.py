@@ -305,3 +305,28 @@ def test_cli_constrain_checks_the_scheme_decoding_enforces(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--constrain: the labels follow the IOB2 scheme, not IOBES (the model's training labels were read " \
            "as IOBES)" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("typo", ["S-PER", "U-PER", "E-PER"])
+def test_constrain_enforces_the_recorded_scheme_of_labels_with_a_typo(tmp_path, capsys, typo):
+    """IOB2 training labels with one S-/U-/E- typo: the model records IOB2, and --constrain enforces IOB2
+    with the typo read as a stray (it refused: the label set alone reads as IOBES / BILOU). A scheme whose
+    prefixes the labels lack altogether is still refused."""
+    from chaintag.cli.main import main
+    from chaintag.decoding.constraints import scheme_masks
+    rows = ["John B-PER", "Smith I-PER", "went O", "to O", "Paris B-LOC", ". O"]
+    train = tmp_path / "train.txt"
+    train.write_text("\n".join("\n".join(rows) + "\n" for _ in range(150)) + f"\nBob {typo}\nran O\n",
+                     encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "-a", "perceptron", "--train", str(train), "--model", str(model), "--features", "w[0]",
+                 "--epochs", "1", "-q"]) == 0
+    text = tmp_path / "t.txt"
+    text.write_text("John Smith went to Paris .\n", encoding="utf-8")
+    assert main(["tag", "-m", str(model), str(text), "--format", "pretokenized", "--constrain",
+                 "--output-format", "conll"]) == 0
+    assert capsys.readouterr().out.split()[1::2] == ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]
+    labels = ["B-PER", "I-PER", "B-LOC", "I-LOC", typo, "O"]
+    assert scheme_masks(labels, "iob2")[0] == "iob2"  # 1 of 5 chunk labels: a typo
+    with pytest.raises(ValueError, match="follow the IOB2 scheme, not IOBES"):
+        scheme_masks(["B-PER", "I-PER", "O"], "iobes")

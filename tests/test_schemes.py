@@ -147,6 +147,11 @@ def test_one_broken_chunk_does_not_make_iob2_iob1_nor_ioe2_ioe1():
     broken = _iob2_sentences() + [["B-ORG", "M-ORG", "I-ORG"]]
     s = detect_scheme(broken, typo_prefixes=TRAINING_TYPO_PREFIXES)
     assert (s.name, s.stray) == ("iob2", {"M-ORG"})
+    # IOE1, whose own E is rare, with one typo of another prefix: IOE1, the typo the one stray
+    ioe1 = [["I-PER", "I-PER", "O", "I-LOC"]] * 200 + [["I-PER", "E-PER", "I-PER"]]
+    for typo in ("S-PER", "B-PER", "U-PER"):
+        s = detect_scheme(ioe1 + [[typo, "O"]], typo_prefixes=TRAINING_TYPO_PREFIXES)
+        assert (s.name, s.stray) == ("ioe1", {typo})
     # real IOB1 and IOE1 (B / E only between adjacent chunks of one type) are still found
     assert detect_scheme([["I-PER", "I-PER", "B-PER", "O", "I-LOC"]] * 50).name == "iob1"
     assert detect_scheme([["I-PER", "E-PER", "I-PER", "O", "I-LOC"]] * 50).name == "ioe1"

@@ -254,3 +254,22 @@ def test_eval_warns_about_gold_types_the_model_lacks(ner, tmp_path, capsys):
     assert main(["eval", "-m", str(path), "-t", str(part)]) == 0
     assert f"warning: the gold labels of {part} have chunk types that the labels of the model lack: PERSON; " \
            "their chunks cannot be found (recall 0 on them)" in capsys.readouterr().err
+
+
+def test_gold_labels_are_rewritten_only_into_what_the_model_writes():
+    """The model's recorded scheme is written only with prefixes its labels have (a model trained with
+    --scheme iobes on IOB2 labels keeps IOB2 gold: its accuracy was 66.67 % on its own training file);
+    strays stay; one S- typo does not make IOB2 gold IOBES."""
+    from chaintag.api.scoring import gold_label_notes
+    labels = ["B-PER", "I-PER", "B-LOC", "I-LOC", "O"]
+    gold = [["B-PER", "I-PER", "O", "B-LOC"]]
+    assert gold_label_notes(gold, labels, model_scheme="iobes") == (gold, [])
+    out, notes = gold_label_notes([["PER-B", "PER-I", "NN", "LOC-B"]], labels)
+    assert out == [["B-PER", "I-PER", "NN", "B-LOC"]] and "written PER-B" in notes[0]
+    assert gold_label_notes(gold * 50 + [["S-PER"]], labels, model_scheme="iob2") == (gold * 50 + [["S-PER"]], [])
+    out, notes = gold_label_notes([["B-PER", "L-PER", "O", "U-LOC"]], labels, model_scheme="iob2")
+    assert out == gold and "in the BILOU scheme, the model's in IOB2" in notes[0]
+    # a part of the labels (streamed training's first chunk): no warning about the types it lacks
+    part = [["B-ORG", "O", "B-PER"]]
+    assert gold_label_notes(part, labels, check_types=False) == (part, [])
+    assert "lack: ORG" in gold_label_notes(part, labels)[1][0]

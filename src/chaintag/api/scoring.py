@@ -46,7 +46,7 @@ def in_notation(label: str, source: str, target: str) -> str:
 
 
 def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | None = None,
-                     model_scheme: str | None = None, ref: str = "the model"):
+                     model_scheme: str | None = None, ref: str = "the model", check_types: bool = True):
     """Compare gold labels with a model's labels; rewrite them in the model's notation and chunk scheme
     where that is all that differs.
 
@@ -66,6 +66,9 @@ def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | N
         ``model_labels``.
     ref : str, default "the model"
         What the labels are compared with, for the messages (``"the training data"``).
+    check_types : bool, default True
+        Warn about gold chunk types that ``model_labels`` lack (False when they are a part of the
+        labels: the first chunk of streamed training data).
 
     Returns
     -------
@@ -74,19 +77,23 @@ def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | N
         (``PER-B`` against ``B-PER``) or another scheme (BMES against BILOU, IOB2 against IOBES):
         the same chunks (:func:`chaintag.evaluation.chunks.label_spans`) written as the model writes
         them (:func:`chaintag.evaluation.chunks.span_labels`), so that chunk F1 and token accuracy
-        compare like with like.
+        compare like with like. A scheme is written only with prefixes the model's labels have (a
+        model trained with ``--scheme iobes`` on IOB2 labels keeps IOB2 gold), and gold labels that
+        fit no prefix (strays) stay as they are.
     notes : list of str
         Lines to show, each starting with ``warning:`` or ``note:``; empty when the labels agree.
     """
     from ..evaluation.chunks import label_spans, span_labels
-    from ..evaluation.schemes import _example, detect_scheme, resolve_scheme, split_scheme_spec
+    from ..evaluation.schemes import (TRAINING_TYPO_PREFIXES, _example, _parse, detect_scheme, resolve_scheme,
+                                      split_scheme_spec)
     gold_set = {lab for sent in gold for lab in sent}
     model_set = set(model_labels)
     if not gold_set:
         return gold, []
     name, fmt = split_scheme_spec(scheme)
     told = fmt != "auto" or resolve_scheme(name) != "auto"
-    g, m = detect_scheme(gold), detect_scheme([sorted(model_set)], (), model_scheme or "auto")
+    g = detect_scheme(gold, typo_prefixes=TRAINING_TYPO_PREFIXES)  # one S- typo does not make IOB2 gold IOBES
+    m = detect_scheme([sorted(model_set)], (), model_scheme or "auto")
     if g.is_chunking and m.is_chunking and g.typed != m.typed:
         bare, typed = (("gold labels", f"labels of {ref}") if not g.typed else (f"labels of {ref}", "gold labels"))
         return gold, [f"warning: the {bare} are chunk prefixes without types (B, I, O) and the {typed} have "
@@ -94,15 +101,27 @@ def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | N
     types = lambda s: {t for (_, t) in s.read.values() if t}  # noqa: E731
     if (g.is_chunking and m.is_chunking and g.typed and (g.notation, g.name) != (m.notation, m.name)
             and not told and types(g) & types(m)):
+        model_prefixes = {_parse(lab, m.notation)[1] for lab in model_set} - {"O"}
+        target = m.name
         spans = label_spans(gold, g.name, g.notation)
-        rewritten = [span_labels(len(sent), sp, m.name, m.notation) for sent, sp in zip(gold, spans)]
+        rewritten = [span_labels(len(sent), sp, target, m.notation) for sent, sp in zip(gold, spans)]
+        if not {_parse(lab, m.notation)[1] for sent in rewritten for lab in sent} - {"O"} <= model_prefixes:
+            target = g.name  # the model's labels are not written in its scheme: the notation alone
+            if g.notation == m.notation:
+                return gold, _type_notes(types(g), types(m), source, ref) if check_types else []
+            rewritten = [span_labels(len(sent), sp, target, m.notation) for sent, sp in zip(gold, spans)]
+        rewritten = [[lab if lab in g.stray else new for lab, new in zip(sent, out)]  # strays stay
+                     for sent, out in zip(gold, rewritten)]
         how = []
         if g.notation != m.notation:
             how.append(f"written {_example(g.notation)}, {ref}'s {_example(m.notation)}")
-        if g.name != m.name:
-            how.append(f"in the {g.name.upper()} scheme, {ref}'s in {m.name.upper()}")
-        return rewritten, [f"note: the gold labels of {source} are {' and '.join(how)}: their chunks are read "
-                           f"and written as {ref}'s labels are"] + _type_notes(types(g), types(m), source, ref)
+        if g.name != target:
+            how.append(f"in the {g.name.upper()} scheme, {ref}'s in {target.upper()}")
+        return rewritten, ([f"note: the gold labels of {source} are {' and '.join(how)}: their chunks are read "
+                            f"and written as {ref}'s labels are"]
+                           + (_type_notes(types(g), types(m), source, ref) if check_types else []))
+    if not check_types:
+        return gold, []
     if not gold_set & model_set:
         return gold, [f"warning: none of the {len(gold_set)} gold labels of {source} is a label of {ref} "
                       "(wrong --label-field or --columns?)"]

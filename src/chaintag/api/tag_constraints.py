@@ -32,7 +32,7 @@ def constraint_options(model, constrain, scheme, partial, fmt: str) -> dict:
         follow no (or not that) chunk scheme, or ``partial`` with CoNLL-U input.
     """
     from ..decoding.constraints import scheme_masks
-    from ..learners.constrained import _check_model, constraint_scheme
+    from ..learners.constrained import _check_model, constraint_scheme, label_counts
     try:
         _check_model(model)
     except NotImplementedError as exc:
@@ -42,7 +42,7 @@ def constraint_options(model, constrain, scheme, partial, fmt: str) -> dict:
     constrain = (scheme or True) if constrain else False
     if constrain:
         try:  # the scheme that decoding will enforce
-            scheme_masks(model.labels_, constraint_scheme(model, constrain))
+            scheme_masks(model.labels_, constraint_scheme(model, constrain), label_counts(model))
         except ValueError as exc:
             recorded = constraint_scheme(model, True) if constrain is True else None
             why = f" (the model's training labels were read as {recorded.upper()})" if recorded else ""

@@ -200,7 +200,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         opts.algorithm = KIND_ALGORITHMS.get(opts.task_kind, DEFAULT_ALGORITHM)
         opts.algorithm_default = opts.task_kind or "this data"
     _choose_features(opts, train, streamed, log)
-    dev, test = _held_out_data(opts, train, log)
+    dev, test = _held_out_data(opts, train, log, streamed)
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
     learner = _make_learner(opts, name, train, settings)
     if getattr(opts, "kind_settings", None):
@@ -332,7 +332,7 @@ def _drop_unread_columns(train, templates, log) -> None:
         "not needed to tag")
 
 
-def _held_out_data(opts, train, log):
+def _held_out_data(opts, train, log, streamed: bool = False):
     """The dev data (a file, or the end of the training data) and the test data, as the training data
     reads them (with the document columns when it has them); the test data is read before training,
     so that a bad reference fails at once."""
@@ -352,7 +352,7 @@ def _held_out_data(opts, train, log):
         # labels that share nothing with it get a warning (as chaintag eval --model does)
         corpus.labels, notes = gold_label_notes(corpus.labels, train_labels, corpus.source, opts.scheme,
                                                 model_scheme=None if train_scheme == "none" else train_scheme,
-                                                ref="the training data")
+                                                ref="the training data", check_types=not streamed)
         for line in notes:
             log(line)
         return corpus

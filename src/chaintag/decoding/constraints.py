@@ -96,7 +96,7 @@ def detect_scheme(labels) -> str | None:
     return "iob2" if "B" in prefixes else "iob1"
 
 
-def scheme_masks(labels, scheme: str | None = None):
+def scheme_masks(labels, scheme: str | None = None, counts: dict | None = None):
     """Allowed transitions, first labels and last labels of a label scheme.
 
     Parameters
@@ -106,6 +106,10 @@ def scheme_masks(labels, scheme: str | None = None):
     scheme : str, optional
         One of :data:`SCHEMES` (or an alias: ``bio``, ``bioes``, ...);
         detected from the labels when None (:func:`detect_scheme`).
+    counts : dict of str to int, optional
+        Training tokens of each label (``training_summary_["label_counts"]``): labels of another
+        scheme on at most 1 % of the chunk tokens are typos, strays of ``scheme`` (an ``S-PER`` in
+        IOB2 data). Without counts, such labels may be at most a third of the chunk labels.
 
     Returns
     -------
@@ -141,9 +145,15 @@ def scheme_masks(labels, scheme: str | None = None):
     if scheme not in SCHEMES:
         raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
     families = ({"iob1", "iob2"}, {"ioe1", "ioe2"})
-    if found is not None and scheme != found and not any({scheme, found} <= f for f in families):
-        raise ValueError(f"the labels follow the {found.upper()} scheme, not {scheme.upper()}")
     read = read_labels([[lab] for lab in labels], scheme=scheme)
+    if found is not None and scheme != found and not any({scheme, found} <= f for f in families):
+        chunk = [lab for lab in labels if lab != "O"]
+        if counts:
+            typos = 100 * sum(counts.get(lab, 0) for lab in read.stray) <= sum(counts.get(lab, 0) for lab in chunk)
+        else:
+            typos = 3 * len(read.stray) <= len(chunk)
+        if not (read.stray and typos):  # the labels of another scheme, not a few typos read as strays
+            raise ValueError(f"the labels follow the {found.upper()} scheme, not {scheme.upper()}")
     if read.stray and len(read.stray) == len([lab for lab in labels if lab != "O"]):
         raise ValueError(f"no label belongs to the {scheme.upper()} scheme")
     parts = [read.read[lab] for lab in labels]

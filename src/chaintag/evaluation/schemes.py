@@ -385,11 +385,17 @@ def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kin
     rare = {p for p, n in by_prefix.items() if 100 * n <= total and p in typo_prefixes}
     if not rare or rare == set(by_prefix):
         return name
-    without = {lab: (("O", "O", "") if v[0] == kind and v[1] in rare else v) for lab, v in info.items()}
-    other = _pick(set(by_prefix) - rare, gold, without)
-    if other != name and _n_bad(other, gold, info, kind) < _n_bad(name, gold, info, kind):
-        return other
-    return name
+    # the scheme named without each rare prefix alone and without all of them (IOE1's own E is rare too)
+    bad = {name: None}
+    for drop in [{p} for p in sorted(rare)] + ([rare] if len(rare) > 1 else []):
+        without = {lab: (("O", "O", "") if v[0] == kind and v[1] in drop else v) for lab, v in info.items()}
+        bad.setdefault(_pick(set(by_prefix) - drop, gold, without), None)
+    if len(bad) == 1:
+        return name
+    for candidate in bad:
+        bad[candidate] = _n_bad(candidate, gold, info, kind)
+    best = min(bad.values())
+    return name if bad[name] == best else next(c for c in bad if bad[c] == best)
 
 
 def _n_bad(name: str, gold: Sequence[Sequence[str]], info: dict, kind: str) -> int:

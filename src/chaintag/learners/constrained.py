@@ -52,9 +52,15 @@ def decoding_weights(model, constrain) -> np.ndarray:
     """
     if not constrain:
         return model.weights_
-    _, trans_ok, start_ok, end_ok = scheme_masks(model.labels_, constraint_scheme(model, constrain))
+    _, trans_ok, start_ok, end_ok = scheme_masks(model.labels_, constraint_scheme(model, constrain),
+                                                 label_counts(model))
     return constrained_weights(model.weights_, model.feature_index_.n_features, len(model.labels_),
                                trans_ok, start_ok, end_ok)
+
+
+def label_counts(model) -> dict | None:
+    """Training tokens of each label, as the model recorded them (None for older files)."""
+    return (getattr(model, "training_summary_", None) or {}).get("label_counts") or None
 
 
 def constraint_scheme(model, constrain) -> str | None:
