@@ -214,6 +214,7 @@ def test_column_files_given_as_text_are_tagged_with_a_warning(ner, tmp_path, cap
     "John went home .\nMary B-PER\n\nSee O\nyou O\nthen O\nok O\n",  # lines of several widths
     "Thank you .\nSee you .\nBye now .\n",  # one tag-like value, three lines
     "John Smith\nMary Jones\nAnn Lee\nBob Stone\n",  # lines of words
+    "Austin , TX\nBoston , MA\nDenver , CO\n",  # capitals last, three lines
 ])
 def test_text_that_looks_a_little_like_columns_gets_no_warning(ner, tmp_path, capsys, text):
     _, path = ner

@@ -207,8 +207,9 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
         token lines of 10 tab-separated fields with a numeric ID), a CoNLL-2003 ``-DOCSTART-`` line, or
         at least 3 lines (marker lines such as ``###MEDLINE:123`` left out) that all have the same 2 to
         6 fields with a tag last on at least 80 % of them (a label of the model, a chunk label such as
-        ``B-protein``, or at most 12 characters with a capital and no lowercase letter: ``NN``, ``O``) and not all the same
-        tag (unless 10 lines or more). Two lines such as ``Thank you O`` and ``See you O`` are not
+        ``B-protein``, or at most 12 characters with a capital and no lowercase letter: ``NN``, ``O``;
+        5 lines at least when most tags are only of the last kind) and not all the same tag (unless 10
+        lines or more). Two lines such as ``Thank you O`` and ``See you O`` are not
         enough, nor lines of words, nor three lines ending in ``.``.
     """
     if not lines:
@@ -225,10 +226,11 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
         what = "a column file (its first line is a -DOCSTART- marker)"
     elif len(rows) >= 3 and 2 <= len(rows[0]) <= 6 and all(len(r) == len(rows[0]) for r in rows):
         labels = set(getattr(model, "labels_", ()))
-        tags = sum(r[-1] in labels or _CHUNK_LABEL.fullmatch(r[-1]) is not None
-                   or (len(r[-1]) <= 12 and not any(c.islower() for c in r[-1]) and any(c.isupper() for c in r[-1]))
-                   for r in rows)
-        if 5 * tags >= 4 * len(rows) and (len({r[-1] for r in rows}) > 1 or len(rows) >= 10):
+        strong = sum(r[-1] in labels or _CHUNK_LABEL.fullmatch(r[-1]) is not None for r in rows)
+        caps = sum(not (r[-1] in labels or _CHUNK_LABEL.fullmatch(r[-1])) and len(r[-1]) <= 12
+                   and not any(c.islower() for c in r[-1]) and any(c.isupper() for c in r[-1]) for r in rows)
+        if (5 * (strong + caps) >= 4 * len(rows) and (len({r[-1] for r in rows}) > 1 or len(rows) >= 10)
+                and (5 * strong >= 4 * len(rows) or len(rows) >= 5)):
             what = (f"a column file (each of its first {len(rows)} lines has {len(rows[0])} fields, most ending "
                     "in a tag)")
     if what is None:
