@@ -23,7 +23,7 @@ _LAZY = {"Corpus": "data.datasets", "load_corpus": "api.corpus", "EvalResult": "
          "conlleval_report": "evaluation", "evaluate": "evaluation",
          "sequence_scorer": "learners.sklearn_compat", "tag_file": "api.tagging", "tag_stream": "api.tagging",
          "tag_text": "api.text_tagging", "Document": "text", "Span": "text", "Token": "text",
-         "train": "api.training", "FeatureSpec": "features.feature_spec",
+         "train": "api.training", "score_model": "api.scoring", "FeatureSpec": "features.feature_spec",
          **{name: "learners" for name in ("CRF", "CRFLBFGS", "MIRA", "SAPO", "NBestMIRA",
                                           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "SequenceTagger",
                                           "StructuredPerceptron", "load", "make_learner", "BiLSTM",
@@ -38,5 +38,5 @@ __all__ = [
     "EvalResult", "conlleval_report", "evaluate", "SequenceTagger", "StructuredPerceptron", "SAPO", "CRF",
     "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF",
     "BiLSTMSAPO", "load", "make_learner", "sequence_scorer", "tag_file", "tag_stream", "train", "FeatureSpec",
-    "tag_text", "Document", "Span", "Token",
+    "tag_text", "Document", "Span", "Token", "score_model",
 ]
