@@ -118,6 +118,17 @@ def test_http_level_errors(server):
         sock.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n")
         reply = sock.recv(65536).decode()
     assert reply.startswith("HTTP/1.1 411")
+    # request lines that http.server cannot read get a status line and a JSON error (nothing was sent, and
+    # the server printed a traceback, before)
+    for line, code in ((b"GET\r\n\r\n", 400), (b"GET / HTTP/2.0\r\n\r\n", 505),
+                       (b"GET /health HTTP/1.1 extra\r\n\r\n", 400)):
+        with socket.create_connection((host, port), timeout=30) as sock:
+            sock.sendall(line)
+            reply = sock.recv(65536).decode()
+        assert re.match(rf"HTTP/1\.[01] {code} ", reply) and '{"error": ' in reply, (line, reply)
+    # a query string names no other endpoint
+    assert request(server, "GET", "/health?x=1")[0] == 200
+    assert request(server, "POST", "/tag?x=1", {"sentences": COLS[:1]})[0] == 200
 
 
 def test_not_offered_is_501():

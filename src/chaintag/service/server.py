@@ -163,6 +163,10 @@ class _Handler(BaseHTTPRequestHandler):
             data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (echoed from a request): escaped, still valid JSON
             data = json.dumps(obj, ensure_ascii=True).encode("ascii")
+        if self.request_version == "HTTP/0.9":
+            # a request line that could not be read (http.server answers it with no status line nor
+            # headers, and buffers none): answered as HTTP/1.0
+            self.request_version = "HTTP/1.0"
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -198,11 +202,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def do_GET(self):  # noqa: N802 (http.server's naming)
-        if self.path in ("/health", "/healthz"):
+        page = self.path.split("?", 1)[0]  # a query string names nothing
+        if page in ("/health", "/healthz"):
             return self._send(200, self.server.service.health())
-        if self.path == "/tag":
+        if page == "/tag":
             return self._error(405, "use POST on /tag")
-        page = self.path.split("?", 1)[0]
         if page in ("/", "/index.html"):
             return self._static("index.html")
         if page.startswith("/static/") and page[len("/static/"):] in STATIC:
@@ -210,8 +214,9 @@ class _Handler(BaseHTTPRequestHandler):
         return self._error(404, f"no such endpoint {self.path!r}; use POST /tag, GET /health or GET / (the page)")
 
     def do_POST(self):  # noqa: N802
-        if self.path != "/tag":
-            if self.path in ("/health", "/healthz"):
+        page = self.path.split("?", 1)[0]
+        if page != "/tag":
+            if page in ("/health", "/healthz"):
                 return self._error(405, "use GET on /health")
             return self._error(404, f"no such endpoint {self.path!r}; use POST /tag or GET /health")
         ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
