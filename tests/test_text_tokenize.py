@@ -97,3 +97,31 @@ def test_abbreviations_before_commas_and_lower_case_words_keep_their_period():
         ["Acme", "Corp.", "said", "it", "sold", "plants", "in", "Calif.", ",", "Nev.", "and", "Ariz.", ";",
          "profits", "fell", "."]]
     assert _sentences("He went home. Then he slept.") == [["He", "went", "home", "."], ["Then", "he", "slept", "."]]
+
+
+def test_lower_case_text_splits_at_periods_that_touch_a_word():
+    """'bad. it' kept 'bad.' as one token and one sentence (the short-word abbreviation rule), so text in
+    lower case came out as sentences of thousands of tokens; abbreviations keep their period."""
+    assert _sentences("the film was bad. it was boring.") == [["the", "film", "was", "bad", "."],
+                                                              ["it", "was", "boring", "."]]
+    assert _sentences("I saw it.\nthen I left") == [["I", "saw", "it", "."], ["then", "I", "left"]]
+    assert _sentences("apples, pears etc. are fruit; see p. 45 vs. fig. 2") == [
+        ["apples", ",", "pears", "etc.", "are", "fruit", ";", "see", "p.", "45", "vs.", "fig.", "2"]]
+
+
+def test_quotes_inside_a_token_combining_marks_and_soft_hyphens():
+    assert _sentences('He left."Why?" she asked.')[0][:5] == ["He", "left", ".", '"', "Why"]
+    assert _sentences("Cafe\u0301 is nice.") == [["Cafe\u0301", "is", "nice", "."]]
+    assert _sentences("\u0928\u092e\u0938\u094d\u0924\u0947 \u0926\u0941\u0928\u093f\u092f\u093e") == [
+        ["\u0928\u092e\u0938\u094d\u0924\u0947", "\u0926\u0941\u0928\u093f\u092f\u093e"]]
+    assert _sentences("\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35") == [["\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35"]]
+    assert _sentences("a soft\u00adhyphen") == [["a", "soft\u00adhyphen"]]
+
+
+def test_pretokenized_lines_end_at_line_feeds_only():
+    """U+2028, U+0085, form feeds and the like inside a line are spaces, not line ends (str.splitlines
+    made one line seven sentences)."""
+    text = "a b\u2028c\x1cd\u0085e\x0cf\n g h\r\n"
+    doc = pretokenized(text)
+    assert doc.sentence_tokens() == [["a", "b", "c", "d", "e", "f"], ["g", "h"]]
+    assert all(text[t.start:t.end] == t.text for t in doc.tokens)

@@ -9,11 +9,17 @@ are then brought to the conventions of the treebanks the models learn from (Penn
 - a period that touches a short word before it and is followed by a word of the same sentence
   belongs to that word (``Dr.``, ``e.g.``, ``U.S.``), and so does one after a word of up to eight
   letters followed by a comma, a colon, a semicolon, a closing parenthesis or a lower-case word
-  (``Calif.,``, ``Corp. said``); a sentence-final period is a token of its own (``3pm .``);
+  (``Calif.,``, ``Corp. said``), when the word looks like an abbreviation: it has a capital, a
+  period or one letter, or is a lower-case abbreviation (``etc.``, ``vs.``, ``approx.``); a
+  sentence-final period is a token of its own (``3pm .``, ``bad . it``);
 - English splits clitics (``It 's``, ``do n't``); Spanish, Dutch and German keep a word with its
   apostrophe (Dutch ``auto's``, ``'s avonds``);
 - a period of its own after a number or a word, followed by a capital letter or an opening
-  ``¿`` / ``¡``, ends the sentence (``$3.50. I``, ``3.30h. ¿Qué``), where syntok goes on.
+  ``¿`` / ``¡``, ends the sentence (``$3.50. I``, ``3.30h. ¿Qué``), where syntok goes on; so does
+  one that touches a word and is followed by a lower-case word (``bad. it was``: text in lower case);
+- a combining mark (an accent written apart, the vowel signs of Indic and Thai scripts) stays with
+  its letters, a soft hyphen joins the parts of its word, and a quotation mark inside a token of
+  syntok's separates (``left."Why`` gives ``left . " Why``).
 
 Offsets always index the original text: ``text[token.start:token.end] == token.text``.
 """
@@ -21,6 +27,7 @@ Offsets always index the original text: ``text[token.start:token.end] == token.t
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ..errors import InputError
 from .document import Document, Token
@@ -30,8 +37,47 @@ __all__ = ["LANGUAGES", "split_text", "pretokenized"]
 LANGUAGES = ("en", "es", "nl", "de")
 """Languages :func:`split_text` knows (English splits clitics; the others keep apostrophes)."""
 
-_JOINERS = ("-", "_")
+_JOINERS = ("-", "_", "\u00ad")
 _WORD = re.compile(r"\S+")
+#: Lower-case abbreviations that keep their period inside a sentence.
+_LOWER_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "al", "approx", "ca", "viz", "resp", "incl", "esp", "fig",
+                                  "figs", "vol", "pp", "eq", "eqs", "ref", "refs", "dept", "spp", "sp", "mr", "mrs",
+                                  "ms", "dr", "jr", "sr", "inc", "ltd", "corp"})
+#: Quotation marks that separate the parts of a token of syntok's.
+_QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
+
+
+def _mark(c: str) -> bool:
+    """Whether ``c`` is a combining mark (Unicode category M)."""
+    return unicodedata.category(c).startswith("M")
+
+
+def _abbreviation(word: str) -> bool:
+    """Whether a word before a period looks like an abbreviation (see the module's notes)."""
+    return (len(word) == 1 or "." in word or any(c.isupper() for c in word)
+            or word.lower() in _LOWER_ABBREVIATIONS)
+
+
+def _split_quotes(spans: list[list[int]], text: str) -> list[list[int]]:
+    """Token spans with the quotation marks inside a span (``left."Why``) made tokens of their own, and the
+    period before such a mark split from its word, so that the rules of :func:`_merge` decide on it."""
+    out: list[list[int]] = []
+    for a, b in spans:
+        if b - a < 2 or not any(c in _QUOTES for c in text[a:b]):
+            out.append([a, b])
+            continue
+        start = a
+        for i in range(a, b + 1):
+            if i == b or text[i] in _QUOTES:
+                if start < i:
+                    if text[i - 1] == "." and i - 1 > start and i < b:
+                        out += [[start, i - 1], [i - 1, i]]
+                    else:
+                        out.append([start, i])
+                if i < b:
+                    out.append([i, i + 1])
+                start = i + 1
+    return out
 
 
 def _check_lang(lang: str) -> None:
@@ -50,12 +96,13 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
             piece = text[a:b]
             prev = text[pa:pb]
             last = i == n - 1
-            joined = (gap in _JOINERS or (gap == "" and "'" not in piece and "\u2019" not in piece)) \
-                and prev[-1:].isalnum() and piece[:1].isalnum()
+            joined = ((gap in _JOINERS or (gap == "" and "'" not in piece and "\u2019" not in piece))
+                      and prev[-1:].isalnum() and piece[:1].isalnum()) or (
+                gap == "" and (_mark(piece[0]) or (_mark(prev[-1]) and piece[:1].isalnum())))
             nxt = "" if last else text[spans[i + 1][0]:spans[i + 1][1]]
             follows = (nxt[:1].isalnum() and len(prev) <= 4) or (
                 nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and len(prev) <= 8)
-            period = (gap == "" and piece == "." and follows
+            period = (gap == "" and piece == "." and follows and _abbreviation(prev)
                       and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
             apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and prev[-1:].isalnum()
             lone = lang != "en" and gap == "" and prev in ("'", "\u2019") and piece[:1].isalpha() and (
@@ -96,7 +143,7 @@ def split_text(text: str, lang: str = "en") -> Document:
     for paragraph in segmenter.analyze(text):
         for sentence in paragraph:
             spans = [[t.offset, t.offset + len(t.value)] for t in sentence if t.value]
-            spans = [s for s in spans if text[s[0]:s[1]].strip()]
+            spans = _split_quotes([s for s in spans if text[s[0]:s[1]].strip()], text)
             if not spans:
                 continue
             first = len(doc.tokens)
@@ -112,12 +159,15 @@ def split_text(text: str, lang: str = "en") -> Document:
 def _ends_sentence(tokens: list[Token], first: int) -> bool:
     """Whether the last token opens a new sentence: it follows a period of its own (a token ``.``,
     not an abbreviation's) after a number or a word, and it begins with a capital letter or an
-    opening ``¿`` / ``¡`` (``$3.50. I``, ``3.30h. ¿Qué``), which the segmenter does not split."""
+    opening ``¿`` / ``¡`` (``$3.50. I``, ``3.30h. ¿Qué``), or with a lower-case letter after a period
+    that touches its word (``bad. it``), which the segmenter does not split."""
     n = len(tokens)
     if n - first < 3 or tokens[-2].text != ".":
         return False
     nxt = tokens[-1].text[:1]
-    return (nxt.isupper() or nxt in "\u00bf\u00a1") and tokens[-3].text[-1:].isalnum()
+    before = tokens[-3].text[-1:]
+    touching = tokens[-2].start == tokens[-3].end and before.isalpha()
+    return before.isalnum() and (nxt.isupper() or nxt in "\u00bf\u00a1" or (nxt.islower() and touching))
 
 
 def pretokenized(text: str) -> Document:
@@ -134,7 +184,7 @@ def pretokenized(text: str) -> Document:
     """
     doc = Document(text)
     pos = 0
-    for line in text.splitlines(keepends=True):
+    for line in re.findall(r"[^\n]*\n|[^\n]+", text):  # lines end at LF only (not at U+2028, FF, VT, ...)
         first = len(doc.tokens)
         doc.tokens += [Token(m.group(), pos + m.start(), pos + m.end()) for m in _WORD.finditer(line)]
         if len(doc.tokens) > first:
