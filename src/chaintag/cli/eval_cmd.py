@@ -50,7 +50,7 @@ def run(args) -> int:
     else:
         if not args.file:
             raise InputError("give --model and --test, or a FILE with gold and predicted label columns")
-        from ..api.scoring import read_label_columns, score_label_columns
+        from ..api.column_scoring import read_label_columns, score_label_columns
         from .common import sep_value
         gold, pred, name = read_label_columns(args.file, args.gold_column, args.pred_column, format=args.format,
                                               sep=sep_value(args.sep), encoding=args.encoding,
