@@ -211,6 +211,9 @@ def test_sapo_training_and_nbest_tagging(tmp_path, capsys, monkeypatch):
     assert main(["tag", "-m", str(model), "--confidence", "nofile.txt", "--quiet"]) == 2
     assert main(["tag", "-m", str(model), "--confidence", "x", str(test), "--quiet"]) == 2
     assert main(["tag", "-m", str(model), "-", "--confidence", str(test), "--quiet"]) == 2  # stdin named: not K
+    # K = 1 would give every token probability 1 (over the top-1 sequence): refused, the marginals named
+    assert main(["tag", "-m", str(model), str(test), "--confidence", "1"]) == 2
+    assert "--confidence takes K between 2 and" in capsys.readouterr().err
     # an integer that is also a file's name is K, with a warning that the file was not tagged
     monkeypatch.chdir(tmp_path)
     (tmp_path / "3").write_text(test.read_text())

@@ -298,9 +298,11 @@ def _check_options(source, output, model_path, nbest, confidence, marginals, bat
                                  ("--marginals", marginals or None)) if v is not None]
     if len(chosen) > 1:
         raise InputError(f"use one of {', '.join(chosen)}, not several")
-    for opt, k in (("--nbest", nbest), ("--confidence", confidence)):
-        if k is not None and not 1 <= k <= MAX_K:
-            raise InputError(f"{opt} takes K between 1 and {MAX_K} (got {k})")
+    for opt, k, low in (("--nbest", nbest, 1), ("--confidence", confidence, 2)):
+        if k is not None and not low <= k <= MAX_K:
+            why = (" (a probability over the top-1 sequence is always 1; the marginals of the model's scores: "
+                   "--marginals)" if opt == "--confidence" and k == 1 else "")
+            raise InputError(f"{opt} takes K between {low} and {MAX_K} (got {k}){why}")
     for path in (model_path, None if os.fspath(source) == "-" else source):
         if path and os.fspath(output) != "-" and os.path.exists(path) and os.path.exists(output) \
                 and os.path.samefile(path, output):
