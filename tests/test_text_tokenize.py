@@ -116,6 +116,10 @@ def test_quotes_inside_a_token_combining_marks_and_soft_hyphens():
         ["\u0928\u092e\u0938\u094d\u0924\u0947", "\u0926\u0941\u0928\u093f\u092f\u093e"]]
     assert _sentences("\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35") == [["\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35"]]
     assert _sentences("a soft\u00adhyphen") == [["a", "soft\u00adhyphen"]]
+    # one-letter abbreviations written together stay one token; initials apart stay apart
+    assert _sentences("Das ist z.B. gut, d.h. sch\u00f6n.", "de") == [
+        ["Das", "ist", "z.B.", "gut", ",", "d.h.", "sch\u00f6n", "."]]
+    assert _sentences("A. B. Smith came.") == [["A.", "B.", "Smith", "came", "."]]
 
 
 def test_pretokenized_lines_end_at_line_feeds_only():

@@ -17,6 +17,7 @@ are then brought to the conventions of the treebanks the models learn from (Penn
 - a period of its own after a number or a word, followed by a capital letter or an opening
   ``¿`` / ``¡``, ends the sentence (``$3.50. I``, ``3.30h. ¿Qué``), where syntok goes on; so does
   one that touches a word and is followed by a lower-case word (``bad. it was``: text in lower case);
+- one-letter abbreviations written together stay one token (German ``z.B.``, ``u.a.``);
 - a combining mark (an accent written apart, the vowel signs of Indic and Thai scripts) stays with
   its letters, a soft hyphen joins the parts of its word, and a quotation mark inside a token of
   syntok's separates (``left."Why`` gives ``left . " Why``).
@@ -43,6 +44,8 @@ _WORD = re.compile(r"\S+")
 _LOWER_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "al", "approx", "ca", "viz", "resp", "incl", "esp", "fig",
                                   "figs", "vol", "pp", "eq", "eqs", "ref", "refs", "dept", "spp", "sp", "mr", "mrs",
                                   "ms", "dr", "jr", "sr", "inc", "ltd", "corp"})
+#: One or more letters each followed by a period (``z.``, ``z.B.``).
+_LETTER_DOTS = re.compile(r"(?:[^\W\d_]\.)+")
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
 
@@ -111,6 +114,19 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
                 out[-1][1] = b
                 continue
         out.append([a, b])
+    return _join_letter_dots(out, text)
+
+
+def _join_letter_dots(spans: list[list[int]], text: str) -> list[list[int]]:
+    """One-letter abbreviations written together made one token (German ``z.B.``, ``u.a.``), which
+    syntok and the period rule leave as ``z.`` ``B.``."""
+    out: list[list[int]] = []
+    for a, b in spans:
+        if out and out[-1][1] == a and _LETTER_DOTS.fullmatch(text[out[-1][0]:out[-1][1]]) \
+                and _LETTER_DOTS.fullmatch(text[a:b]):
+            out[-1][1] = b
+        else:
+            out.append([a, b])
     return out
 
 
