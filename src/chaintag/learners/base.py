@@ -29,8 +29,8 @@ from .inference import InferenceMixin
 from .spans import SpanMixin
 from .introspect import IntrospectionMixin, training_summary
 from .sklearn_compat import SklearnTagsMixin
-from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, column_names, default_columns,  # noqa: F401
-                     looks_like_chunks, materialise)
+from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_label_values, check_labels, column_names,  # noqa: F401
+                     default_columns, looks_like_chunks, materialise)
 
 @dataclass
 class TrainData:
@@ -243,6 +243,15 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         rows = dict_rows(sentences) if dict_input else as_rows(sentences)
         labels = list(labels)
         self._check_pairs(rows, labels, "training")
+        if any(isinstance(ls, (str, bytes)) for ls in labels):
+            check_label_values(labels)  # a sentence's labels given as one string
+        flat = [lab for ls in labels for lab in ls]
+        try:
+            label_set = set(flat)
+        except TypeError:  # an unhashable label (a list)
+            label_set = None
+        if label_set is None or not all(isinstance(lab, str) for lab in label_set):
+            check_label_values(labels)  # a string per sentence, None, NaN: refused; integers read as strings
         if dict_input:
             columns = n_cols = DICT_COLUMNS
         else:
@@ -251,8 +260,6 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
             if len(columns) != n_cols:
                 raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns
-        flat = [lab for ls in labels for lab in ls]
-        label_set = set(flat)
         if not all(isinstance(lab, str) for lab in label_set):
             flat = list(map(str, flat))
             label_set = set(flat)

@@ -51,6 +51,9 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
         if isinstance(sent, str):
             raise InputError(f"sentence {s} is a string; a sentence is a list of tokens "
                              "(split it into words first)")
+        if not hasattr(sent, "__len__"):
+            raise InputError(f"sentence {s} is {'None' if sent is None else 'a ' + type(sent).__name__}; a sentence "
+                             "is a list of tokens")
         if len(sent) and type(sent[0]) is tuple and n_columns is None:
             out.append(sent)
             continue
@@ -81,6 +84,12 @@ def _columns(tok, s: int, i: int) -> tuple:
         raise InputError(f"sentence {s}, token {i}: a token is a feature dict, but these tokens are read as "
                          "columns; a model reads either feature dicts (in fit and predict alike) or column "
                          "tokens (a string or a tuple of column strings)")
+    if isinstance(tok, (bytes, bytearray)):
+        raise InputError(f"sentence {s}, token {i}: the token {bytes(tok)!r} is bytes; decode it to a string")
+    if not isinstance(tok, (tuple, list)) and not hasattr(tok, "__array__"):
+        what = "None" if tok is None else f"{tok!r} (of type {type(tok).__name__})"
+        raise InputError(f"sentence {s}, token {i}: the token is {what}; a token is a string (its word) or a "
+                         "tuple of column strings")
     return tuple(tok)
 
 
@@ -171,6 +180,31 @@ def _bad_token(sent, s: int, n: int, what: str):
             if reason:
                 raise InputError(f"{where}, column {j}: {v!r:.60} {reason}")
     raise InputError(f"{what} data: sentence {s}: a token is not a tuple of column strings")
+
+
+def check_label_values(labels, what: str = "training") -> None:
+    """Refuse label sequences that are strings and labels that are not strings nor integers.
+
+    A string would be split into one label per character, and a missing label (None, NaN from a
+    data frame) or a tuple would become a label named ``'None'``, ``'nan'`` or ``"('X',)"``.
+    Integer labels are read as their strings (``1`` as ``'1'``), which ``predict`` returns.
+
+    Raises
+    ------
+    InputError
+        Naming the sentence (and the token).
+    """
+    import numbers
+    for s, ls in enumerate(labels):
+        if isinstance(ls, (str, bytes)):
+            raise InputError(f"{what} data: the labels of sentence {s} are a string ({ls[:20]!r}); give a list of "
+                             "labels, one per token")
+        for i, lab in enumerate(ls):
+            if isinstance(lab, str) or (isinstance(lab, numbers.Integral) and not isinstance(lab, bool)):
+                continue
+            what_ = "missing (None)" if lab is None else f"{lab!r} (of type {type(lab).__name__})"
+            raise InputError(f"{what} data: sentence {s}, token {i}: the label is {what_}; labels are strings "
+                             "(or integers)")
 
 
 def check_labels(label_set, labels, what: str = "training") -> None:

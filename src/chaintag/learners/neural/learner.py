@@ -31,7 +31,7 @@ from ...errors import InputError, ModelFormatError
 from ..base import SequenceTagger
 from ..introspect import training_summary
 from ..params import Param, pick
-from ..tokens import (MAX_LABELS, as_rows, check_column_rows, check_labels, column_names, default_columns,
+from ..tokens import (MAX_LABELS, as_rows, check_column_rows, check_label_values, check_labels, column_names, default_columns,
                       materialise)
 from ._torch import require_torch
 from .batches import bucketed_batches, make_batch, to_device
@@ -299,6 +299,7 @@ class NeuralTagger(SequenceTagger):
         if len(columns) != n_cols:
             raise InputError(f"columns {columns} do not match the {n_cols} columns of the tokens")
         self.columns_ = columns
+        check_label_values(labels)  # a string per sentence, None, NaN: refused; integers read as strings
         flat = [str(lab) for ls in labels for lab in ls]
         self.labels_ = sorted(set(flat))
         check_labels(self.labels_, labels)  # no whitespace, line breaks or lone surrogates
