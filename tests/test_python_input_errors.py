@@ -30,3 +30,14 @@ def test_bad_python_data_gets_one_error_naming_sentence_and_token(name, sentence
 def test_integer_labels_are_read_as_strings():
     m = chaintag.make_learner("perceptron", epochs=5, progress=False).fit([["the", "dog"]] * 3, [[1, 2]] * 3)
     assert m.labels_ == ["1", "2"] and m.predict([["the", "dog"]]) == [["1", "2"]]
+
+
+def test_train_names_what_it_takes():
+    """chaintag.train with data held in Python said 'stat: path should be string ... not tuple'; a
+    misspelt setting named only the learner's parameters."""
+    with pytest.raises(chaintag.InputError, match="train: expected a file or a dataset reference .* not a tuple"):
+        chaintag.train(([["a"]], [["A"]]))
+    with pytest.raises(chaintag.InputError, match=r"dev: expected a file .*chaintag\.make_learner"):
+        chaintag.train("x.txt", dev=([["a"]], [["A"]]))
+    with pytest.raises(chaintag.InputError, match=r"has no parameter devv \(did you mean dev\?\)"):
+        chaintag.train("conll2000:train", algorithm="perceptron", devv="x.txt")

@@ -123,6 +123,11 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
     >>> result.test.f1  # doctest: +SKIP
     """
     given = dict(params or {})
+    for name, value in (("train", train), ("dev", settings.get("dev")), ("test", settings.get("test"))):
+        if value is not None and not isinstance(value, (str, os.PathLike)):
+            raise InputError(f"{name}: expected a file or a dataset reference (conll2000:train), not a "
+                             f"{type(value).__name__}; to train on sentences and labels held in Python, use "
+                             "chaintag.make_learner(...).fit(sentences, labels, dev=(sentences, labels))")
     for name in ("resources", "clusters", "autotags"):  # one path given as a string is one path, not letters
         if isinstance(settings.get(name), (str, os.PathLike)):
             settings[name] = [os.fspath(settings[name])]
@@ -134,7 +139,11 @@ def train(train, *, params: dict | None = None, log=None, **settings) -> TrainRe
         declared = {p.name: p for p in cls.params}
         unknown = sorted(set(given) - set(declared))
         if unknown:
-            raise InputError(f"{shown} has no parameter {', '.join(unknown)}; it takes {', '.join(sorted(declared))}")
+            import difflib
+            close = [m for u in unknown for m in difflib.get_close_matches(u, list(DEFAULTS) + list(declared), 1)]
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise InputError(f"{shown} has no parameter {', '.join(unknown)}{hint}; it takes "
+                             f"{', '.join(sorted(declared))}, and train takes {', '.join(sorted(DEFAULTS))}")
         for name, value in given.items():
             declared[name].check(value)
         return given
