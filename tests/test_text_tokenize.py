@@ -129,3 +129,20 @@ def test_pretokenized_lines_end_at_line_feeds_only():
     doc = pretokenized(text)
     assert doc.sentence_tokens() == [["a", "b", "c", "d", "e", "f"], ["g", "h"]]
     assert all(text[t.start:t.end] == t.text for t in doc.tokens)
+
+
+def test_list_items_titles_numbered_abbreviations_and_chat():
+    """Numbered lists came out as '1 .' | 'First item 2 .'; 'pp. 5', 'Rev. Jones' and 'approx. 5' broke
+    or split; 'min. at' split after the lower-case rule; 'ok? yes' did not split."""
+    assert _sentences("1. First item\n2. Second item\n3. Third item. It has two.") == [
+        ["1.", "First", "item"], ["2.", "Second", "item"], ["3.", "Third", "item", "."], ["It", "has", "two", "."]]
+    assert _sentences("a) alpha\nb) beta") == [["a)", "alpha"], ["b)", "beta"]]
+    assert _sentences("See pp. 5-7, eq. 3 and approx. 5 mg.") == [
+        ["See", "pp.", "5-7", ",", "eq.", "3", "and", "approx.", "5", "mg", "."]]
+    assert _sentences("Rev. Jones and Prof. Smith met.") == [["Rev.", "Jones", "and", "Prof.", "Smith", "met", "."]]
+    assert _sentences("Incubate for 5 min. at room temp. before use. She has a Ph.D. in it.") == [
+        ["Incubate", "for", "5", "min.", "at", "room", "temp.", "before", "use", "."],
+        ["She", "has", "a", "Ph.D.", "in", "it", "."]]
+    assert _sentences("are you ok? yes i am! great.") == [["are", "you", "ok", "?"], ["yes", "i", "am", "!"],
+                                                          ["great", "."]]
+    assert _sentences('He said "Why?" she asked.') == [["He", "said", '"', "Why", "?", '"', "she", "asked", "."]]

@@ -17,7 +17,11 @@ are then brought to the conventions of the treebanks the models learn from (Penn
 - a period of its own after a number or a word, followed by a capital letter or an opening
   ``¿`` / ``¡``, ends the sentence (``$3.50. I``, ``3.30h. ¿Qué``), where syntok goes on; so does
   one that touches a word and is followed by a lower-case word (``bad. it was``: text in lower case);
-- one-letter abbreviations written together stay one token (German ``z.B.``, ``u.a.``);
+- one-letter abbreviations written together stay one token (German ``z.B.``, ``u.a.``, ``Ph.D.``);
+- a list item's marker at a line's start (``1.``, ``2)``, ``a)``) is one token and opens a sentence, and
+  the segmenter's splits after a title before a name (``Rev. Jones``) or after an abbreviation before
+  a number (``pp. 5``, ``eq. 3``) are undone; a ``?`` or ``!`` before a lower-case word ends the
+  sentence (``ok? yes``);
 - a combining mark (an accent written apart, the vowel signs of Indic and Thai scripts) stays with
   its letters, a soft hyphen joins the parts of its word, and a quotation mark inside a token of
   syntok's separates (``left."Why`` gives ``left . " Why``).
@@ -43,9 +47,18 @@ _WORD = re.compile(r"\S+")
 #: Lower-case abbreviations that keep their period inside a sentence.
 _LOWER_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "al", "approx", "ca", "viz", "resp", "incl", "esp", "fig",
                                   "figs", "vol", "pp", "eq", "eqs", "ref", "refs", "dept", "spp", "sp", "mr", "mrs",
-                                  "ms", "dr", "jr", "sr", "inc", "ltd", "corp"})
-#: One or more letters each followed by a period (``z.``, ``z.B.``).
-_LETTER_DOTS = re.compile(r"(?:[^\W\d_]\.)+")
+                                  "ms", "dr", "jr", "sr", "inc", "ltd", "corp", "min", "temp", "conc", "wt", "hr",
+                                  "hrs", "sec", "avg", "est", "yr", "yrs", "wk", "wks", "mo", "ft", "lb", "lbs", "oz",
+                                  "tsp", "tbsp", "govt", "misc", "ave", "blvd", "pt", "pts", "no", "nos", "ch"})
+#: One or two letters each followed by a period (``z.``, ``z.B.``, ``Ph.D.``).
+_LETTER_DOTS = re.compile(r"(?:[^\W\d_]{1,2}\.)+")
+#: A list item's marker: a number of up to three digits or one letter, with a period or a parenthesis.
+_ITEM_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z])[.)]")
+#: Titles before a name, whose period the segmenter may take for a sentence's end.
+_TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "rev", "st", "gen", "sen", "rep", "gov", "lt", "col", "capt",
+                     "sgt", "hon", "pres", "fr", "sr", "jr", "mt"})
+#: Abbreviations before a number (``No. 3``, ``pp. 5``).
+_NUMBERED = frozenset({"no", "nos", "p", "pp", "vol", "fig", "figs", "eq", "eqs", "ch", "sec", "art", "ref", "tab"})
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
 
@@ -103,14 +116,16 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
                       and prev[-1:].isalnum() and piece[:1].isalnum()) or (
                 gap == "" and (_mark(piece[0]) or (_mark(prev[-1]) and piece[:1].isalnum())))
             nxt = "" if last else text[spans[i + 1][0]:spans[i + 1][1]]
-            follows = (nxt[:1].isalnum() and len(prev) <= 4) or (
+            follows = (nxt[:1].isalnum() and (len(prev) <= 4 or prev.lower() in _LOWER_ABBREVIATIONS)) or (
                 nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and len(prev) <= 8)
             period = (gap == "" and piece == "." and follows and _abbreviation(prev)
                       and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
             apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and prev[-1:].isalnum()
             lone = lang != "en" and gap == "" and prev in ("'", "\u2019") and piece[:1].isalpha() and (
                 pa == 0 or not text[pa - 1].isalnum())
-            if joined or period or apostrophe or lone:
+            item = (gap == "" and piece in (".", ")") and _ITEM_MARKER.fullmatch(prev + piece) is not None
+                    and _at_line_start(pa, text))
+            if joined or period or apostrophe or lone or item:
                 out[-1][1] = b
                 continue
         out.append([a, b])
@@ -157,19 +172,56 @@ def split_text(text: str, lang: str = "en") -> Document:
 
     doc = Document(text)
     for paragraph in segmenter.analyze(text):
+        sentences = []
         for sentence in paragraph:
             spans = [[t.offset, t.offset + len(t.value)] for t in sentence if t.value]
             spans = _split_quotes([s for s in spans if text[s[0]:s[1]].strip()], text)
-            if not spans:
-                continue
+            if spans:
+                sentences.append(spans)
+        for spans in _rejoin(sentences, text):
             first = len(doc.tokens)
             for a, b in _merge(spans, text, lang):
                 doc.tokens.append(Token(text[a:b], a, b))
-                if _ends_sentence(doc.tokens, first):  # a period the segmenter left inside
+                if len(doc.tokens) - 1 > first and _opens_item(doc.tokens[-1], text):  # a list item's marker
+                    doc.sentences.append((first, len(doc.tokens) - 1))
+                    first = len(doc.tokens) - 1
+                elif _ends_sentence(doc.tokens, first):  # a period the segmenter left inside
                     doc.sentences.append((first, len(doc.tokens) - 1))
                     first = len(doc.tokens) - 1
             doc.sentences.append((first, len(doc.tokens)))
     return doc
+
+
+def _at_line_start(start: int, text: str) -> bool:
+    """Whether only spaces stand between the last line break (or the text's start) and ``start``."""
+    line = text.rfind("\n", 0, start) + 1
+    return not text[line:start].strip()
+
+
+def _opens_item(token: Token, text: str) -> bool:
+    """Whether a token is a list item's marker at the start of a line (``1.``, ``2)``, ``a)``)."""
+    return _ITEM_MARKER.fullmatch(token.text) is not None and _at_line_start(token.start, text)
+
+
+def _rejoin(sentences: list[list[list[int]]], text: str) -> list[list[list[int]]]:
+    """The segmenter's sentences of a paragraph, joined where it split after a title before a name
+    (``Rev. Jones``), after an abbreviation before a number (``pp. 5``, ``eq. 3``), or after a list item's
+    marker (``1.`` at a line's start)."""
+    out: list[list[list[int]]] = []
+    for spans in sentences:
+        if out and len(out[-1]) >= 2:
+            (wa, wb), (pa, pb) = out[-1][-2], out[-1][-1]
+            word, nxt = text[wa:wb], text[spans[0][0]:spans[0][1]]
+            stuck = wb == pa and text[pa:pb] in (".", ")")
+            marker = stuck and _ITEM_MARKER.fullmatch(word + text[pa:pb]) and _at_line_start(wa, text)
+            title = stuck and text[pa:pb] == "." and (
+                (word.lower() in _TITLES and nxt[:1].isupper())
+                or (word.lower() in _LOWER_ABBREVIATIONS | _NUMBERED and nxt[:1].isdigit()))
+            if marker or title:
+                out[-1] = out[-1] + spans
+                continue
+        out.append(spans)
+    return out
 
 
 def _ends_sentence(tokens: list[Token], first: int) -> bool:
@@ -178,6 +230,8 @@ def _ends_sentence(tokens: list[Token], first: int) -> bool:
     opening ``¿`` / ``¡`` (``$3.50. I``, ``3.30h. ¿Qué``), or with a lower-case letter after a period
     that touches its word (``bad. it``), which the segmenter does not split."""
     n = len(tokens)
+    if n - first >= 2 and tokens[-2].text in ("?", "!") and tokens[-1].text[:1].islower():
+        return True  # a question or an exclamation before a lower-case word (chat: "ok? yes")
     if n - first < 3 or tokens[-2].text != ".":
         return False
     nxt = tokens[-1].text[:1]
