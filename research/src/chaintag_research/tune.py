@@ -211,7 +211,8 @@ def _trial(runner: Runner, run: Run) -> Trial:
     curve = [rec[key] if rec.get(key) is not None else rec["dev_score"] for rec in model.history_]
     seconds = [rec.get("seconds", 0.0) for rec in model.history_]
     record = {"digest": digest, **json.loads(json.dumps(run.config(), default=str)), "dev_curve": curve,
-              "seconds": seconds, "extraction_seconds": getattr(model, "extraction_seconds_", None)}
+              "seconds": seconds, "extraction_seconds": getattr(model, "extraction_seconds_", None),
+              "extractor_seconds": getattr(model, "extractor_seconds_", None)}
     folder.mkdir(parents=True, exist_ok=True)
     from chaintag.io.atomic import atomic_open
     with atomic_open(path, "w") as f:

@@ -35,7 +35,9 @@ class TrainResult:
         The fitted model (saved to ``report["model"]`` when a path was given).
     report : dict
         ``model``, ``algorithm``, ``seconds``, ``best_epoch``, ``history`` (one record per
-        epoch), ``train`` (sentence and token counts), ``extraction_seconds``, ``features`` (the
+        epoch), ``train`` (sentence and token counts), ``extraction_seconds`` (attribute extraction, as
+        the log's line), ``extractor_seconds`` (building the extractor: resources read and derived, the
+        gazetteer), ``features`` (the
         specification of the attributes, as the model keeps it) and ``resources`` (the files it reads),
         and ``n_features`` / ``n_attributes`` (or ``n_parameters``).
     test : EvalResult or None
@@ -486,7 +488,8 @@ def _report(opts, name, learner, train, dev, streamed, train_seconds, log) -> di
            "best_epoch": learner.best_epoch_, "history": learner.history_,
            "train": (dict(learner.streamed_) if streamed else
                      {"n_sentences": len(train.tokens), "n_tokens": sum(map(len, train.tokens))}),
-           "extraction_seconds": learner.extraction_seconds_}
+           "extraction_seconds": learner.extraction_seconds_,
+           "extractor_seconds": getattr(learner, "extractor_seconds_", 0.0)}
     features = getattr(learner, "features", None)
     if isinstance(features, str):  # the attributes read, and the resources they read (the log names both)
         from ..features.spec import resource_paths

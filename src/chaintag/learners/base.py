@@ -274,6 +274,9 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
                                 "(see --columns)")
         t_start = time.perf_counter()
         extractor = self._extractor(dict_input, columns, rows, labels)
+        # building the extractor reads and derives the resources and builds the gazetteer: its own figure
+        self.extractor_seconds_ = time.perf_counter() - t_start
+        t_start = time.perf_counter()
         gold = np.fromiter(map(label_id.__getitem__, flat), dtype=np.int32, count=len(flat))
         from ..progress import plural, progress_mode, step
         with step(progress_mode(getattr(self, "progress", None)),
@@ -580,6 +583,9 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
     #: Chunk scheme of dev and test scoring (see :func:`chaintag.evaluation.evaluate`);
     #: not a hyper-parameter: ``chaintag train --scheme`` sets it on the instance.
     eval_scheme = "auto"
+    #: Seconds spent building the attribute extractor at fit (resources read and derived, the
+    #: gazetteer); ``extraction_seconds_`` is the attribute extraction itself.
+    extractor_seconds_ = 0.0
 
     def _epoch_record(self, epoch, seconds, cpu_seconds, stats, weights, dev_pack):
         """The history entry of one epoch: its times, ``stats``, weight complexity and dev scores.
