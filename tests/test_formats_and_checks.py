@@ -397,3 +397,19 @@ def test_eval_reads_test_files_with_the_columns_named_at_training(tmp_path, caps
     assert main(["eval", "-m", str(model), "-t", str(three), "--json"]) == 0
     cap = capsys.readouterr()
     assert json.loads(cap.out)["n_gold_chunks"] == 1 and "read as at training" not in cap.err
+
+
+def test_held_out_sentences_that_are_training_sentences_are_warned_about(tmp_path, capsys):
+    """A --dev file cut from the training file (the dev score overstated: 97.8-99.1 against a test score
+    of 94.8 in a user's run) and a --test file of training sentences get a warning each."""
+    sents = [f"w{i} NN\nx{i} VB\n" for i in range(40)]
+    train = tmp_path / "train.txt"
+    train.write_text("\n".join(sents), encoding="utf-8")
+    dev = tmp_path / "dev.txt"
+    dev.write_text("\n".join(sents[-8:] + ["new NN\none VB\n"]), encoding="utf-8")
+    assert main(["train", "--train", str(train), "--dev", str(dev), "--test", str(train), "--model",
+                 str(tmp_path / "m.npz"), "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: 8 of the 9 dev sentences of {dev} (89 %) are also training sentences" in err
+    assert f"warning: 40 of the 40 test sentences of {train} (100 %) are also training sentences: the test " \
+           "score is not a held-out score" in err

@@ -369,10 +369,12 @@ def _held_out_data(opts, train, log, streamed: bool = False):
         return corpus
 
     dev = None
+    seen = None if streamed else {tuple(tok[0] for tok in sent) for sent in train.tokens}
     if opts.dev:
         d = load_like_train(opts.dev)
         dev = (d.tokens, d.labels)
         log(f"dev: {plural(d.n_sentences, 'sentence')} from {opts.dev}")
+        _warn_overlap(d, seen, "dev", "the dev score overstates the model and the epoch kept may be too late", log)
     elif opts.dev_fraction > 0:
         cut = train.n_sentences - max(1, int(round(train.n_sentences * opts.dev_fraction)))
         if cut < 1:
@@ -380,7 +382,20 @@ def _held_out_data(opts, train, log, streamed: bool = False):
         dev = (train.tokens[cut:], train.labels[cut:])
         train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
         log(f"dev: the last {plural(len(dev[0]), 'sentence')}; training on the first {cut}")
-    return dev, (load_like_train(opts.test) if opts.test else None)
+    test = load_like_train(opts.test) if opts.test else None
+    if test is not None:
+        _warn_overlap(test, seen, "test", "the test score is not a held-out score", log)
+    return dev, test
+
+
+def _warn_overlap(corpus, seen, what: str, why: str, log) -> None:
+    """Warn when at least 10 % of a held-out corpus's sentences (their words) are training sentences."""
+    if not seen or not corpus.n_sentences:
+        return
+    n = sum(tuple(tok[0] for tok in sent) in seen for sent in corpus.tokens)
+    if 10 * n >= corpus.n_sentences and n >= 2:
+        log(f"warning: {n} of the {corpus.n_sentences} {what} sentences of {corpus.source} "
+            f"({100 * n / corpus.n_sentences:.0f} %) are also training sentences: {why}")
 
 
 def _make_learner(opts, name: str, train, settings):
