@@ -369,7 +369,8 @@ def _held_out_data(opts, train, log, streamed: bool = False):
         return corpus
 
     dev = None
-    seen = None if streamed else {tuple(tok[0] for tok in sent) for sent in train.tokens}
+    seen = (None if streamed or not (opts.dev or opts.test)
+            else {tuple(tok[0] for tok in sent) for sent in train.tokens})  # the training sentences' words
     if opts.dev:
         d = load_like_train(opts.dev)
         dev = (d.tokens, d.labels)
