@@ -413,3 +413,14 @@ def test_held_out_sentences_that_are_training_sentences_are_warned_about(tmp_pat
     assert f"warning: 8 of the 9 dev sentences of {dev} (89 %) are also training sentences" in err
     assert f"warning: 40 of the 40 test sentences of {train} (100 %) are also training sentences: the test " \
            "score is not a held-out score" in err
+
+
+def test_a_template_reading_a_missing_column_names_the_files_columns(tmp_path, capsys):
+    """The error listed the document columns (abbr, docnext, doccap) that chaintag computes, as if the
+    file had them."""
+    f = tmp_path / "w4.txt"
+    f.write_text("Ann NNP B-NP B-PER\nLee NNP I-NP I-PER\n", encoding="utf-8")
+    assert main(["train", "--train", str(f), "--columns", "w,p,c,label", "--model", str(tmp_path / "m.npz"),
+                 "--epochs", "1"]) == 2
+    assert "reads column 'word', but the data has columns w, p, c (set them with --columns)" in \
+        capsys.readouterr().err

@@ -243,7 +243,12 @@ def document_columns_read(features, columns: Sequence[str]) -> list[str]:
     missing = [c for c in DOCUMENT_COLUMNS if c not in columns]
     if not missing:
         return []
-    templates = resolve_templates(features, tuple(columns) + tuple(missing), virtual=True)
+    from ..errors import InputError
+    try:
+        templates = resolve_templates(features, tuple(columns) + tuple(missing), virtual=True)
+    except InputError:  # a template reads a column the data lacks: named against the data's own columns
+        resolve_templates(features, columns, virtual=True)
+        raise
     read = {a.column for t in templates for a in t.atoms}
     return [c for c in missing if c in read]
 
