@@ -274,3 +274,35 @@ def test_gold_labels_are_rewritten_only_into_what_the_model_writes():
     part = [["B-ORG", "O", "B-PER"]]
     assert gold_label_notes(part, labels, check_types=False) == (part, [])
     assert "lack: ORG" in gold_label_notes(part, labels)[1][0]
+
+
+def test_a_chunker_tags_raw_text_with_the_tags_of_a_pos_model(tmp_path, capsys):
+    """A model that reads word and pos was refused on raw text; with a POS model (--pos-model,
+    pos_model=) each token's pos column is that model's tag, and the labels are those of predict on the
+    (word, tag) tokens."""
+    words = [["The", "big", "dog", "barks", "."], ["A", "cat", "sleeps", "."], ["The", "cat", "saw", "a", "dog", "."]]
+    tags = [["DT", "JJ", "NN", "VBZ", "."], ["DT", "NN", "VBZ", "."], ["DT", "NN", "VBD", "DT", "NN", "."]]
+    chunks = [["B-NP", "I-NP", "I-NP", "B-VP", "O"], ["B-NP", "I-NP", "B-VP", "O"],
+              ["B-NP", "I-NP", "B-VP", "B-NP", "I-NP", "O"]]
+    pos = chaintag.make_learner("perceptron", features="w[0];w[-1];w[1]", epochs=5, progress=False).fit(words, tags)
+    chunker = chaintag.make_learner("perceptron", features="w[0];pos[0];pos[-1];pos[1]", columns=("word", "pos"),
+                                    epochs=5, progress=False).fit([list(zip(w, t)) for w, t in zip(words, tags)],
+                                                                  chunks)
+    doc = chunker.tag_text("The cat saw a big dog.", pos_model=pos)
+    toks = [t.text for t in doc.tokens]
+    want = chunker.predict([list(zip(toks, pos.predict([toks])[0]))])[0]
+    assert [t.label for t in doc.tokens] == want and [s.label for s in doc.spans][:1] == ["NP"]
+    with pytest.raises(chaintag.InputError, match="--pos-model en-pos"):
+        chunker.tag_text("The cat saw a dog.")
+    cpath, ppath = tmp_path / "chunk.npz", tmp_path / "pos.npz"
+    chunker.save(cpath)
+    pos.save(ppath)
+    text = tmp_path / "t.txt"
+    text.write_text("The cat saw a big dog.\n", encoding="utf-8")
+    assert main(["tag", "-m", str(cpath), str(text), "--format", "raw", "--pos-model", str(ppath),
+                 "--output-format", "conll"]) == 0
+    assert capsys.readouterr().out.split()[1::2] == want
+    columns = tmp_path / "c.txt"
+    columns.write_text("The DT\ncat NN\n", encoding="utf-8")
+    assert main(["tag", "-m", str(cpath), str(columns), "--pos-model", str(ppath)]) == 2
+    assert "--pos-model tags raw or pretokenized text" in capsys.readouterr().err

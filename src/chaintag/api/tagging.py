@@ -99,7 +99,7 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
              marginals: bool = False, constrain: bool = False, scheme: str | None = None, partial: bool = False,
              label_field: str | None = None, batch_size: int = 2000, jobs: int = 1, workers: int | None = None,
              scheduler: str | None = None, progress: Callable[[int], None] | None = None,
-             warn: Callable[[str], None] | None = None, lang: str | None = None) -> int:
+             warn: Callable[[str], None] | None = None, lang: str | None = None, pos_model=None) -> int:
     """Tag a file, a dataset split or standard input with a model, as ``chaintag tag`` does.
 
     Parameters
@@ -132,6 +132,9 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
         As for :func:`tag_stream`.
     lang : {"en", "es", "nl", "de"}, optional
         The tokenizer's conventions for ``format="raw"`` (default English); refused with other formats.
+    pos_model : SequenceTagger, str or os.PathLike, optional
+        For raw or pretokenized text and a model that reads words and POS tags (a chunker): the model
+        that gives the tags (``"en-pos"``); refused with other formats, whose files hold the tags.
 
     Returns
     -------
@@ -156,9 +159,12 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
         from .text_tagging import tag_text_file
         return tag_text_file(model if model is not None else model_path, source, output, format=format,
                              output_format=output_format, lang=lang or "en", encoding=encoding, constrain=constrain,
-                             scheme=scheme, progress=progress, warn=warn)
+                             scheme=scheme, progress=progress, warn=warn, pos_model=pos_model)
     if lang is not None:
         raise InputError("--lang sets the tokenizer of --format raw; this input is not raw text")
+    if pos_model is not None:
+        raise InputError("--pos-model tags raw or pretokenized text (--format raw); a column file holds its "
+                         "POS column")
     if output_format in TEXT_OUTPUTS and output_format not in ("columns", "text"):
         raise InputError(f"--output-format {output_format} is an output of raw text: add --format raw (or "
                          "--format pretokenized)")

@@ -36,7 +36,7 @@ def _model(model):
 
 
 def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, confidence: bool = True,
-             constrain=False, scheme: str | None = None):
+             constrain=False, scheme: str | None = None, pos_model=None):
     """Tag raw text with a model: sentences, tokens with offsets and labels, spans with confidence.
 
     Parameters
@@ -52,6 +52,9 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
         Each span's probability under the model (see :mod:`chaintag.learners.spans`).
     constrain, scheme
         As for ``predict_spans``.
+    pos_model : SequenceTagger, str or os.PathLike, optional
+        For a model that reads words and POS tags (a chunker): the model that gives the tags
+        (``"en-pos"``).
 
     Returns
     -------
@@ -70,7 +73,7 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
     [('It', 'PRP'), ("'s", 'VBZ'), ('3pm', 'NN'), ('.', '.')]
     """
     return _model(model).tag_text(text, lang, tokenized=tokenized, confidence=confidence, constrain=constrain,
-                                  scheme=scheme)
+                                  scheme=scheme, pos_model=None if pos_model is None else _model(pos_model))
 
 
 def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encoding: str = "utf-8",
@@ -169,7 +172,7 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
                   lang: str = "en", encoding: str = "utf-8", confidence: bool = True, constrain=False,
                   scheme: str | None = None, batch_size: int = 64,
                   progress: Callable[[int], None] | None = None,
-                  warn: Callable[[str], None] | None = None) -> int:
+                  warn: Callable[[str], None] | None = None, pos_model=None) -> int:
     """Tag a raw or tokenized text file (or stdin) with a model, as ``chaintag tag --format raw`` does.
 
     Parameters
@@ -191,6 +194,8 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     warn : callable, optional
         Called with a warning's text: input that begins like a column or CoNLL-U file
         (:func:`chaintag.api.tag_input.column_input_warning`).
+    pos_model : SequenceTagger, str or os.PathLike, optional
+        For a model that reads words and POS tags: the model that gives the tags (``"en-pos"``).
 
     Returns
     -------
@@ -213,6 +218,7 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     if batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     model = _model(model)
+    pos_model = None if pos_model is None else _model(pos_model)
     if constrain or scheme:
         from .tag_constraints import constraint_options
         constrain, scheme = constraint_options(model, constrain, scheme, False, format)["constrain"], None
@@ -236,16 +242,16 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
         for doc in docs:
             batch.append(doc)
             if len(batch) >= batch_size:
-                n += _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress)
+                n += _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress, pos_model)
                 batch = []
         if batch:
-            n += _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress)
+            n += _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress, pos_model)
     return n
 
 
-def _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress) -> int:
+def _tag_batch(model, batch, out, output_format, confidence, constrain, scheme, progress, pos_model=None) -> int:
     tagged = model.tag_documents(batch, confidence=confidence and output_format == "spans", constrain=constrain,
-                                 scheme=scheme)
+                                 scheme=scheme, pos_model=pos_model)
     out.write("".join(format_document(doc, output_format) for doc in tagged))
     if progress is not None:
         progress(len(batch))

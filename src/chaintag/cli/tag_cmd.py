@@ -35,6 +35,9 @@ def add_parser(sub) -> None:
                         "models that read one column. Default: "
                         "from the reference or the file name (.conllu, .cupt, .conllup), else detected from "
                         "the content (CoNLL-U or columns), also on stdin")
+    p.add_argument("--pos-model", metavar="MODEL", default=None,
+                   help="with --format raw or pretokenized and a model that reads words and POS tags (a "
+                        "chunker): the model that gives the tags, a file or a ready model's name (en-pos)")
     p.add_argument("--lang", choices=["en", "es", "nl", "de"], default=None,
                    help="the tokenizer's conventions for --format raw (default: en; English splits clitics: "
                         "It 's, do n't)")
@@ -140,7 +143,7 @@ def run(args) -> int:
                  scheme=args.scheme, partial=args.partial, label_field=args.label_field,
                  batch_size=args.batch_size, jobs=args.jobs, workers=getattr(args, "workers", None),
                  scheduler=getattr(args, "scheduler", None), progress=None if bar is None else bar.update,
-                 warn=warn, lang=args.lang)
+                 warn=warn, lang=args.lang, pos_model=args.pos_model)
     if bar is not None:
         bar.close(n) if isinstance(bar, _LogLines) else bar.close()
     return 0

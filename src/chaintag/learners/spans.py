@@ -103,7 +103,7 @@ class SpanMixin:
         return labels, [[(x, a, b, p) for (x, a, b), p in zip(cs, ps)] for cs, ps in zip(chunks, probs)]
 
     def tag_text(self, text: str, lang: str = "en", *, tokenized: bool = False, confidence: bool = True,
-                 constrain=False, scheme: str | None = None):
+                 constrain=False, scheme: str | None = None, pos_model=None):
         """Tag raw text: split it into sentences and tokens, label them, and read off the spans.
 
         Parameters
@@ -117,6 +117,9 @@ class SpanMixin:
             Read ``text`` as already tokenized (:func:`chaintag.text.pretokenized`).
         confidence, constrain, scheme
             As for :meth:`predict_spans`.
+        pos_model : SequenceTagger, optional
+            For a model that reads words and POS tags (``word, pos``: a chunker): a model that reads
+            words and gives the POS tags (``chaintag.load("en-pos")``), as :meth:`tag_documents`.
 
         Returns
         -------
@@ -132,9 +135,11 @@ class SpanMixin:
         """
         from ..text import pretokenized, split_text
         doc = pretokenized(text) if tokenized else split_text(text, lang)
-        return self.tag_documents([doc], confidence=confidence, constrain=constrain, scheme=scheme)[0]
+        return self.tag_documents([doc], confidence=confidence, constrain=constrain, scheme=scheme,
+                                  pos_model=pos_model)[0]
 
-    def tag_documents(self, documents, *, confidence: bool = True, constrain=False, scheme: str | None = None):
+    def tag_documents(self, documents, *, confidence: bool = True, constrain=False, scheme: str | None = None,
+                      pos_model=None):
         """Label the tokens of documents (:class:`chaintag.text.Document`) and fill in their spans.
 
         Parameters
@@ -143,6 +148,9 @@ class SpanMixin:
             Split into sentences and tokens (labels not yet set); tagged together in one batch.
         confidence, constrain, scheme
             As for :meth:`predict_spans`.
+        pos_model : SequenceTagger, optional
+            A model that reads words and gives POS tags: for a model that reads ``word, pos``, the
+            ``pos`` column of each token is its tag (the pipeline of a chunker on raw text).
 
         Returns
         -------
@@ -152,16 +160,24 @@ class SpanMixin:
         Raises
         ------
         chaintag.errors.InputError
-            For a model that reads more columns than the words.
+            For a model that reads more columns than the words (without ``pos_model``, or other
+            columns than ``word, pos``), or a ``pos_model`` that reads more than the words.
         """
         from ..errors import InputError
         from ..features.document import input_columns
         from ..text import Document, Span, Token
         cols = list(input_columns(self))
-        if len(cols) != 1:
-            raise InputError(f"text (raw or pretokenized) gives each token one column (the word), but this model reads {len(cols)} "
-                             f"({', '.join(cols)}): tag a column file that has them")
+        piped = pos_model is not None and cols == ["word", "pos"]
+        if len(cols) != 1 and not piped:
+            hint = ("; a POS model gives the pos column: --pos-model en-pos (pos_model=chaintag.load('en-pos'))"
+                    if cols == ["word", "pos"] else "")
+            raise InputError(f"text (raw or pretokenized) gives each token one column (the word), but this model "
+                             f"reads {len(cols)} ({', '.join(cols)}): tag a column file that has them{hint}")
+        if piped and len(input_columns(pos_model)) != 1:
+            raise InputError(f"the POS model reads {', '.join(input_columns(pos_model))}: it must read the words alone")
         sents = [s for doc in documents for s in doc.sentence_tokens()]
+        if piped and sents:
+            sents = [list(zip(words, tags)) for words, tags in zip(sents, pos_model.predict(sents))]
         labels, spans = self.predict_spans(sents, confidence=confidence, constrain=constrain, scheme=scheme) \
             if sents else ([], [])
         out, k = [], 0
