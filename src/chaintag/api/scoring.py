@@ -37,12 +37,9 @@ def in_notation(label: str, source: str, target: str) -> str:
     >>> in_notation("PER-B", "X-B", "B-X"), in_notation("B_LOC", "B_X", "X-B"), in_notation("NN", "X-B", "B-X")
     ('B-PER', 'LOC-B', 'NN')
     """
-    from ..evaluation.schemes import NOTATIONS, _parse
+    from ..evaluation.schemes import _parse, write_label
     kind, prefix, typ = _parse(label, source)
-    if kind != "typed":
-        return label
-    where, sep = NOTATIONS[target]
-    return f"{prefix}{sep}{typ}" if where == "prefix" else f"{typ}{sep}{prefix}"
+    return write_label(prefix, typ, target) if kind == "typed" else label
 
 
 def gold_label_notes(gold, model_labels, source: str = "<test>", scheme: str | None = None,

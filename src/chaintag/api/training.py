@@ -350,8 +350,7 @@ def _held_out_data(opts, train, log, streamed: bool = False):
     from ..features.document import DOCUMENT_COLUMNS
     from ..evaluation.schemes import TRAINING_TYPO_PREFIXES, detect_scheme
     from .scoring import gold_label_notes
-    train_labels = sorted({lab for s in train.labels for lab in s})
-    train_scheme = detect_scheme(train.labels, (), opts.scheme or "auto", typo_prefixes=TRAINING_TYPO_PREFIXES).name
+    reference: dict = {}  # the training labels and their scheme, read once and only for a dev or test file
 
     def load_like_train(source):
         corpus = load_source(source, opts, log=log)
@@ -361,8 +360,12 @@ def _held_out_data(opts, train, log, streamed: bool = False):
             with_document_columns(corpus)
         # labels of the training types written in another notation are read in the training data's;
         # labels that share nothing with it get a warning (as chaintag eval --model does)
-        corpus.labels, notes = gold_label_notes(corpus.labels, train_labels, corpus.source, opts.scheme,
-                                                model_scheme=None if train_scheme == "none" else train_scheme,
+        if not reference:
+            reference["labels"] = sorted({lab for s in train.labels for lab in s})
+            name = detect_scheme(train.labels, (), opts.scheme or "auto", typo_prefixes=TRAINING_TYPO_PREFIXES).name
+            reference["scheme"] = None if name == "none" else name
+        corpus.labels, notes = gold_label_notes(corpus.labels, reference["labels"], corpus.source, opts.scheme,
+                                                model_scheme=reference["scheme"],
                                                 ref="the training data", check_types=not streamed)
         for line in notes:
             log(line)

@@ -384,10 +384,9 @@ def span_labels(n_tokens: int, spans: Sequence[tuple[str, int, int]], scheme: st
     >>> span_labels(4, [("PER", 0, 2), ("PER", 2, 3)], "iob1", "X_B")
     ['PER_I', 'PER_I', 'PER_B', 'O']
     """
-    from .schemes import NOTATIONS, SCHEMES
+    from .schemes import SCHEMES, write_label
     if scheme not in SCHEMES:
         raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(sorted(SCHEMES))}")
-    where, sep = NOTATIONS[notation]
     inner, last, single = {"bilou": ("I", "L", "U"), "bmes": ("M", "E", "S")}.get(scheme, ("I", "E", "S"))
     out = ["O"] * n_tokens
     for k, (typ, a, b) in enumerate(spans):
@@ -401,7 +400,7 @@ def span_labels(n_tokens: int, spans: Sequence[tuple[str, int, int]], scheme: st
         elif scheme == "ioe2" or (scheme == "ioe1" and before):
             prefixes[-1] = "E"
         for i, p in zip(range(a, b), prefixes):
-            out[i] = f"{p}{sep}{typ}" if where == "prefix" else f"{typ}{sep}{p}"
+            out[i] = write_label(p, typ, notation)
     return out
 
 

@@ -73,7 +73,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["SCHEMES", "SCHEME_ALIASES", "NOTATIONS", "Scheme", "detect_scheme", "detect_notation",
            "resolve_scheme", "resolve_notation", "scheme_names", "split_scheme_spec", "transition_allowed",
-           "TYPO_PREFIXES", "TRAINING_TYPO_PREFIXES", "rule_breaks"]
+           "TYPO_PREFIXES", "TRAINING_TYPO_PREFIXES", "rule_breaks", "write_label"]
 
 #: Prefixes of each scheme (``O`` is always allowed, alone).
 SCHEMES: dict[str, frozenset] = {
@@ -184,6 +184,18 @@ def _parse(label: str, notation: str = "B-X") -> tuple[str, str, str]:
     if len(label) == 1 and label in _ALL_PREFIXES:
         return "bare", label, ""
     return "other", "", ""
+
+
+def write_label(prefix: str, typ: str, notation: str = "B-X") -> str:
+    """A chunk label written in a notation (the inverse of :func:`_parse`).
+
+    Examples
+    --------
+    >>> write_label("B", "PER"), write_label("I", "LOC", "X_B")
+    ('B-PER', 'LOC_I')
+    """
+    where, sep = NOTATIONS[notation]
+    return f"{prefix}{sep}{typ}" if where == "prefix" else f"{typ}{sep}{prefix}"
 
 
 def resolve_notation(name: str | None) -> tuple[str, ...]:
@@ -400,19 +412,31 @@ def _pick_robust(counts: Counter, gold: Sequence[Sequence[str]], info: dict, kin
 
 def _n_bad(name: str, gold: Sequence[Sequence[str]], info: dict, kind: str) -> int:
     """Tokens of ``gold`` that ``name`` reads badly: strays, and labels that break its transition rules."""
-    allowed = SCHEMES[name]
-    read = {lab: ((_CANONICAL.get(p, p), t) if k == kind and p in allowed else ("O", ""))
-            for lab, (k, p, t) in info.items()}
-    n = 0
-    for seq in gold:
-        prev = None
-        for lab in seq:
-            k, p, _ = info[lab]
-            cur = read[lab]
-            n += (k == kind and p not in allowed) or not transition_allowed(name, prev, cur)
-            prev = cur
-        n += prev is not None and not transition_allowed(name, prev, None)
-    return n
+    read, stray = _read_labels(info, SCHEMES[name], kind == "typed")
+    # labels of the other kind read as O, as strays of every candidate alike: their transitions count
+    return _breaks(gold, read, name, {lab for lab in stray if info[lab][0] == kind})[0]
+
+
+def _breaks(sequences, read: dict, name: str, stray=frozenset()) -> tuple[int, tuple | None]:
+    """The tokens of ``sequences`` that carry a label of ``stray`` or break the transition rules of
+    ``name`` (labels read by ``read``, ``O`` where missing), and the first break as :func:`rule_breaks`
+    gives it."""
+    outside = ("O", "")
+    n, first = 0, None
+    for s, seq in enumerate(sequences):
+        prev, prev_lab = None, None
+        for t, lab in enumerate(seq):
+            cur = read.get(lab, outside)
+            if lab in stray:
+                n += 1
+            elif not transition_allowed(name, prev, cur):
+                n += 1
+                first = first or (s, t, prev_lab, lab)
+            prev, prev_lab = cur, lab
+        if prev is not None and not transition_allowed(name, prev, None):
+            n += 1
+            first = first or (s, len(seq), prev_lab, None)
+    return n, first
 
 
 def rule_breaks(sequences: Sequence[Sequence[str]], scheme: Scheme) -> tuple[int, tuple | None]:
@@ -447,19 +471,7 @@ def rule_breaks(sequences: Sequence[Sequence[str]], scheme: Scheme) -> tuple[int
     read = dict(scheme.read)
     for lab in {lab for seq in sequences for lab in seq} - read.keys():  # labels the scheme was not chosen on
         read.update(_read_labels({lab: _parse(lab, scheme.notation)}, SCHEMES[scheme.name], scheme.typed)[0])
-    n, first = 0, None
-    for s, seq in enumerate(sequences):
-        prev, prev_lab = None, None
-        for t, lab in enumerate(seq):
-            cur = read[lab]
-            if not transition_allowed(scheme.name, prev, cur):
-                n += 1
-                first = first or (s, t, prev_lab, lab)
-            prev, prev_lab = cur, lab
-        if prev is not None and not transition_allowed(scheme.name, prev, None):
-            n += 1
-            first = first or (s, len(seq), prev_lab, None)
-    return n, first
+    return _breaks(sequences, read, scheme.name)
 
 
 def detect_scheme(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]] = (),
