@@ -188,8 +188,7 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
         for i, name in enumerate(corpus.columns):
             values = [[tok[i] for tok in s] for s in corpus.tokens]
             column = detect_scheme(values)
-            n_stray = sum(1 for s in values for v in s if v in column.stray)
-            if column.is_chunking and 100 * n_stray <= n:
+            if column.is_chunking and 100 * sum(v in column.stray for s in values for v in s) <= n:
                 out.append(f"the feature column {name!r} holds chunk labels ({column.name.upper()}) while "
                            f"the labels ({where}) do not: is the label column the one you meant? "
                            f"(choose it with {how})")
