@@ -12,14 +12,17 @@ that every peak RSS belongs to one system only):
   number of epochs, then tagging of the test set;
 
 and then times ``chaintag tag`` on a 10-token file, after a first run that
-fills the kernel cache. It prints every ratio of the speed targets with its
-target, wall clock and CPU time side by side, and the load average before and
-after (wall-clock ratios only mean something on idle cores).
+fills the kernel cache, ``chaintag tag`` end to end on a large file, and the
+BiLSTM-CRF's epoch (:mod:`neural_epoch`; with the ``neural`` extra). It
+prints every ratio of the speed targets with its target, wall clock and CPU
+time side by side, and the load average before and after (wall-clock ratios
+only mean something on idle cores).
 
 Usage::
 
     python benchmarks/bench_speed.py [--epochs 10] [--repeats 3] [--mode both|cpu|wall] [--threads N]
-                                     [--e2e-copies 20] [--data-dir DIR] [--json PATH]
+                                     [--e2e-copies 20] [--neural-epochs 2] [--neural-device cpu]
+                                     [--data-dir DIR] [--json PATH]
 
 Each system runs ``--repeats`` times, the systems interleaved; every figure is
 a median with its min and max. The CPU mode runs one thread and compares CPU
@@ -45,6 +48,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_crfsuite import WARMUP_SENTENCES, crfsuite_attributes, crfsuite_trainer, peak_rss_mib  # noqa: E402
+from neural_epoch import neural_epochs, neural_line  # noqa: E402
 
 STARTUP_RUNS = 5
 """Timed runs of ``chaintag tag`` on the 10-token file (the median is reported)."""
@@ -378,6 +382,12 @@ def main(argv=None) -> None:
     ap.add_argument("--e2e-copies", type=int, default=20,
                     help="copies of the CoNLL-2000 test file tagged end to end, file in, file out "
                          "(default 20: about 1 M tokens; 0: skip)")
+    ap.add_argument("--neural-epochs", type=int, default=2,
+                    help="epochs of the BiLSTM-CRF timed on CoNLL-2000 (default 2: the median of those after "
+                         "the first is reported; 0: skip; needs PyTorch)")
+    ap.add_argument("--neural-device", default="cpu",
+                    help="device of the BiLSTM-CRF's epochs: cpu (PyTorch's threads, every core; default) or "
+                         "cuda (absolute seconds, with the GPU's utilisation)")
     ap.add_argument("--data-dir", default=os.environ.get("CHAINTAG_DATA"),
                     help="data directory (default: $CHAINTAG_DATA, else ../shared/data)")
     ap.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
@@ -400,6 +410,8 @@ def main(argv=None) -> None:
         figures["startup"] = startup(args, tmp)
         if args.e2e_copies:
             figures["end_to_end"] = end_to_end(args, tmp)
+    if args.neural_epochs:
+        figures["neural"] = neural_epochs(args.neural_epochs, args.neural_device, args.data_dir)
     load_after = load_average()
     print(f"CoNLL-2000 chunking, chunking preset, gold feature space, {args.epochs} epochs, "
           f"{args.repeats} runs of each; {processor()}, {cores} cores")
@@ -419,6 +431,8 @@ def main(argv=None) -> None:
               f"({e['bytes'] / 2**20:.0f} MiB): {_fmt(e['tokens_per_s'], 0)} tokens/s wall, "
               f"{_fmt(e['tokens_per_cpu_s'], 0)} tokens/CPU s, peak {statistics.median(e['peak_mib']):.0f} MiB "
               f"(goal >= 300,000 tokens/s)")
+    if args.neural_epochs:
+        print(neural_line(figures["neural"]))
     print(f"load average (1, 5, 15 min): {load_before} before, {load_after} after")
     print(NOTES.format(n=WARMUP_SENTENCES))
     if args.json:
