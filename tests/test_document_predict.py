@@ -94,7 +94,8 @@ def test_input_columns_other_than_the_word():
 def test_models_without_document_columns_are_unchanged():
     m = chaintag.make_learner("sapo", features="w[0];w[-1]", epochs=2).fit(TRAIN, [_labels(s) for s in TRAIN])
     assert m.predict(TEST) == m.predict([[(w,) for w in s] for s in TEST])
-    with pytest.raises(InputError, match=r"sentence 0, token 0: token \('a',\) has 1 columns, expected 2$"):
+    with pytest.raises(InputError, match=r"sentence 0, token 0: token 'a' is one string \(1 column\), but the model "
+                                         r"reads 2 columns: give each token as a tuple"):
         chaintag.make_learner("sapo", features="w[0];pos[0]", columns=("word", "pos"), epochs=1).fit(
             [[("a", "X")]], [["O"]]).predict([["a"]])
 

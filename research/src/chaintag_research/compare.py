@@ -120,6 +120,7 @@ def compare_runs(learners, *, features: str, train: str, test: str, dev: str | N
         for key, value in params.items():
             if key in signature:
                 _check_value(spec, key, value, signature[key].default)
+        _check_bounds(spec, cls, {k: v for k, v in params.items() if k in signature})
         if getattr(cls, "learns_representation", False) and "embeddings" in signature:
             if str(params.get("embeddings", "")).lower() == "none":
                 params.pop("embeddings")
@@ -133,6 +134,22 @@ def compare_runs(learners, *, features: str, train: str, test: str, dev: str | N
                         epochs=epochs if has_epochs else 1, train=DataRef(train), test=DataRef(test),
                         dev=DataRef(dev) if dev else None, metric=metric))
     return runs
+
+
+def _check_bounds(spec: str, cls, params: dict) -> None:
+    """Check a learner's parameters against its declared bounds before any learner trains.
+
+    Raises
+    ------
+    ValueError
+        Naming the spec and the parameter out of bounds (``sapo:l2=-1``).
+    """
+    from chaintag.errors import InputError
+    from chaintag.learners.params import check_params
+    try:
+        check_params(cls(**params))
+    except InputError as exc:
+        raise ValueError(f"{spec}: {exc}") from None
 
 
 def _metric(runner: Runner, train: str) -> str:

@@ -100,11 +100,13 @@ def score_label_columns(gold, pred, gold_column: int = -2, pred_column: int = -1
     Raises
     ------
     chaintag.errors.InputError
-        When the gold column holds words (:data:`WORDLIKE_MIN`, :data:`WORDLIKE_RATIO`: a file that was
+        When there is no token, when the gold column holds words (:data:`WORDLIKE_MIN`, :data:`WORDLIKE_RATIO`: a file that was
         never tagged), or the two columns share no label among three or more (two kinds of labels: the
         predicted column is probably missing, and scoring would print a meaningless 0).
     """
     from ..evaluation import evaluate
+    if not any(gold):  # a score of no token would read as a real, very bad one
+        raise InputError("no token to score: the file is empty or holds blank lines only", name)
     gold_set = {lab for s in gold for lab in s}
     pred_set = {lab for s in pred for lab in s}
     tail = ("FILE must end with the gold and the predicted labels (tag it with chaintag tag first, or score a "

@@ -144,8 +144,8 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
 
     Parameters
     ----------
-    model : SequenceTagger
-        A fitted model.
+    model : SequenceTagger, str or os.PathLike
+        A fitted model, or its file (or a known model's name, ``"en-chunk"``).
     test : chaintag.data.datasets.Corpus
         Labelled data, read with the model's columns in mind (``--columns``, ``--label-field``).
     scheme : str, optional
@@ -160,9 +160,13 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
     Raises
     ------
     chaintag.errors.InputError
-        When the data lacks a column the model reads, naming the file.
+        When the data has no token, or lacks a column the model reads, naming the file.
     """
     from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
+    from ..learners import as_model
+    model = as_model(model)
+    if not any(test.labels):  # a score of no token would read as a real, very bad one
+        raise InputError("no token to score: the test data is empty or holds blank lines only", test.source)
     if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
         with_document_columns(test)  # computed from the file's documents (its marker lines)
     missing = [c for c in model.columns_ if c not in test.columns]

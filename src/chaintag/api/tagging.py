@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 
@@ -33,8 +34,8 @@ def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", option
 
     Parameters
     ----------
-    model : SequenceTagger
-        A fitted model.
+    model : SequenceTagger, str or os.PathLike
+        A fitted model, or its file (or a known model's name).
     sentences : iterable
         Sentences as lists of tokens (strings, or tuples of column strings), or
         :class:`~chaintag.io.columns.Sentence` objects (``tokens``: tuples of columns; ``marker``:
@@ -77,9 +78,12 @@ def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", option
         For input the model cannot read, naming ``name`` and the line.
     """
     from ..features.document import model_document_columns
+    from ..learners import as_model
     from .tag_writers import OrderedWriter
+    model = as_model(model)
     if kind != "conllu":
-        sentences = _as_sentences(sentences)
+        sentences = _as_sentences(sentences, (sep.get("sep", " ") if isinstance(sep, dict) else sep)
+                                  if kind == "columns" else None)
     options = dict(options or {})
     own = writer is None
     if own:
@@ -191,15 +195,44 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
                   workers, scheduler, progress, warn)
 
 
-def _as_sentences(sentences):
+#: What a value written into a column file must not hold, by separator (spaces: any whitespace).
+_UNWRITABLE = {" ": re.compile(r"\s"), "\t": re.compile(r"[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")}
+
+
+def _check_writable(tokens, i: int, sep) -> None:
+    """Refuse a token of a Python sentence that the column output could not hold (an empty value, or the
+    separator, whitespace or a line break in one), naming sentence ``i`` and the token.
+
+    Raises
+    ------
+    InputError
+    """
+    bad = _UNWRITABLE.get(sep if isinstance(sep, str) else " ", _UNWRITABLE[" "])
+    values = [v for tok in tokens for v in tok]
+    if all(values) and bad.search("".join(values)) is None:
+        return
+    for j, tok in enumerate(tokens):
+        if any(not v or bad.search(v) for v in tok):
+            hint = (": write tab-separated output (sep='\\t', --sep tab), whose values may hold spaces"
+                    if sep == " " and all(v and _UNWRITABLE["\t"].search(v) is None for v in tok) else "")
+            what = "whitespace" if sep == " " else "a tab or a line break"
+            raise InputError(f"sentence {i}, token {j}: token {tok!r} holds an empty value or {what}, which a "
+                             f"column file separated by {'spaces' if sep == ' ' else 'tabs'} cannot hold{hint}")
+
+
+def _as_sentences(sentences, sep=None):
     """Reader sentences as they are; a plain sentence (a list of tokens: strings or tuples of column
-    strings) as a reader's sentence."""
+    strings) as a reader's sentence, checked against the column output's separator ``sep`` (None: not
+    written as columns)."""
     from ..io.columns import Sentence
     for i, sent in enumerate(sentences):
         if isinstance(sent, Sentence):
             yield sent
         elif isinstance(sent, (list, tuple)):
-            yield Sentence([(tok,) if isinstance(tok, str) else tuple(tok) for tok in sent], None)
+            tokens = [(tok,) if isinstance(tok, str) else tuple(tok) for tok in sent]
+            if sep is not None:
+                _check_writable(tokens, i, sep)
+            yield Sentence(tokens, None)
         else:
             raise InputError(f"sentence {i}: give a list of tokens (strings, or tuples of column strings) or "
                              f"the reader's sentences (chaintag.io.columns.iter_sentences), not {type(sent).__name__}")

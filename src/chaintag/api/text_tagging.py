@@ -28,11 +28,9 @@ TEXT_OUTPUTS = ("spans", "conll", "columns", "text")
 MAX_DOCUMENT_CHARS = 1_000_000
 
 
-def _model(model):
-    if isinstance(model, (str, os.PathLike)):
-        from ..learners import load
-        return load(model)
-    return model
+def _model(model, what: str = "model"):
+    from ..learners import as_model
+    return as_model(model, what)
 
 
 def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, confidence: bool = True,
@@ -73,7 +71,7 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
     [('It', 'PRP'), ("'s", 'VBZ'), ('3pm', 'NN'), ('.', '.')]
     """
     return _model(model).tag_text(text, lang, tokenized=tokenized, confidence=confidence, constrain=constrain,
-                                  scheme=scheme, pos_model=None if pos_model is None else _model(pos_model))
+                                  scheme=scheme, pos_model=None if pos_model is None else _model(pos_model, "pos_model"))
 
 
 def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encoding: str = "utf-8",

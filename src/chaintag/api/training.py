@@ -163,6 +163,23 @@ def second_order_name(algorithm: str) -> str:
     return names[algorithm]
 
 
+def _check_algorithm(algorithm) -> None:
+    """Refuse an unknown learner name before any data is read, naming the close ones.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    from ..learners import LEARNERS
+    if algorithm is None or algorithm in LEARNERS:
+        return
+    import difflib
+    from ..errors import InputError
+    close = difflib.get_close_matches(str(algorithm), list(LEARNERS), 2)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    raise InputError(f"unknown algorithm {algorithm!r}{hint}; choose from {', '.join(LEARNERS)}")
+
+
 def run_training(opts, log=None, settings=None) -> TrainResult:
     """Train and save a model as ``chaintag train`` does, from its settings.
 
@@ -197,6 +214,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         def log(message):
             return None
     t0 = time.perf_counter()
+    _check_algorithm(opts.algorithm)
     from .train_stream import wants_stream
     from .train_distributed import wants_distributed
     if opts.algorithm is None and (opts.order == 2 or opts.stream or opts.checkpoint_dir or wants_distributed(opts)):
@@ -343,6 +361,10 @@ def _drop_unread_columns(train, templates, log) -> None:
         "not needed to tag")
 
 
+#: Fewest dev sentences before training warns that the epoch chosen on them is mostly chance.
+MIN_DEV_SENTENCES = 50
+
+
 def _held_out_data(opts, train, log, streamed: bool = False):
     """The dev data (a file, or the end of the training data) and the test data, as the training data
     reads them (with the document columns when it has them); the test data is read before training,
@@ -352,8 +374,11 @@ def _held_out_data(opts, train, log, streamed: bool = False):
     from .scoring import gold_label_notes
     reference: dict = {}  # the training labels and their scheme, read once and only for a dev or test file
 
-    def load_like_train(source):
+    def load_like_train(source, what):
         corpus = load_source(source, opts, log=log)
+        if not any(corpus.labels):  # refused before training: its score would read as a real, very bad one
+            raise InputError(f"{what} data: no sentences (the file is empty or holds blank lines only)",
+                             corpus.source)
         if all(c in train.columns for c in DOCUMENT_COLUMNS) and not any(c in corpus.columns
                                                                         for c in DOCUMENT_COLUMNS):
             from ..features.document import with_document_columns
@@ -375,7 +400,7 @@ def _held_out_data(opts, train, log, streamed: bool = False):
     seen = (None if streamed or not (opts.dev or opts.test)
             else {tuple(tok[0] for tok in sent) for sent in train.tokens})  # the training sentences' words
     if opts.dev:
-        d = load_like_train(opts.dev)
+        d = load_like_train(opts.dev, "dev")
         dev = (d.tokens, d.labels)
         log(f"dev: {plural(d.n_sentences, 'sentence')} from {opts.dev}")
         _warn_overlap(d, seen, "dev", "the dev score overstates the model and the epoch kept may be too late", log)
@@ -386,7 +411,10 @@ def _held_out_data(opts, train, log, streamed: bool = False):
         dev = (train.tokens[cut:], train.labels[cut:])
         train.tokens, train.labels = train.tokens[:cut], train.labels[:cut]
         log(f"dev: the last {plural(len(dev[0]), 'sentence')}; training on the first {cut}")
-    test = load_like_train(opts.test) if opts.test else None
+    if dev is not None and len(dev[0]) < MIN_DEV_SENTENCES:
+        log(f"warning: the dev data has only {plural(len(dev[0]), 'sentence')}: an epoch chosen on so few is "
+            f"mostly chance; give at least {MIN_DEV_SENTENCES} (a larger --dev file or --dev-fraction)")
+    test = load_like_train(opts.test, "test") if opts.test else None
     if test is not None:
         _warn_overlap(test, seen, "test", "the test score is not a held-out score", log)
     return dev, test

@@ -35,7 +35,8 @@ def add_parser(sub, learner_options: bool = True) -> None:
     p.add_argument("--dev", metavar="SOURCE",
                    help="held-out data scored after each epoch; the best epoch's weights are kept")
     p.add_argument("--dev-fraction", type=float, default=0.0, metavar="F",
-                   help="carve the last F of the training sentences off as dev data")
+                   help="carve the last F of the training sentences off as dev data (0 < F < 1; 0, the "
+                        "default: none)")
     p.add_argument("--test", metavar="SOURCE", help="score the final model on this data")
     p.add_argument("--model", "-m", required=True, metavar="PATH", help="where to save the model (.npz)")
     p.add_argument("--features", "-f", default=None,

@@ -432,8 +432,9 @@ def read_list(path: str) -> Counter:
     Raises
     ------
     chaintag.errors.InputError
-        When the file cannot be read, or a line has no tab, an empty type or
-        an empty string (the message names the file and line).
+        When the file cannot be read or holds no entry, or a line has no tab or
+        more than one, an empty type or an empty string (the message names the
+        file and line).
     """
     out: Counter = Counter()
     if not os.path.exists(os.fspath(path)):
@@ -450,6 +451,12 @@ def read_list(path: str) -> Counter:
         if not tab or not typ.strip() or not toks:
             raise InputError(f"expected 'type<TAB>string' (an entity type, a tab, then the entity "
                              f"string), got {text[:60]!r}", path, lineno)
+        if "\t" in string.strip():
+            raise InputError(f"expected one tab ('type<TAB>string', the string's words separated by spaces), "
+                             f"found {text.count(chr(9))}: {text[:60]!r}", path, lineno)
         if len(toks) <= MAX_ENTRY_TOKENS:
             out[(toks, typ.strip())] += 1
+    if not out:
+        raise InputError("empty gazetteer list: no 'type<TAB>string' line (blank lines and # comments only)",
+                         path)
     return out

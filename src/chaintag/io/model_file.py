@@ -128,8 +128,11 @@ def _read_entries(path: str, data: bytes, end: int, check_crc: bool) -> dict[str
         name = info.filename
         if name in out:
             raise _corrupt(path, "an entry name occurs twice")
-        if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
-            raise _corrupt(path, f"entry {name!r} is compressed or its sizes differ")
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise _corrupt(path, f"entry {name!r} is compressed, and chaintag writes its models uncompressed "
+                                 "(an archive of numpy.savez_compressed or another program is no chaintag model)")
+        if info.compress_size != info.file_size:
+            raise _corrupt(path, f"entry {name!r}: its stored and its full sizes differ")
         h = info.header_offset
         if h < 0 or h + 30 > end or data[h:h + 4] != b"PK\x03\x04":
             raise _corrupt(path, f"entry {name!r}: no local header where the directory says")

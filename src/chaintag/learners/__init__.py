@@ -8,7 +8,7 @@ learner does not import the others.
 from collections.abc import Mapping
 
 from ..lazy import lazy_names
-from .base import SequenceTagger, load, register
+from .base import SequenceTagger, as_model, load, register
 
 #: The registration of every learner, one line each: algorithm name -> (module of this package, class).
 #: A new learner is its own module (or folder) plus one line here.
@@ -89,4 +89,4 @@ def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
 
 
 __all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
-           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "BiLSTMSAPO", "load", "register", "make_learner", "LEARNERS"]
+           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "BiLSTMSAPO", "load", "as_model", "register", "make_learner", "LEARNERS"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -237,6 +238,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         if getattr(self, "cc", 0) < 0:
             raise InputError(f"cc must be 0 or more, not {self.cc!r}")
         from ..features.dicts import DICT_COLUMNS, dict_rows, is_dict_corpus
+        dev = dev_pair(dev)  # its shape checked before the training data is read
         sentences = materialise(sentences)  # read once: type detection reads the first sentence
         # a list token is python-crfsuite's list of attribute names, unless columns are named
         dict_input = is_dict_corpus(sentences, lists=getattr(self, "columns", None) is None)
@@ -305,7 +307,10 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
                              "train in one process")
         dev_pack = None
         if dev is not None:
-            dev_rows = self._rows(dev[0])
+            try:
+                dev_rows = self._rows(dev[0])
+            except InputError as exc:  # the token checks name the sentence and token, not the data
+                raise InputError(f"dev data: {exc}") from None
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
@@ -422,6 +427,11 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         if not model_document_columns(self):
             return as_rows(sentences, len(self.columns_))
         return complete_rows(self, as_rows(sentences, 0))  # every token a tuple, whatever its width
+
+    @staticmethod
+    def _as_model(model, what: str = "model") -> "SequenceTagger":
+        """:func:`as_model`, for the mixins of this class (which do not import this module)."""
+        return as_model(model, what)
 
     @staticmethod
     def _check_pairs(rows, labels, what: str) -> None:
@@ -794,9 +804,68 @@ def load(path) -> SequenceTagger:
     cls = _REGISTRY.get(algorithm)
     if cls is None:
         raise ModelFormatError(f"{path}: unknown algorithm {meta.get('algorithm')!r}")
+    labels = meta.get("labels")
+    if (not isinstance(labels, list) or not labels or not all(isinstance(lab, str) for lab in labels)
+            or len(set(labels)) != len(labels)):
+        raise ModelFormatError(f"{path}: model file is inconsistent: its labels are not a list of distinct "
+                               "strings")
     try:
         return cls._from_saved(meta, arrays)
-    except ModelFormatError:
-        raise
+    except ModelFormatError as exc:
+        text = str(exc)
+        if text.startswith(f"{path}:"):
+            raise
+        raise ModelFormatError(f"{path}: {text}") from None
     except (KeyError, ValueError, TypeError, IndexError) as exc:
         raise ModelFormatError(f"{path}: model file is incomplete or inconsistent: {exc}") from None
+
+
+def dev_pair(dev):
+    """``dev`` as a pair of lists (sentences, label sequences), or None.
+
+    Raises
+    ------
+    InputError
+        When it is not a pair of sequences (a corpus object with ``tokens`` and ``labels`` is read as one).
+    """
+    if dev is None:
+        return None
+    if hasattr(dev, "tokens") and hasattr(dev, "labels"):  # a Corpus (chaintag.load_corpus)
+        dev = (dev.tokens, dev.labels)
+    if isinstance(dev, (str, bytes)) or not isinstance(dev, (tuple, list)) or len(dev) != 2:
+        what = f"a sequence of {len(dev)}" if isinstance(dev, (tuple, list)) else type(dev).__name__
+        raise InputError(f"dev must be a pair (sentences, labels), as the training data is given, not {what}")
+    sentences, labels = dev
+    if isinstance(sentences, (str, bytes)) or isinstance(labels, (str, bytes)):
+        raise InputError("dev must be a pair (sentences, labels) of lists, one sentence and one label "
+                         "sequence each, not strings")
+    return materialise(sentences, "dev"), list(labels)
+
+
+def as_model(model, what: str = "model") -> SequenceTagger:
+    """A fitted model from what the API's functions accept as one: a model, its file, or a known name.
+
+    Parameters
+    ----------
+    model : SequenceTagger, str or os.PathLike
+        A model; or a model file or the name of a built-in or built model, loaded by :func:`load`.
+    what : str
+        The argument's name in the message (``"pos_model"``).
+
+    Returns
+    -------
+    SequenceTagger
+
+    Raises
+    ------
+    TypeError
+        For anything else, naming ``what`` and the type given.
+    FileNotFoundError, chaintag.errors.ModelFormatError, chaintag.errors.InputError
+        As :func:`load`, for a file or name that gives no model.
+    """
+    if isinstance(model, SequenceTagger):
+        return model
+    if isinstance(model, (str, os.PathLike)):
+        return load(model)
+    raise TypeError(f"{what} must be a fitted model, a model file or a known model's name (such as 'en-pos'), "
+                    f"not {type(model).__name__}")

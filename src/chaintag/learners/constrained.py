@@ -104,6 +104,9 @@ def fixed_ids(model, fixed, sent_ptr) -> np.ndarray:
     out = np.full(n_tokens, -1, dtype=np.int32)
     if fixed is None:
         return out
+    if isinstance(fixed, (str, bytes)):
+        raise InputError("fixed labels: give one sequence per sentence (a list with a label or None for each "
+                         f"token), not the string {fixed!r}")
     fixed = list(fixed)
     n_sent = len(sent_ptr) - 1
     if len(fixed) != n_sent:
@@ -113,10 +116,13 @@ def fixed_ids(model, fixed, sent_ptr) -> np.ndarray:
     for s, labs in enumerate(fixed):
         if labs is None:
             continue
+        if isinstance(labs, (str, bytes)):
+            raise InputError(f"fixed labels: sentence {s} is given the string {labs!r}; give a list with a "
+                             "label or None for each of its tokens")
         labs = list(labs)
         if len(labs) != bounds[s + 1] - bounds[s]:
             raise InputError(f"fixed labels: sentence {s} has {bounds[s + 1] - bounds[s]} tokens but "
-                             f"{len(labs)} entries (use None for a free token)")
+                             f"{len(labs)} entries (None, null in JSON, for a free token)")
         for i, lab in enumerate(labs):
             if lab is None or lab == "" or lab == "_":
                 continue

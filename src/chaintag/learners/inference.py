@@ -115,11 +115,11 @@ class InferenceMixin:
         Raises
         ------
         ValueError
-            If ``k < 1``.
+            If ``k`` is not an integer of at least 1.
         """
         self._check_fitted()
-        if k < 1:
-            raise ValueError("k must be at least 1")
+        from .params import check_count
+        k = check_count(k)
         rows = self._rows(sentences)
         attrs = self.extractor_.transform(rows)
         n_sent = attrs.n_sentences

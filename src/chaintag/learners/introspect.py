@@ -131,13 +131,13 @@ class IntrospectionMixin:
         KeyError
             For a label the model does not know.
         ValueError
-            If ``k < 0``.
+            If ``k`` is not an integer of at least 0.
         """
         F, L, *_ = self._first_order_views()
         if label not in self.labels_:
             raise KeyError(f"unknown label {label!r}; the model's labels are {', '.join(self.labels_)}")
-        if k < 0:
-            raise ValueError("k must be 0 or more")
+        from .params import check_count
+        k = check_count(k, least=0)
         j = self.labels_.index(label)
         feats = np.flatnonzero(self.feature_index_.feat_label == j)
         weights = self.weights_[feats]

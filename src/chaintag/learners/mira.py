@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..decoding.scoring import max_sentence_entries
 from .base import SequenceTagger, TrainData, register
 from .params import Param, pick, with_defaults
 from .mira_kernels import mira_epoch
@@ -76,11 +77,8 @@ class MIRA(SequenceTagger):
         n = data.index.n_weights
         a = data.attrs
         gold_feat = gold_feature_ids(a.tok_ptr, data.ent_lo, data.ent_n, data.gold, data.index.feat_label)
-        entries = np.diff(a.tok_ptr)
-        per_sentence = np.add.reduceat(entries, a.sent_ptr[:-1]) if len(entries) else np.zeros(1, np.int64)
-        per_sentence[np.diff(a.sent_ptr) == 0] = 0
         return {"w": np.zeros(n), "u": np.zeros(n if self.averaged else 1), "step": 0,
-                "gold_feat": gold_feat, "max_entries": int(per_sentence.max()) if len(per_sentence) else 0}
+                "gold_feat": gold_feat, "max_entries": int(max_sentence_entries(a.sent_ptr, a.tok_ptr))}
 
     def _run_epoch(self, state: dict, data: TrainData, order: np.ndarray) -> dict:
         C = np.inf if self.C is None else float(self.C)

@@ -238,3 +238,30 @@ COMMON = {p.name: p for p in (
 def pick(*names: str, **defaults) -> tuple[Param, ...]:
     """The shared declarations ``names`` (:data:`COMMON`), in that order, with a learner's own defaults."""
     return with_defaults(tuple(COMMON[n] for n in names), **{k: v for k, v in defaults.items()})
+
+
+def check_count(value, name: str = "k", least: int = 1) -> int:
+    """An argument that counts (``k`` of :meth:`predict_nbest`): an integer of at least ``least``.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name in the message.
+    least : int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For a bool, a float, a string or another non-integer, or an integer below ``least``
+        (the message names the argument and the value given).
+    """
+    if isinstance(value, bool) or not _is_int(value):
+        raise ValueError(f"{name} must be an integer of at least {least}, not {value!r}")
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}" if least == 1 else f"{name} must be {least} or more")
+    return int(value)

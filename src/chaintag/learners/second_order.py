@@ -231,6 +231,8 @@ class SecondOrderPerceptron(SequenceTagger):
             raise InputError("the second-order perceptron keeps no checkpoints")
         if int(self.tag_dict_min) < 1:
             raise ValueError(f"tag_dict_min must be at least 1, got {self.tag_dict_min!r}")
+        from .base import dev_pair
+        dev = dev_pair(dev)
         rows = as_rows(sentences)
         labels = [list(map(str, ls)) for ls in labels]
         self._check_pairs(rows, labels, "training")

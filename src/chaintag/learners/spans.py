@@ -16,7 +16,7 @@ A learner says on itself how it scores a span, in ``span_confidence``:
     second-order models and the maximum-entropy tagger. n is the learner's
     ``n_best`` (5 when it has none).
 
-With ``constrain`` every learner uses the top-n of the valid sequences.
+With ``constrain`` (or ``fixed`` labels) every learner uses the top-n of the valid sequences.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ class SpanMixin:
         recorded = (getattr(self, "training_summary_", None) or {}).get("label_scheme")
         return detect_scheme([list(self.labels_)], (), scheme or recorded or "auto")
 
-    def predict_spans(self, sentences, *, confidence: bool = True, constrain=False, scheme: str | None = None):
+    def predict_spans(self, sentences, *, confidence: bool = True, constrain=False, scheme: str | None = None,
+                      fixed=None):
         """Best labels, and the spans (chunks, entities) they make, with each span's probability.
 
         Parameters
@@ -63,6 +64,9 @@ class SpanMixin:
             As for ``predict``.
         scheme : str, optional
             The chunk scheme (default: :meth:`span_scheme`).
+        fixed : sequence of sequences of (str or None), optional
+            Labels some tokens must take, as for ``predict`` (first-order models); the spans' confidence
+            is then read from the top-n of the sequences that keep them, as with ``constrain``.
 
         Returns
         -------
@@ -82,8 +86,9 @@ class SpanMixin:
                 raise InputError(f"sentence {i} is a string; a sentence is a list of tokens (split it into words "
                                  "first, or use tag_text for raw text)")
         chosen = self.span_scheme(scheme)
-        if constrain:
-            nbest = self.predict_nbest(sentences, self._span_n(), constrain=constrain)
+        if constrain or fixed is not None:
+            kw = {"constrain": constrain} if fixed is None else {"constrain": constrain, "fixed": fixed}
+            nbest = self.predict_nbest(sentences, self._span_n(), **kw)
             labels = [c[0][0] if c else [] for c in nbest]
         else:
             labels = self.predict(sentences)
@@ -117,9 +122,9 @@ class SpanMixin:
             Read ``text`` as already tokenized (:func:`chaintag.text.pretokenized`).
         confidence, constrain, scheme
             As for :meth:`predict_spans`.
-        pos_model : SequenceTagger, optional
+        pos_model : SequenceTagger, str or os.PathLike, optional
             For a model that reads words and POS tags (``word, pos``: a chunker): a model that reads
-            words and gives the POS tags (``chaintag.load("en-pos")``), as :meth:`tag_documents`.
+            words and gives the POS tags (``"en-pos"``, a file, or a loaded model), as :meth:`tag_documents`.
 
         Returns
         -------
@@ -148,9 +153,10 @@ class SpanMixin:
             Split into sentences and tokens (labels not yet set); tagged together in one batch.
         confidence, constrain, scheme
             As for :meth:`predict_spans`.
-        pos_model : SequenceTagger, optional
-            A model that reads words and gives POS tags: for a model that reads ``word, pos``, the
-            ``pos`` column of each token is its tag (the pipeline of a chunker on raw text).
+        pos_model : SequenceTagger, str or os.PathLike, optional
+            A model that reads words and gives POS tags (or its file, or a known model's name:
+            ``"en-pos"``): for a model that reads ``word, pos``, the ``pos`` column of each token is
+            its tag (the pipeline of a chunker on raw text).
 
         Returns
         -------
@@ -167,6 +173,8 @@ class SpanMixin:
         from ..features.document import input_columns
         from ..text import Document, Span, Token
         cols = list(input_columns(self))
+        if pos_model is not None:
+            pos_model = self._as_model(pos_model, "pos_model")  # a model, its file or a known name
         piped = pos_model is not None and cols == ["word", "pos"]
         if len(cols) != 1 and not piped:
             hint = ("; a POS model gives the pos column: --pos-model en-pos (pos_model=chaintag.load('en-pos'))"

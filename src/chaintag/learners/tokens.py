@@ -39,6 +39,9 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
     copied, never modified); only the first token of each is inspected for
     speed, except when ``n_columns`` is given, which checks every token.
 
+    A token may have more values than ``n_columns``: a model reads its first ``n_columns`` (its
+    columns, in order) and ignores the rest, as it does with the extra columns of a column file.
+
     Raises
     ------
     InputError
@@ -64,7 +67,9 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
         if kinds == {str}:  # words: one-column tokens
             rows = list(zip(sent))
             if n_columns is not None and n_columns > 1:
-                raise InputError(f"sentence {s}, token 0: token {rows[0]!r} has 1 columns, expected {n_columns}")
+                raise InputError(f"sentence {s}, token 0: token {sent[0]!r} is one string (1 column), but the "
+                                 f"model reads {n_columns} columns: give each token as a tuple of its column "
+                                 "strings, e.g. ('dog', 'NN')")
             out.append(rows)
             continue
         rows = [(tok,) if isinstance(tok, str) else _columns(tok, s, i) for i, tok in enumerate(sent)]

@@ -35,7 +35,8 @@ class ModelInfo:
         The dataset's split it is trained on.
     settings : Mapping
         The settings of :func:`chaintag.train` (the names of ``chaintag train``'s options) that
-        make it; every other setting keeps its default.
+        make it; every other setting keeps its default. They name the learner and the attributes,
+        so that a change of ``train``'s defaults does not change what a name means.
     licence : str
         The licence of the training data, which a model learned from it carries.
     builtin : bool
@@ -90,11 +91,11 @@ _ENTRIES = (
               sha256="e6063f260296fadcef75833a30839126de393e044d8d61fbe6afa1e4069fd0e5",
               scores={"dev": 94.76, "test": 94.93}, source="docs/models.md"),
     ModelInfo("en-chunk", "phrase chunks, CoNLL-2000 (IOB2)", "words and POS tags (word,pos columns)",
-              "conll2000", "train", {"features": "chunking", "epochs": 10},
+              "conll2000", "train", {"algorithm": "perceptron", "features": "chunking", "epochs": 10},
               "as the CoNLL-2000 data (NLTK; WSJ text of the Penn Treebank)",
               scores={"test": 93.48}, metric="F1", source="docs/RESULTS.md"),
     ModelInfo("en-np", "base noun phrases (B-NP, I-NP, O)", "words and POS tags (word,pos columns)",
-              "conll2000_np", "train", {"features": "chunking", "epochs": 20},
+              "conll2000_np", "train", {"algorithm": "perceptron", "features": "chunking", "epochs": 20},
               "as the CoNLL-2000 data (NLTK; WSJ text of the Penn Treebank)",
               scores={"test": 93.82}, metric="F1", source="docs/RESULTS.md"),
     ModelInfo("en-pos-wsj", "POS, Penn Treebank tags (WSJ sample)", "words", "ptb_sample", "train",

@@ -58,6 +58,7 @@ with a 4xx status:
 
 from __future__ import annotations
 
+import errno
 import importlib.resources
 import json
 import socket
@@ -344,9 +345,14 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     Raises
     ------
     OSError
-        When the address cannot be bound.
+        When the address cannot be bound (the message names it).
     """
-    server = _Server((host, port), _Handler)
+    try:
+        server = _Server((host, port), _Handler)
+    except OSError as exc:  # the address, which the system's message leaves out
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+                      + (" (another server holds the port: choose another with --port)"
+                         if exc.errno == errno.EADDRINUSE else "")) from None
     server.daemon_threads = True
     server.service = TaggingService(model, name=name, max_sentences=max_sentences, max_tokens=max_tokens,
                                     max_work=max_work)

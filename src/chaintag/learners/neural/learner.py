@@ -287,6 +287,8 @@ class NeuralTagger(SequenceTagger):
         self._check_params()
         device = self._torch_device()
         from ...features.dicts import is_dict_corpus
+        from ..base import dev_pair
+        dev = dev_pair(dev)
         sentences = materialise(sentences)  # read once: type detection reads the first sentence
         if is_dict_corpus(sentences):
             raise InputError(f"{self.algorithm} reads column tokens (the word, and optional columns such as "
@@ -322,7 +324,10 @@ class NeuralTagger(SequenceTagger):
         self._device = device
         dev_pack = None
         if dev is not None:
-            dev_rows = as_rows(dev[0], n_cols)
+            try:
+                dev_rows = as_rows(dev[0], n_cols)
+            except InputError as exc:  # the token checks name the sentence and token, not the data
+                raise InputError(f"dev data: {exc}") from None
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (encoder.transform(dev_rows), dev_labels)

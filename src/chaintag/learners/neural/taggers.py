@@ -119,8 +119,8 @@ class BiLSTMCRF(NeuralTagger):
         from ...decoding.nbest import nbest
         from .crf_layer import log_partition
         self._check_fitted()
-        if k < 1:
-            raise ValueError("k must be at least 1")
+        from ..params import check_count
+        k = check_count(k)
         rows = as_rows(sentences, len(self.columns_))
         enc = self.extractor_.transform(rows)
         U, s, e = (p.detach().double().cpu().numpy() for p in self._crf_params())
