@@ -41,8 +41,9 @@ def test_ahead_verdict():
         "same direction, not all significant (significantly ahead of 1 of 2)")
     assert v({"a": 0.5, "b": -0.2}, {"a": 0.001, "b": 0.5}, 0.01) == "partly: ahead of 1 of 2, none significantly behind"
     assert v({"a": 0.5, "b": -0.2}, {"a": 0.001, "b": 0.001}, 0.01) == "contradicted: significantly behind b"
-    # a tie is not "ahead"
-    assert v({"a": 0.0}, {"a": 1.0}, 0.05).startswith("partly: ahead of 0 of 1")
+    # a tie is not "ahead", and ahead of none is no part of the claim
+    assert v({"a": 0.0}, {"a": 1.0}, 0.05) == "not confirmed: ahead of none of 1, none significantly behind"
+    assert v({"a": -0.2, "b": 0.0}, {"a": 0.5, "b": 1.0}, 0.05).startswith("not confirmed: ahead of none of 2")
 
 
 def test_weights_verdict_reads_relative_growth_not_levels():
@@ -65,9 +66,16 @@ def test_speed_verdict_uses_the_measured_ratio_without_a_band():
     assert r["faster_than_crf"] == "confirmed"
     same = sapo.speed_verdict(sapo_t, list(reversed(sapo_t)), perc)  # here the CRF is the faster one
     assert same["as_fast"] == "confirmed" and same["faster_than_crf"] == "contradicted"
-    # a noisy difference that is not significant does not refute "about as fast"
-    noisy = sapo.speed_verdict([0.10, 0.30, 0.11], [0.12, 0.10, 0.29])
-    assert noisy["as_fast"] == "confirmed"
+    # a noisy difference that is not significant does not refute "about as fast", nor confirm it
+    noisy = sapo.speed_verdict([0.10, 0.30, 0.11, 0.12, 0.28], [0.12, 0.10, 0.29, 0.11, 0.10])
+    assert noisy["ratio"] > 1 and noisy["p"] >= 0.05
+    assert noisy["as_fast"] == "not refuted (slower, not significantly)"
+    # with 3 timed passes a side the test cannot reach the level: no verdict from it, either way
+    few = sapo.speed_verdict([0.30, 0.31, 0.32], [0.10, 0.11, 0.12], [0.9, 0.9, 0.9])
+    assert timing_test([0.30, 0.31, 0.32], [0.10, 0.11, 0.12]) == pytest.approx(0.1)
+    assert few["as_fast"].startswith("not testable: 3 timed passes")
+    assert few["faster_than_crf"].startswith("not testable")
+    assert sapo.speed_verdict([0.10, 0.10], [0.20, 0.30])["as_fast"] == "confirmed"  # not slower at all
 
 
 def test_n_verdict():
@@ -115,6 +123,11 @@ def test_passes_verdict():
     assert v(36, 13, None) == "not reproduced"
     assert v(36, 13, 0.01) == "not reproduced: the dev score is significantly better after pass 13"
     assert v(21, 13, 0.4).startswith("not reproduced, but the best dev score within 13 passes is not significantly")
+    # the best pass is the last of a short run: the curve may still rise, so the claim is not tested
+    assert v(3, 13, None, n_passes=3).startswith("not testable: the best pass is the last of the 3 run")
+    assert v(13, 13, None, n_passes=13).startswith("not testable")
+    assert v(2, 13, None, n_passes=3) == "reproduced"
+    assert v(13, 13, None, n_passes=20) == "reproduced"
 
 
 def test_me_verdict():

@@ -499,7 +499,7 @@ def _task_section(out_dir: Path, results: dict, task: str, claims: list) -> list
                 p_early = ar.p_value
             except (FileNotFoundError, InputError):  # no dev counts kept (runs of an earlier release)
                 p_early = None
-        verdict = passes_verdict(s["best_epoch"], COLLINS_MAX_PASSES, p_early, ALPHA)
+        verdict = passes_verdict(s["best_epoch"], COLLINS_MAX_PASSES, p_early, ALPHA, n_passes=avg.run.epochs)
         claims["passes"].append(
             f"- **{spec['title']}: the averaged perceptron's best pass comes within about 10-13 passes** — {verdict}. "
             f"Our Numits (Perc, avg, cc=0): {s['best_epoch']} of {avg.run.epochs}; Collins: "
@@ -563,14 +563,19 @@ def pairwise_verdict(diffs: dict, p_adjusted: dict, alpha: float = ALPHA) -> str
     return f"not confirmed: ahead in {len(ahead)} of {m}, none significant the other way"
 
 
-def passes_verdict(numits: int, max_pass: int, p_early: float | None, alpha: float = ALPHA) -> str:
+def passes_verdict(numits: int, max_pass: int, p_early: float | None, alpha: float = ALPHA,
+                   n_passes: int | None = None) -> str:
     """Verdict on "the best pass comes within about 10-13 passes".
 
-    ``reproduced`` when the dev-chosen pass ``numits`` is at most ``max_pass``; otherwise ``not
-    reproduced``, with whether the best dev score among the first ``max_pass`` passes is significantly
-    below the overall best (``p_early``, approximate randomization on the dev sentences; None when not
-    computed).
+    ``not testable`` when the dev-chosen pass ``numits`` is the last of ``n_passes`` passes run and they
+    are no more than ``max_pass`` (the dev curve may still be rising: a later pass could be better);
+    ``reproduced`` when ``numits`` is at most ``max_pass``; otherwise ``not reproduced``, with whether the
+    best dev score among the first ``max_pass`` passes is significantly below the overall best
+    (``p_early``, approximate randomization on the dev sentences; None when not computed).
     """
+    if n_passes is not None and numits >= n_passes and n_passes <= max_pass:
+        return (f"not testable: the best pass is the last of the {n_passes} run (the dev curve may still rise; "
+                f"run more than {max_pass} passes)")
     if numits <= max_pass:
         return "reproduced"
     if p_early is None:

@@ -204,9 +204,10 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     ValueError
         Bad learner specs or parameters.
     chaintag.errors.InputError
-        Unreadable or empty data, or train, dev and test files with different
-        columns.
+        Unreadable or empty data, train, dev and test files with different
+        columns, or dev or training data that is the test data.
     """
+    _check_held_out(train, dev, test, data_dir)
     out_dir = Path(out_dir)
     before = machine_details()
     t0 = time.perf_counter()
@@ -221,6 +222,29 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     path = _write_report(out_dir, runs, results, rows, runner, metric=metric, command=command, wall=wall,
                          before=before, after=machine_details(), epochs=epochs)
     return path, rows
+
+
+def _check_held_out(train: str, dev: str | None, test: str, data_dir) -> None:
+    """Refuse dev data that is test data (the report says the test data chooses nothing); warn about
+    training data that is the test data (the test score is then a training score).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        Naming the option and why (:func:`chaintag.api.train_checks.dev_test_reason`: a test split by
+        name, the file of one, the --test file or a copy of it).
+    """
+    from chaintag.api.train_checks import dev_test_reason
+    from chaintag.errors import InputError
+    why = dev_test_reason(dev, test, data_dir)
+    if why:
+        raise InputError(f"--dev {dev}: {why}; each learner's epoch would be chosen on the test data. Give a "
+                         "dev split (e.g. ptb_sample:dev) or a file cut from the training data")
+    why = dev_test_reason(train, test, data_dir)
+    if why:  # a smoke run on one tiny file does that on purpose: said, not refused
+        import sys
+        print(f"warning: --train {train}: {why}; the test scores below are scores on training data",
+              file=sys.stderr)
 
 
 def _check_data(runner: Runner, train: str, dev: str | None, test: str) -> None:

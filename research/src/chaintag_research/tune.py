@@ -171,7 +171,7 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
         if bar is not None:
             bar.close()
     best = max(trials, key=lambda t: t.dev_score)  # max keeps the first of equal scores
-    _report(Path(out_dir), trials, best, learner, train, dev or f"last {dev_fraction:g} of {train}", epochs)
+    _report(Path(out_dir), trials, best, learner, train, dev or f"last {dev_fraction:g} of {train}", epochs, metric)
     return trials, best
 
 
@@ -227,7 +227,7 @@ def _from_record(run: Run, record: dict, folder) -> Trial:
                  float(np.median(record["seconds"])), str(folder))
 
 
-def _report(out: Path, trials, best, learner, train, dev, epochs) -> None:
+def _report(out: Path, trials, best, learner, train, dev, epochs, metric: str) -> None:
     from chaintag.io.atomic import atomic_open
     out.mkdir(parents=True, exist_ok=True)
     keys = sorted({k for t in trials for k in t.params})
@@ -240,7 +240,8 @@ def _report(out: Path, trials, best, learner, train, dev, epochs) -> None:
     with atomic_open(out / "best.json", "w") as f:
         json.dump({"learner": learner, "train": train, "dev": dev, "epochs_tried": epochs,
                    "features": best.features, "params": best.params, "epochs": best.best_epoch,
-                   "dev_score": best.dev_score, "trials": len(trials)}, f, indent=1, sort_keys=True)
+                   "dev_score": best.dev_score, "metric": metric, "trials": len(trials)}, f, indent=1,
+                  sort_keys=True)
         f.write("\n")
 
 

@@ -22,8 +22,10 @@ def add_parser(sub) -> None:
                         "CRF, perceptron, MIRA and BiLSTM taggers (chunking, POS), n sweeps, A* against beam")
     p.add_argument("--out", metavar="DIR", help="report folder (default: results/PAPER)")
     p.add_argument("--quick", action="store_true",
-                   help="tiny subsets (300 training sentences, 3 epochs, fewer runs): a smoke test in under "
-                        "a minute (collins2002 about 50 s, sapo about 30 s on 2 cores)")
+                   help="tiny subsets (300 training sentences, 3 epochs, fewer runs): a smoke test "
+                        "(collins2002 about 50 s on 2 cores; sapo about 5 s with --no-neural, about 95 s with "
+                        "its BiLSTM rows, the first run reading the GloVe vectors). Its verdicts are smoke "
+                        "too: 3 passes are too few to test the claims on passes and speed")
     p.add_argument("--epochs", type=int, metavar="N", help="epochs of every run (default: the paper module's)")
     p.add_argument("--tasks", nargs="+", metavar="TASK",
                    help="tasks to run; collins2002: pos, np, ud (default: all three); sapo: chunking, pos, "

@@ -1,0 +1,77 @@
+"""A researcher's mistakes and what the comparison and tuning commands then do: test data given as dev
+data (by name, as the --test file, or as a copy of a test split), test data given as training data, and
+an F1 asked of labels that make no chunks."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from chaintag.api.train_checks import dev_test_reason
+from chaintag.cli.main import main
+
+pytest.importorskip("chaintag_research")
+
+SENTS = [
+    [("He", "PRP", "B-NP"), ("reckons", "VBZ", "B-VP"), ("the", "DT", "B-NP"), ("deficit", "NN", "I-NP")],
+    [("The", "DT", "B-NP"), ("cat", "NN", "I-NP"), ("sat", "VBD", "B-VP"), ("down", "RP", "B-PRT")],
+    [("A", "DT", "B-NP"), ("dog", "NN", "I-NP"), ("ran", "VBD", "B-VP"), (".", ".", "O")],
+]
+
+
+def _file(path, sents) -> str:
+    path.write_text("".join("".join(" ".join(t) + "\n" for t in s) + "\n" for s in sents), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture()
+def data_dir(tmp_path):
+    """A data directory with a conll2000 test split (the registry's file name)."""
+    from chaintag.data.registry import DATASETS
+    folder = tmp_path / "data" / "conll2000"
+    folder.mkdir(parents=True)
+    _file(folder / DATASETS["conll2000"].splits["test"], SENTS)
+    return str(tmp_path / "data")
+
+
+def test_a_copy_of_a_test_split_is_known_by_its_bytes(tmp_path, data_dir):
+    copy = _file(tmp_path / "mine.txt", SENTS)
+    other = _file(tmp_path / "other.txt", SENTS[:2])
+    assert dev_test_reason(copy, None, data_dir) == "it is a copy of conll2000:test"
+    assert dev_test_reason(copy, other, data_dir) == "it is a copy of conll2000:test"
+    assert dev_test_reason(other, None, data_dir) is None
+    same_test = _file(tmp_path / "test.txt", SENTS[:2])
+    assert dev_test_reason(other, same_test, data_dir) == "it is the --test data"  # same bytes as --test
+
+
+def test_compare_refuses_test_data_as_dev_data(tmp_path, data_dir, capsys):
+    train = _file(tmp_path / "train.txt", SENTS * 3)
+    test = _file(tmp_path / "test.txt", SENTS[1:])
+    copy = _file(tmp_path / "copy.txt", SENTS[1:])
+    for dev, why in ((test, "it is the --test data"), (copy, "it is the --test data"),
+                     ("conll2000:test", "it is a test split")):
+        out = tmp_path / "cmp"
+        assert main(["compare", "-a", "perceptron", "--features", "w[0]", "--train", train, "--dev", dev, "--test",
+                     test, "--epochs", "1", "--out", str(out), "--data-dir", data_dir, "-q"]) == 2
+        err = capsys.readouterr().err
+        assert f"--dev {dev}: {why}" in err and "epoch would be chosen on the test data" in err
+        assert not out.exists()
+    # training data that is the test data: a smoke run, said and not refused
+    assert main(["compare", "-a", "perceptron", "--features", "w[0]", "--train", test, "--test", test, "--epochs",
+                 "1", "--out", str(tmp_path / "smoke"), "-q"]) == 0
+    assert "the test scores below are scores on training data" in capsys.readouterr().err
+
+
+def test_tune_refuses_f1_of_labels_without_chunks_and_records_its_metric(tmp_path, capsys):
+    pos = [[(w, p) for w, p, _ in s] for s in SENTS]
+    train = _file(tmp_path / "train.txt", pos * 3)
+    dev = _file(tmp_path / "dev.txt", pos[:2])
+    assert main(["tune", "-a", "perceptron", "--train", train, "--dev", dev, "--features", "w[0]", "--metric", "f1",
+                 "--epochs", "1", "--out", str(tmp_path / "t1"), "-q"]) == 2
+    assert "--metric f1 scores chunks, but these labels are not chunk labels" in capsys.readouterr().err
+    assert main(["tune", "-a", "perceptron", "--train", train, "--dev", dev, "--features", "w[0]", "--epochs", "1",
+                 "--out", str(tmp_path / "t2"), "-q"]) == 0
+    with open(os.path.join(tmp_path, "t2", "best.json"), encoding="utf-8") as fh:
+        assert json.load(fh)["metric"] == "accuracy"
