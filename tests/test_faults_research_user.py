@@ -62,6 +62,9 @@ def test_compare_refuses_test_data_as_dev_data(tmp_path, data_dir, capsys):
     assert main(["compare", "-a", "perceptron", "--features", "w[0]", "--train", test, "--test", test, "--epochs",
                  "1", "--out", str(tmp_path / "smoke"), "-q"]) == 0
     assert "the test scores below are scores on training data" in capsys.readouterr().err
+    # the report names each learner's parameters as trained, the defaults included
+    readme = (tmp_path / "smoke" / "README.md").read_text(encoding="utf-8")
+    assert "- `perceptron`: averaged=True, cc=0, feature_space=gold" in readme
 
 
 def test_tune_refuses_f1_of_labels_without_chunks_and_records_its_metric(tmp_path, capsys):

@@ -224,6 +224,18 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
     return path, rows
 
 
+#: Parameters every learner of a comparison shares (named in the report's first lines).
+_SHARED = ("features", "epochs", "progress", "columns")
+
+
+def _settings(run) -> dict:
+    """A run's learner parameters as trained: its spec's, and the learner's defaults for the rest."""
+    cls = learner_class(run.learner)
+    model = cls(**{k: v for k, v in run.params.items() if k in inspect.signature(cls.__init__).parameters})
+    return {p.name: getattr(model, p.name) for p in getattr(cls, "params", ())
+            if p.name not in _SHARED and hasattr(model, p.name)}
+
+
 def _check_held_out(train: str, dev: str | None, test: str, data_dir) -> None:
     """Refuse dev data that is test data (the report says the test data chooses nothing); warn about
     training data that is the test data (the test score is then a training score).
@@ -327,6 +339,11 @@ def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric:
           "lines, and their training time only in the table.\n" if any(runner.strategy(r) == "single" for r in runs)
           else "",
           "![curves](curves.png)\n",
+          "## Settings\n",
+          "Each learner's parameters as trained: the spec's, the learner's defaults for the rest (`chaintag "
+          "train` without --features may choose other settings for the kind of task).\n",
+          "\n".join(f"- `{run.label}`: " + ", ".join(f"{k}={v}" for k, v in _settings(run).items())
+                    for run in runs) + "\n",
           "## How it was run\n",
           f"- Command: `{command or 'chaintag compare'}`. Machine: {before['cpus']} CPUs, {before['platform']}; "
           f"chaintag {before['chaintag']}.\n",
