@@ -53,7 +53,8 @@ def test_offsets_survive_crlf_tabs_nbsp_emoji_and_cjk():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab.,'-?! \n\t\u00e9\u00a0\"(3)")), max_size=60),
+@given(st.text(alphabet=st.sampled_from(list("abA.,'-?! \n\t\u00e9\u00a0\"(3)\u20ac%\U0001F600\u3002\uff01\x1c\u2029\x0c")),
+               max_size=60),
        st.sampled_from(LANGUAGES))
 def test_tokens_cover_every_non_space_character_once(text, lang):
     doc = split_text(text, lang)
@@ -146,3 +147,37 @@ def test_list_items_titles_numbered_abbreviations_and_chat():
     assert _sentences("are you ok? yes i am! great.") == [["are", "you", "ok", "?"], ["yes", "i", "am", "!"],
                                                           ["great", "."]]
     assert _sentences('He said "Why?" she asked.') == [["He", "said", '"', "Why", "?", '"', "she", "asked", "."]]
+
+
+def test_a_period_after_a_symbol_or_an_emoji_is_its_own_and_ends_the_sentence():
+    assert _sentences("Der Preis ist 3,50 €. Das ist gut.", "de") == [
+        ["Der", "Preis", "ist", "3,50", "€", "."], ["Das", "ist", "gut", "."]]
+    assert _sentences("Prices rose 5 %. Then they fell.") == [["Prices", "rose", "5", "%", "."],
+                                                                ["Then", "they", "fell", "."]]
+    assert _sentences("Mira esto \U0001F600. Vale.", "es") == [["Mira", "esto", "\U0001F600", "."], ["Vale", "."]]
+    assert _sentences("The U.S. is big.") == [["The", "U.S.", "is", "big", "."]]  # an abbreviation's period stays
+
+
+def test_wide_sentence_ends_and_separators_end_sentences():
+    assert _sentences("王小明住在北京。他很好。", "es") == [["王小明住在北京", "。"], ["他很好", "。"]]
+    assert _sentences("Ana vive en Köln。Ana vive en Zürich！", "es") == [
+        ["Ana", "vive", "en", "Köln", "。"], ["Ana", "vive", "en", "Zürich", "！"]]
+    assert _sentences("Ana vive en Moscú.\x1cAna vive", "es") == [["Ana", "vive", "en", "Moscú", "."], ["Ana", "vive"]]
+    for sep in ("\u2029", "\x0c"):
+        assert _sentences(f"Zürich{sep}Jürgen kam.", "de") == [["Zürich"], ["Jürgen", "kam", "."]]
+
+
+@pytest.mark.parametrize("lang, text, sentences", [
+    ("de", "Wir treffen uns am 3. Oktober in Köln.", [["Wir", "treffen", "uns", "am", "3.", "Oktober", "in", "Köln", "."]]),
+    ("de", "Der 1. FC Köln spielt im 20. Jahrhundert.",
+     [["Der", "1.", "FC", "Köln", "spielt", "im", "20.", "Jahrhundert", "."]]),
+    ("de", "Das ist gut, bzw. sehr gut. Er wohnt in der Hauptstr. 5 in Berlin.",
+     [["Das", "ist", "gut", ",", "bzw.", "sehr", "gut", "."], ["Er", "wohnt", "in", "der", "Hauptstr.", "5", "in", "Berlin", "."]]),
+    ("de", "Es kostet 2010 Euro. Dann nicht.", [["Es", "kostet", "2010", "Euro", "."], ["Dann", "nicht", "."]]),
+    ("es", "Vive en EE. UU. desde 2010. La Dra. Pérez llegó.",
+     [["Vive", "en", "EE.", "UU.", "desde", "2010", "."], ["La", "Dra.", "Pérez", "llegó", "."]]),
+    ("nl", "Dhr. Jansen kwam bijv. later. Hij bleef.", [["Dhr.", "Jansen", "kwam", "bijv.", "later", "."], ["Hij", "bleef", "."]]),
+    ("en", "We met on the 3. It rained.", [["We", "met", "on", "the", "3", "."], ["It", "rained", "."]]),  # not German
+])
+def test_each_language_knows_its_abbreviations_titles_and_ordinals(lang, text, sentences):
+    assert _sentences(text, lang) == sentences

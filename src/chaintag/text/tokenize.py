@@ -24,7 +24,17 @@ are then brought to the conventions of the treebanks the models learn from (Penn
   sentence (``ok? yes``);
 - a combining mark (an accent written apart, the vowel signs of Indic and Thai scripts) stays with
   its letters, a soft hyphen joins the parts of its word, and a quotation mark inside a token of
-  syntok's separates (``left."Why`` gives ``left . " Why``).
+  syntok's separates (``left."Why`` gives ``left . " Why``);
+- a period after a symbol is a token of its own and ends the sentence before a capital (``5 %.``,
+  ``3,50 €.``, an emoji), as after a word;
+- Chinese and Japanese ``。`` ``！`` ``？`` are tokens of their own and end the sentence whatever follows
+  (the words of those scripts are not segmented: the characters between spaces and punctuation are one
+  token); a paragraph separator (U+2029), a form feed or a file, group or record separator ends a
+  paragraph as a blank line does, and any other whitespace separates tokens;
+- Spanish, German and Dutch know their own abbreviations and titles (``Dra. Pérez``, ``EE. UU.``,
+  ``bzw.``, ``Hauptstr. 5``, ``dhr. Jansen``), and in German a number of one or two digits whose
+  period is followed by a word is an ordinal, one token (``am 3. Oktober``, ``im 20. Jahrhundert``,
+  ``der 1. FC``; so ``um 3. Dann`` is read as one sentence too).
 
 Offsets always index the original text: ``text[token.start:token.end] == token.text``.
 """
@@ -61,6 +71,34 @@ _TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "rev", "st", "gen", "sen",
 _NUMBERED = frozenset({"no", "nos", "p", "pp", "vol", "fig", "figs", "eq", "eqs", "ch", "sec", "art", "ref", "tab"})
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
+#: Each language's own abbreviations that keep their period inside a sentence (lower-cased, no period).
+_LANG_ABBREVIATIONS = {
+    "en": frozenset(),
+    "es": frozenset({"dra", "sra", "srta", "sr", "dr", "ud", "uds", "vd", "vds", "ee", "uu", "pág", "págs", "núm",
+                     "aprox", "avda", "av", "dpto", "tel", "ej", "cap", "art", "cía", "gral", "admón", "lic", "ing",
+                     "arq", "prof", "pdte", "dña", "sta", "sto", "mín", "máx"}),
+    "de": frozenset({"bzw", "usw", "vgl", "ggf", "evtl", "inkl", "zzgl", "ca", "nr", "abs", "bspw", "sog", "jh",
+                     "jhd", "mio", "mrd", "tel", "hrsg", "hr", "hrn", "fr", "prof", "bzgl", "dt", "engl", "geb",
+                     "gest", "allg", "ehem", "eigtl", "einschl", "entspr", "etw", "mind", "mtl", "od", "orig", "rd",
+                     "tsd", "urspr", "usf", "verh", "vorm", "zt", "zz", "zzt", "kap", "anm", "str", "ggü", "insb",
+                     "lt", "max", "min", "ms", "bd", "bde"}),
+    "nl": frozenset({"bijv", "enz", "jl", "vnl", "dhr", "mevr", "mw", "drs", "ir", "ing", "nr", "blz", "incl",
+                     "resp", "evt", "ong", "prof", "jan", "feb", "mrt", "apr", "jun", "jul", "aug", "sept", "okt",
+                     "nov", "dec", "dwz", "ivm", "mbt", "tav", "tov", "ovv", "zgn", "eig", "gem", "max", "min"}),
+}
+#: Each language's titles before a name (``Dra. Pérez``, ``Hr. Müller``, ``dhr. Jansen``) and the parts
+#: of abbreviations written apart (Spanish ``EE. UU.``).
+_LANG_TITLES = {"en": frozenset(), "es": frozenset({"dra", "sra", "srta", "sr", "dr", "d", "dña", "ee", "prof",
+                                                    "lic", "ing", "gral", "pdte", "sto", "sta"}),
+                "de": frozenset({"hr", "hrn", "fr", "dr", "prof"}),
+                "nl": frozenset({"dhr", "mevr", "mw", "mr", "dr", "prof", "drs", "ir", "ing"})}
+#: Full-width sentence-final marks of Chinese and Japanese text, which end a sentence whatever follows.
+_WIDE_ENDS = "\u3002\uff01\uff1f\uff61"
+#: Separators that end a paragraph as a blank line does (paragraph separator, form feed, file, group
+#: and record separators).
+_HARD_BREAKS = re.compile("[\u2029\x0c\x1c\x1d\x1e]")
+#: A German ordinal: a number of one or two digits whose period belongs to it (``am 3. Oktober``).
+_ORDINAL = re.compile(r"\d{1,2}")
 
 
 def _mark(c: str) -> bool:
@@ -68,10 +106,52 @@ def _mark(c: str) -> bool:
     return unicodedata.category(c).startswith("M")
 
 
-def _abbreviation(word: str) -> bool:
+def _known(word: str, lang: str) -> bool:
+    """Whether a word is a known abbreviation: English's lower-case ones, or the language's own (German
+    street names end in ``str.``: ``Hauptstr.``)."""
+    low = word.lower()
+    return (low in _LOWER_ABBREVIATIONS or low in _LANG_ABBREVIATIONS[lang]
+            or (lang == "de" and len(low) > 3 and low.endswith("str")))
+
+
+def _abbreviation(word: str, lang: str = "en") -> bool:
     """Whether a word before a period looks like an abbreviation (see the module's notes)."""
-    return (len(word) == 1 or "." in word or any(c.isupper() for c in word)
-            or word.lower() in _LOWER_ABBREVIATIONS)
+    return len(word) == 1 or "." in word or any(c.isupper() for c in word) or _known(word, lang)
+
+
+def _symbol(c: str) -> bool:
+    """Whether ``c`` is a symbol a sentence may end on before its period (``5 %.``, ``3,50 €.``, an emoji)."""
+    return c in "%\u2030" or unicodedata.category(c).startswith("S")
+
+
+def _split_inner(spans: list[list[int]], text: str) -> list[list[int]]:
+    """Token spans of syntok's split where it leaves them joined: at whitespace it does not know
+    (``\\x1c``-``\\x1f``, ``\\x85``), around full-width sentence ends (``Köln。Ana``), and before the
+    period after a symbol (``€.``, ``%.``, an emoji), so that :func:`_ends_sentence` decides on it."""
+    out: list[list[int]] = []
+    for a, b in spans:
+        piece = text[a:b]
+        if piece.isalnum() or len(piece) < 2:
+            out.append([a, b])
+            continue
+        start = a
+        for i in range(a, b):
+            c = text[i]
+            if c.isspace():
+                if start < i:
+                    out.append([start, i])
+                start = i + 1
+            elif c in _WIDE_ENDS:
+                if start < i:
+                    out.append([start, i])
+                out.append([i, i + 1])
+                start = i + 1
+        if start < b:
+            if b - start >= 2 and text[b - 1] == "." and _symbol(text[b - 2]):
+                out += [[start, b - 1], [b - 1, b]]
+            else:
+                out.append([start, b])
+    return out
 
 
 def _split_quotes(spans: list[list[int]], text: str) -> list[list[int]]:
@@ -116,16 +196,18 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
                       and prev[-1:].isalnum() and piece[:1].isalnum()) or (
                 gap == "" and (_mark(piece[0]) or (_mark(prev[-1]) and piece[:1].isalnum())))
             nxt = "" if last else text[spans[i + 1][0]:spans[i + 1][1]]
-            follows = (nxt[:1].isalnum() and (len(prev) <= 4 or prev.lower() in _LOWER_ABBREVIATIONS)) or (
-                nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and len(prev) <= 8)
-            period = (gap == "" and piece == "." and follows and _abbreviation(prev)
+            follows = (nxt[:1].isalnum() and (len(prev) <= 4 or _known(prev, lang))) or (
+                nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and (len(prev) <= 8 or _known(prev, lang)))
+            period = (gap == "" and piece == "." and follows and _abbreviation(prev, lang)
                       and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
+            ordinal = (lang == "de" and gap == "" and piece == "." and _ORDINAL.fullmatch(prev) is not None
+                       and nxt[:1].isalpha())
             apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and prev[-1:].isalnum()
             lone = lang != "en" and gap == "" and prev in ("'", "\u2019") and piece[:1].isalpha() and (
                 pa == 0 or not text[pa - 1].isalnum())
             item = (gap == "" and piece in (".", ")") and _ITEM_MARKER.fullmatch(prev + piece) is not None
                     and _at_line_start(pa, text))
-            if joined or period or apostrophe or lone or item:
+            if joined or period or apostrophe or lone or item or ordinal:
                 out[-1][1] = b
                 continue
         out.append([a, b])
@@ -171,14 +253,14 @@ def split_text(text: str, lang: str = "en") -> Document:
     from syntok import segmenter
 
     doc = Document(text)
-    for paragraph in segmenter.analyze(text):
+    for base, paragraph in _paragraphs(text, segmenter):
         sentences = []
         for sentence in paragraph:
-            spans = [[t.offset, t.offset + len(t.value)] for t in sentence if t.value]
-            spans = _split_quotes([s for s in spans if text[s[0]:s[1]].strip()], text)
+            spans = [[base + t.offset, base + t.offset + len(t.value)] for t in sentence if t.value]
+            spans = _split_quotes(_split_inner([s for s in spans if text[s[0]:s[1]].strip()], text), text)
             if spans:
                 sentences.append(spans)
-        for spans in _rejoin(sentences, text):
+        for spans in _rejoin(sentences, text, lang):
             first = len(doc.tokens)
             for a, b in _merge(spans, text, lang):
                 doc.tokens.append(Token(text[a:b], a, b))
@@ -192,6 +274,19 @@ def split_text(text: str, lang: str = "en") -> Document:
     return doc
 
 
+def _paragraphs(text: str, segmenter):
+    """``(offset, paragraph)`` of syntok's paragraphs of each part of ``text`` between hard breaks
+    (:data:`_HARD_BREAKS`), which end a paragraph as a blank line does; offsets are the part's start."""
+    start = 0
+    for m in list(_HARD_BREAKS.finditer(text)) + [None]:
+        end = len(text) if m is None else m.start()
+        if text[start:end].strip():
+            for paragraph in segmenter.analyze(text[start:end]):
+                yield start, paragraph
+        if m is not None:
+            start = m.end()
+
+
 def _at_line_start(start: int, text: str) -> bool:
     """Whether only spaces stand between the last line break (or the text's start) and ``start``."""
     line = text.rfind("\n", 0, start) + 1
@@ -203,10 +298,11 @@ def _opens_item(token: Token, text: str) -> bool:
     return _ITEM_MARKER.fullmatch(token.text) is not None and _at_line_start(token.start, text)
 
 
-def _rejoin(sentences: list[list[list[int]]], text: str) -> list[list[list[int]]]:
+def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> list[list[list[int]]]:
     """The segmenter's sentences of a paragraph, joined where it split after a title before a name
-    (``Rev. Jones``), after an abbreviation before a number (``pp. 5``, ``eq. 3``), or after a list item's
-    marker (``1.`` at a line's start)."""
+    (``Rev. Jones``, Spanish ``Dra. Pérez``, ``EE. UU.``), after an abbreviation before a number (``pp. 5``,
+    ``eq. 3``, German ``Hauptstr. 5``), after a German ordinal before a word (``am 3. Oktober``), or after a
+    list item's marker (``1.`` at a line's start)."""
     out: list[list[list[int]]] = []
     for spans in sentences:
         if out and len(out[-1]) >= 2:
@@ -214,10 +310,14 @@ def _rejoin(sentences: list[list[list[int]]], text: str) -> list[list[list[int]]
             word, nxt = text[wa:wb], text[spans[0][0]:spans[0][1]]
             stuck = wb == pa and text[pa:pb] in (".", ")")
             marker = stuck and _ITEM_MARKER.fullmatch(word + text[pa:pb]) and _at_line_start(wa, text)
+            low = word.lower()
             title = stuck and text[pa:pb] == "." and (
-                (word.lower() in _TITLES and nxt[:1].isupper())
-                or (word.lower() in _LOWER_ABBREVIATIONS | _NUMBERED and nxt[:1].isdigit()))
-            if marker or title:
+                ((low in _TITLES or low in _LANG_TITLES[lang]) and nxt[:1].isupper())
+                or ((low in _NUMBERED or _known(word, lang)) and nxt[:1].isdigit())
+                or (lang != "en" and _known(word, lang) and nxt[:1].isalpha()))
+            ordinal = (lang == "de" and stuck and text[pa:pb] == "." and _ORDINAL.fullmatch(word) is not None
+                       and nxt[:1].isalpha() and not marker)
+            if marker or title or ordinal:
                 out[-1] = out[-1] + spans
                 continue
         out.append(spans)
@@ -232,12 +332,15 @@ def _ends_sentence(tokens: list[Token], first: int) -> bool:
     n = len(tokens)
     if n - first >= 2 and tokens[-2].text in ("?", "!") and tokens[-1].text[:1].islower():
         return True  # a question or an exclamation before a lower-case word (chat: "ok? yes")
+    if n - first >= 2 and tokens[-2].text in _WIDE_ENDS:
+        return True  # Chinese and Japanese sentence ends: 。！？
     if n - first < 3 or tokens[-2].text != ".":
         return False
     nxt = tokens[-1].text[:1]
     before = tokens[-3].text[-1:]
     touching = tokens[-2].start == tokens[-3].end and before.isalpha()
-    return before.isalnum() and (nxt.isupper() or nxt in "\u00bf\u00a1" or (nxt.islower() and touching))
+    return (before.isalnum() or _symbol(before)) and (
+        nxt.isupper() or nxt in "\u00bf\u00a1" or (nxt.islower() and touching))
 
 
 def pretokenized(text: str) -> Document:
