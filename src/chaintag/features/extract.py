@@ -19,6 +19,7 @@ Nothing per token survives the batch except the CSR arrays.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Sequence
@@ -65,6 +66,16 @@ class Attributes:
         return len(self.tok_ptr) - 1
 
 
+def nfc(value: str) -> str:
+    """``value`` in Unicode normal form C (composed: ``"Ma\\u0301laga"`` is ``"Málaga"``); ASCII as it is.
+
+    A word typed with a composed letter and the same word with a letter and a combining accent (text
+    from macOS file names, PDFs, some web pages) look alike and mean the same: every attribute reads the
+    composed form, so they get the same attributes.
+    """
+    return value if value.isascii() else unicodedata.normalize("NFC", value)
+
+
 class _Derived:
     """A derived column: a source column through a chain of functions, with its vocabulary."""
 
@@ -75,8 +86,13 @@ class _Derived:
         self.table = None if table is FUNCTIONS else table  # the module's functions are not copied
         self.values: list[str] = list(values or [])
         self.index = {v: FIRST_VALUE + k for k, v in enumerate(self.values)}
+        for k, v in enumerate(self.values):  # a model saved before values were composed: found composed too
+            if not v.isascii():
+                self.index.setdefault(nfc(v), FIRST_VALUE + k)
 
     def apply(self, value: str) -> str | None:
+        if value is not None:
+            value = nfc(value)
         for f in self.functions:
             if value is None:
                 return None

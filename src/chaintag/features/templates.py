@@ -24,7 +24,8 @@ read ``<S-k>`` / ``<E+k>`` (k = distance), as CRF++ templates do.
 Functions (all map a string to a string, or to ``None`` when the attribute
 should not fire for that token): ``lower``, ``norm`` (every digit mapped to
 ``0``), ``pre1`` ... ``pre9`` / ``suf1`` ... ``suf9`` (``None`` for words
-shorter than k), ``shape`` (``X``/``x``/``d`` classes, runs capped at 4),
+shorter than k), ``shape`` (``X``/``x``/``d`` classes, ``a`` for a letter
+without case, ``m`` for a combining mark; runs capped at 4),
 ``shortshape`` (runs collapsed), ``hasdigit``, ``hashyphen``, ``hasupper``,
 ``allupper``, ``initupper`` (``"1"`` when true, ``None`` otherwise).
 ``cngram1`` ... ``cngram9`` give a token several attributes, the value's
@@ -39,6 +40,7 @@ see :mod:`chaintag.resources.wordmaps`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -67,6 +69,10 @@ def _shape(value: str, cap: int) -> str:
             cls = "x"
         elif ch.isdigit():
             cls = "d"
+        elif ch.isalpha():  # a letter without case (Chinese, Japanese, Arabic, Hebrew, Indic, Thai scripts)
+            cls = "a"
+        elif unicodedata.category(ch).startswith("M"):  # a combining mark (an Indic vowel sign)
+            cls = "m"
         else:
             cls = ch
         if cls == last:

@@ -187,8 +187,8 @@ def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int
             pending.append(chunk)
             held += len(chunk)
             if held > limit:
-                raise InputError(f"a line longer than {limit:,} {unit} (no line break within them): not a text file of "
-                                 "lines; set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
+                raise InputError(f"a line longer than {limit:,} {unit} (no line break within them: a binary file, or "
+                                 "text without line breaks?); set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
             continue
         data = empty.join(pending) + chunk if pending else chunk
         pending = []
@@ -208,8 +208,8 @@ def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int
             pending.append(data[start:])
             held = end - start
             if held > limit:
-                raise InputError(f"a line longer than {limit:,} {unit} (no line break within them): not a text file of "
-                                 "lines; set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
+                raise InputError(f"a line longer than {limit:,} {unit} (no line break within them: a binary file, or "
+                                 "text without line breaks?); set CHAINTAG_MAX_LINE to read longer lines", name, lines + 1)
     if pending:
         tail = empty.join(pending)
         if tail.endswith(cr):
@@ -229,7 +229,8 @@ def _check_encoding(encoding: str) -> str:
         ascii_like = False
     if not ascii_like:
         raise InputError(f"encoding {encoding!r} is not supported: line-oriented files need "
-                         "an ASCII-compatible encoding (UTF-8, Latin-1, cp1252, ...)")
+                         "an ASCII-compatible encoding (UTF-8, Latin-1, cp1252, ...); convert the file first, e.g. "
+                         f"iconv -f {encoding} -t UTF-8 FILE > FILE.utf8")
     return info.name
 
 

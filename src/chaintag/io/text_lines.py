@@ -29,6 +29,23 @@ BOM = "\ufeff"
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 
+#: Byte-order marks of the encodings whose lines cannot be split at a newline byte (UTF-32 first: its
+#: little-endian mark begins with UTF-16's).
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+              (b"\xfe\xff", "UTF-16"))
+
+
+def _refuse_wide(first: bytes, name: str) -> None:
+    """Refuse UTF-16 or UTF-32 text (see :func:`refuse_zip`)."""
+    wide = next((enc for bom, enc in _WIDE_BOMS if first.startswith(bom)), None)
+    if wide is not None or b"\x00" in first:
+        what = (f"{wide} text (it starts with a {wide} byte-order mark)" if wide else
+                "NUL bytes, as UTF-16 or UTF-32 text has (or a binary file)")
+        raise InputError(f"this file holds {what}; chaintag reads UTF-8 or another ASCII-compatible "
+                         f"encoding: convert it first, e.g. iconv -f {wide or 'UTF-16'} -t UTF-8 FILE > FILE.utf8",
+                         name, 1)
+
+
 def refuse_zip(first: bytes, name: str) -> None:
     """Refuse a zip file (a chaintag model file above all) given where text is read.
 
@@ -44,9 +61,13 @@ def refuse_zip(first: bytes, name: str) -> None:
     chaintag.errors.InputError
         When ``first`` opens a zip file: "this is a chaintag model file (npz);
         use --model" when the zip holds a model's ``__meta__.npy`` entry, else
-        "this is a zip file, not text". Nothing is raised for other input.
+        "this is a zip file, not text"; and when it opens UTF-16 or UTF-32 text
+        (a byte-order mark of theirs, or NUL bytes, which text in an
+        ASCII-compatible encoding never holds), naming how to convert it.
+        Nothing is raised for other input.
     """
     if not first.startswith(ZIP_MAGIC):
+        _refuse_wide(first, name)
         return
     model = b"__meta__.npy" in first[:200]
     if not model and os.path.isfile(name):
