@@ -138,7 +138,7 @@ def test_tokens_a_column_file_cannot_hold_are_named_before_tagging():
     m = chaintag.StructuredPerceptron(features="w[0]", columns=("word", "pos"), epochs=2,
                                       progress=False).fit(xs, [["B-NP", "B-VP"]])
     with pytest.raises(InputError, match=r"sentence 1, token 0: token \('big dog', 'NN'\) holds an empty value or "
-                                         r"whitespace.*write tab-separated output"):
+                                         r"a space, a tab or a line break.*write tab-separated output"):
         chaintag.tag_stream(m, [[("a", "DT")], *xs], io.StringIO())
     with pytest.raises(InputError, match=r"sentence 0, token 1: token \('', 'NN'\) holds an empty value"):
         chaintag.tag_stream(m, [[("a", "DT"), ("", "NN")]], io.StringIO())
@@ -148,6 +148,10 @@ def test_tokens_a_column_file_cannot_hold_are_named_before_tagging():
     out = io.StringIO()
     chaintag.tag_stream(m, xs, out, sep="\t")
     assert out.getvalue() == "big dog\tNN\tB-NP\nruns\tVBZ\tB-VP\n\n"
+    # a no-break space belongs to a token of a column file, as the reader reads it: written, and read back
+    out = io.StringIO()
+    chaintag.tag_stream(m, [[("New\u00a0York", "NNP")]], out)
+    assert out.getvalue() == "New\u00a0York NNP B-NP\n\n"
 
 
 @pytest.mark.parametrize("change, message", [

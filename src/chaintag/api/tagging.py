@@ -195,8 +195,9 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
                   workers, scheduler, progress, warn)
 
 
-#: What a value written into a column file must not hold, by separator (spaces: any whitespace).
-_UNWRITABLE = {" ": re.compile(r"\s"), "\t": re.compile(r"[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")}
+#: What a value written into a column file must not hold, by separator: the separator and line breaks (the
+#: reader splits fields at ASCII spaces and tabs only: U+00A0 and other Unicode spaces belong to a token).
+_UNWRITABLE = {" ": re.compile(r"[ \t\n\r]"), "\t": re.compile(r"[\t\n\r]")}
 
 
 def _check_writable(tokens, i: int, sep) -> None:
@@ -215,7 +216,7 @@ def _check_writable(tokens, i: int, sep) -> None:
         if any(not v or bad.search(v) for v in tok):
             hint = (": write tab-separated output (sep='\\t', --sep tab), whose values may hold spaces"
                     if sep == " " and all(v and _UNWRITABLE["\t"].search(v) is None for v in tok) else "")
-            what = "whitespace" if sep == " " else "a tab or a line break"
+            what = "a space, a tab or a line break" if sep == " " else "a tab or a line break"
             raise InputError(f"sentence {i}, token {j}: token {tok!r} holds an empty value or {what}, which a "
                              f"column file separated by {'spaces' if sep == ' ' else 'tabs'} cannot hold{hint}")
 
