@@ -43,6 +43,23 @@ def test_known_models_name_their_learner_and_attributes():
     assert MODELS["en-chunk"].settings["algorithm"] == "perceptron"
 
 
+def test_a_cached_model_built_with_another_learner_is_refused_naming_the_rebuild(tmp_path, monkeypatch):
+    # a model cached under a known name before its catalog entry named its learner (en-chunk built with SAPO)
+    monkeypatch.setenv("CHAINTAG_CACHE", str(tmp_path / "cache"))
+    from chaintag.models.cache import cached_model_path
+    path = cached_model_path("en-chunk")
+    path.parent.mkdir(parents=True)
+    chaintag.SAPO(features="w[0];pos[0]", columns=("word", "pos"), epochs=1, progress=False).fit(
+        CHUNK_X, CHUNK_Y).save(path)
+    with pytest.raises(InputError, match="the cached model en-chunk .* was built with sapo, but the catalog's "
+                                         "en-chunk is perceptron: rebuild it with chaintag models build en-chunk"):
+        chaintag.load("en-chunk")
+    assert type(chaintag.load(str(path))).__name__ == "SAPO"  # the file itself, named as a file, loads
+    chaintag.StructuredPerceptron(features="w[0];pos[0]", columns=("word", "pos"), epochs=1, progress=False).fit(
+        CHUNK_X, CHUNK_Y).save(path)
+    assert type(chaintag.load("en-chunk")).__name__ == "StructuredPerceptron"
+
+
 @pytest.fixture()
 def chunker(tmp_path):
     m = chaintag.StructuredPerceptron(features="w[0];pos[0]", columns=("word", "pos"), epochs=3,

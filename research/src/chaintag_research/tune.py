@@ -25,7 +25,6 @@ import inspect
 import itertools
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -788,8 +788,11 @@ def load(path) -> SequenceTagger:
     """
     from ..errors import ModelFormatError
     from ..models.resolve import resolve_model
+    given = path
     path = resolve_model(path)
     meta, arrays = load_model(path)
+    if isinstance(given, str) and os.fspath(path) != given:
+        _check_known_model(given, meta, path)
     if meta.get("algorithm") == "checkpoint":
         raise ModelFormatError(f"{path}: is a training checkpoint, not a model; continue the training "
                                "with --checkpoint-dir and --resume")
@@ -818,6 +821,23 @@ def load(path) -> SequenceTagger:
         raise ModelFormatError(f"{path}: {text}") from None
     except (KeyError, ValueError, TypeError, IndexError) as exc:
         raise ModelFormatError(f"{path}: model file is incomplete or inconsistent: {exc}") from None
+
+
+def _check_known_model(name: str, meta: dict, path) -> None:
+    """Refuse a cached model of a known name built with another learner than its catalog entry names
+    (built before the entry named it, or by another version).
+
+    Raises
+    ------
+    InputError
+        Naming the learners and the command that rebuilds it.
+    """
+    from ..models.catalog import MODELS
+    info = MODELS.get(name)
+    want = info.settings.get("algorithm") if info is not None else None
+    if want and not info.builtin and meta.get("algorithm") != want:
+        raise InputError(f"the cached model {name} ({path}) was built with {meta.get('algorithm')}, but the "
+                         f"catalog's {name} is {want}: rebuild it with chaintag models build {name}")
 
 
 def dev_pair(dev):
