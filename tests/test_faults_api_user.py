@@ -165,6 +165,9 @@ def test_tokens_a_column_file_cannot_hold_are_named_before_tagging():
     out = io.StringIO()
     chaintag.tag_stream(m, xs, out, sep="\t")
     assert out.getvalue() == "big dog\tNN\tB-NP\nruns\tVBZ\tB-VP\n\n"
+    with pytest.raises(InputError, match=r"token \('big dog',\) holds .* which text output \(word/label between "
+                                         r"spaces\) cannot hold: write columns separated by tabs"):
+        chaintag.tag_stream(m, [["big dog"]], io.StringIO(), kind="text")
     # a no-break space belongs to a token of a column file, as the reader reads it: written, and read back
     out = io.StringIO()
     chaintag.tag_stream(m, [[("New\u00a0York", "NNP")]], out)

@@ -55,3 +55,34 @@ def test_utf16_and_utf32_files_are_named_with_how_to_convert_them(tmp_path, caps
         assert (f"{bom} text (it starts with a {bom} byte-order mark)" if bom else "NUL bytes") in err
     assert main(["tag", "--model", str(m), "--encoding", "utf-16", str(path)]) == 2
     assert "iconv -f utf-16 -t UTF-8" in capsys.readouterr().err
+
+
+def test_gazetteer_entries_match_tokens_in_either_unicode_form():
+    from chaintag.features.gazetteer import Gazetteer
+    g = Gazetteer({("Málaga",): "LOC", ("Ko\u0308ln", "Bonn"): "LOC"})  # one entry composed, one decomposed
+    rows = [[("Ma\u0301laga",), ("y",), ("Málaga",), ("Köln",), ("Bonn",)]]
+    assert g.column("gaz", rows) == ["S-LOC", None, "S-LOC", "B-LOC", "E-LOC"]
+
+
+def test_a_model_saved_with_copied_shapes_keeps_them(tmp_path, monkeypatch):
+    # models saved before letters without case had a shape class copied such letters: loaded, they keep doing so
+    from chaintag.features.templates import COPIED_SHAPES
+    sents, labels = [["上海", "很", "大"], ["北京", "很", "大"]], [["B-LOC", "O", "O"], ["B-LOC", "O", "O"]]
+    monkeypatch.setitem(FUNCTIONS, "shape", COPIED_SHAPES["shape"])
+    old = chaintag.StructuredPerceptron(features="shape(w[0]);w[-1]", epochs=2, progress=False).fit(sents, labels)
+    old_attrs = old.extractor_.transform(old._rows(sents))
+    assert "上海" in old.extractor_._derived[0].values  # the old shape of a word without case: the word
+    old.save(tmp_path / "old.npz")
+    monkeypatch.undo()
+    loaded = chaintag.load(tmp_path / "old.npz")
+    attrs = loaded.extractor_.transform(loaded._rows(sents))
+    assert (attrs.attr_ids == old_attrs.attr_ids).all() and (attrs.tok_ptr == old_attrs.tok_ptr).all()
+    new = chaintag.StructuredPerceptron(features="shape(w[0]);w[-1]", epochs=2, progress=False).fit(sents, labels)
+    assert new.extractor_._derived[0].values == ["aa", "a"]
+    assert chaintag.load(_saved(new, tmp_path)).extractor_._derived[0].table is None  # the module's functions
+
+
+def _saved(model, tmp_path):
+    path = tmp_path / "new.npz"
+    model.save(path)
+    return path

@@ -163,6 +163,9 @@ def test_wide_sentence_ends_and_separators_end_sentences():
     assert _sentences("Ana vive en Köln。Ana vive en Zürich！", "es") == [
         ["Ana", "vive", "en", "Köln", "。"], ["Ana", "vive", "en", "Zürich", "！"]]
     assert _sentences("Ana vive en Moscú.\x1cAna vive", "es") == [["Ana", "vive", "en", "Moscú", "."], ["Ana", "vive"]]
+    # closing marks after a full-width end stay in its sentence
+    assert _sentences("彼は「こんにちは。」と言った。", "es") == [["彼は", "「", "こんにちは", "。", "」"], ["と言った", "。"]]
+    assert _sentences('He said "OK。" Then left.') == [["He", "said", '"', "OK", "。", '"'], ["Then", "left", "."]]
     for sep in ("\u2029", "\x0c"):
         assert _sentences(f"Zürich{sep}Jürgen kam.", "de") == [["Zürich"], ["Jürgen", "kam", "."]]
 
@@ -178,6 +181,16 @@ def test_wide_sentence_ends_and_separators_end_sentences():
      [["Vive", "en", "EE.", "UU.", "desde", "2010", "."], ["La", "Dra.", "Pérez", "llegó", "."]]),
     ("nl", "Dhr. Jansen kwam bijv. later. Hij bleef.", [["Dhr.", "Jansen", "kwam", "bijv.", "later", "."], ["Hij", "bleef", "."]]),
     ("en", "We met on the 3. It rained.", [["We", "met", "on", "the", "3", "."], ["It", "rained", "."]]),  # not German
+    # what the rules must not join: sentences ending in a number, a name, a word that is an English abbreviation
+    ("de", "Er war 25. Er war jung.", [["Er", "war", "25", "."], ["Er", "war", "jung", "."]]),
+    ("de", "Kapitel 12. Die Reise beginnt.", [["Kapitel", "12", "."], ["Die", "Reise", "beginnt", "."]]),
+    ("de", "Ich sprach mit Max. Er war müde.", [["Ich", "sprach", "mit", "Max", "."], ["Er", "war", "müde", "."]]),
+    ("de", "Birnen usw. Das mag ich.", [["Birnen", "usw", "."], ["Das", "mag", "ich", "."]]),
+    ("de", "Bis 3. Mai.", [["Bis", "3.", "Mai", "."]]),
+    ("es", "Dijo que no. Luego se fue.", [["Dijo", "que", "no", "."], ["Luego", "se", "fue", "."]]),
+    ("es", "Vi un ave. Era azul.", [["Vi", "un", "ave", "."], ["Era", "azul", "."]]),
+    ("nl", "Ik zag Jan. Hij was moe.", [["Ik", "zag", "Jan", "."], ["Hij", "was", "moe", "."]]),
+    ("nl", "Appels enz. Dat is alles.", [["Appels", "enz", "."], ["Dat", "is", "alles", "."]]),
 ])
 def test_each_language_knows_its_abbreviations_titles_and_ordinals(lang, text, sentences):
     assert _sentences(text, lang) == sentences

@@ -456,8 +456,8 @@ def speed_verdict(sapo: list, perceptron: list, crf: list | None = None, alpha: 
     -------
     dict
         ``ratio`` (SAPO's median time per pass over the perceptron's), ``p`` (Mann-Whitney test of the two
-        samples), ``as_fast`` (``confirmed`` when SAPO's median pass is not slower; ``not testable`` when a
-        side has fewer than :data:`MIN_TIMED_PASSES` timed passes, too few for the test to reach the level;
+        samples), ``as_fast`` (``not testable`` when a side has fewer than :data:`MIN_TIMED_PASSES` timed
+        passes, too few for the test to reach the level; else ``confirmed`` when SAPO's median pass is not slower;
         ``not confirmed`` when significantly slower, else ``not refuted`` (a non-significant difference is
         no proof of equality)); with ``crf``: ``crf_ratio`` (the CRF's median
         over SAPO's), ``crf_p``, ``faster_than_crf`` (``confirmed`` when SAPO is significantly faster,
@@ -467,8 +467,8 @@ def speed_verdict(sapo: list, perceptron: list, crf: list | None = None, alpha: 
     ratio = float(np.median(sapo) / np.median(perceptron))
     p = timing_test(sapo, perceptron)
     few = min(len(sapo), len(perceptron)) < MIN_TIMED_PASSES
-    as_fast = ("confirmed" if ratio <= 1 else
-               f"not testable: {min(len(sapo), len(perceptron))} timed passes, too few for the test" if few else
+    as_fast = (f"not testable: {min(len(sapo), len(perceptron))} timed passes, too few for the test" if few else
+               "confirmed" if ratio <= 1 else
                "not confirmed" if p < alpha else "not refuted (slower, not significantly)")
     out = {"ratio": ratio, "p": p, "as_fast": as_fast}
     if crf is not None:

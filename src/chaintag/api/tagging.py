@@ -82,8 +82,10 @@ def tag_stream(model, sentences: Iterable, out, *, kind: str = "columns", option
     from .tag_writers import OrderedWriter
     model = as_model(model)
     if kind != "conllu":
+        # Python tokens are checked against what the output can hold: the columns' separator, or (text
+        # output: word/label between spaces) a space
         sentences = _as_sentences(sentences, (sep.get("sep", " ") if isinstance(sep, dict) else sep)
-                                  if kind == "columns" else None)
+                                  if kind == "columns" else "text")
     options = dict(options or {})
     own = writer is None
     if own:
@@ -197,12 +199,13 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
 
 #: What a value written into a column file must not hold, by separator: the separator and line breaks (the
 #: reader splits fields at ASCII spaces and tabs only: U+00A0 and other Unicode spaces belong to a token).
-_UNWRITABLE = {" ": re.compile(r"[ \t\n\r]"), "\t": re.compile(r"[\t\n\r]")}
+_UNWRITABLE = {" ": re.compile(r"[ \t\n\r]"), "\t": re.compile(r"[\t\n\r]"), "text": re.compile(r"[ \t\n\r]")}
 
 
 def _check_writable(tokens, i: int, sep) -> None:
-    """Refuse a token of a Python sentence that the column output could not hold (an empty value, or the
-    separator, whitespace or a line break in one), naming sentence ``i`` and the token.
+    """Refuse a token of a Python sentence that the output could not hold (an empty value, or the separator
+    or a line break in one; ``sep`` ``"text"``: text output, word/label between spaces), naming sentence
+    ``i`` and the token.
 
     Raises
     ------
@@ -216,9 +219,13 @@ def _check_writable(tokens, i: int, sep) -> None:
         if any(not v or bad.search(v) for v in tok):
             hint = (": write tab-separated output (sep='\\t', --sep tab), whose values may hold spaces"
                     if sep == " " and all(v and _UNWRITABLE["\t"].search(v) is None for v in tok) else "")
-            what = "a space, a tab or a line break" if sep == " " else "a tab or a line break"
-            raise InputError(f"sentence {i}, token {j}: token {tok!r} holds an empty value or {what}, which a "
-                             f"column file separated by {'spaces' if sep == ' ' else 'tabs'} cannot hold{hint}")
+            what = "a tab or a line break" if sep == "\t" else "a space, a tab or a line break"
+            where = {" ": "a column file separated by spaces", "\t": "a column file separated by tabs",
+                     "text": "text output (word/label between spaces)"}.get(sep, "the output")
+            if sep == "text":
+                hint = ": write columns separated by tabs (kind='columns', sep='\\t')"
+            raise InputError(f"sentence {i}, token {j}: token {tok!r} holds an empty value or {what}, which "
+                             f"{where} cannot hold{hint}")
 
 
 def _as_sentences(sentences, sep=None):

@@ -68,11 +68,13 @@ def run(args) -> int:
     features = [with_clusters(f, args.clusters) if uses_resources(f) else f for f in args.features]
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
                "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}
-    from ..learners.tokens import looks_like_chunks
-    from .common import load
-    sample = load(args.dev or args.train, args)
-    chunks = looks_like_chunks({lab for ls in sample.labels for lab in ls})
-    metric = args.metric or ("f1" if chunks else "accuracy")
+    metric = args.metric
+    if metric != "accuracy":  # the labels say which score fits (read only when they must)
+        from ..learners.tokens import looks_like_chunks
+        from .common import load
+        sample = load(args.dev or args.train, args)
+        chunks = looks_like_chunks({lab for ls in sample.labels for lab in ls})
+        metric = metric or ("f1" if chunks else "accuracy")
     if metric == "f1" and not chunks:
         raise InputError("--metric f1 scores chunks, but these labels are not chunk labels (POS tags?): use "
                          "--metric accuracy (the default for them)")

@@ -19,7 +19,6 @@ Nothing per token survives the batch except the CSR arrays.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Sequence
@@ -27,10 +26,12 @@ from typing import Sequence
 import numpy as np
 
 from .hashing import intern_keys
+from .normal_form import nfc
 from .keys import (ABSENT, FIRST_VALUE, HASH_INDEX_MIN, PARALLEL_LOOKUP_MIN, UNKNOWN, hash_index, lookup_keys,
                    lookup_keys_hashed, lookup_keys_serial, place_template, table_to_csr, template_keys)
 from .chargrams import GRAM_FUNCTION, GramColumn, is_gram_template, merge_csr
-from .templates import FUNCTIONS, MAX_OFFSET, Template, is_vector_template, parse_template
+from .templates import (COPIED_SHAPES, FUNCTIONS, MAX_OFFSET, Template, copies_caseless_letters, is_vector_template,
+                        parse_template)
 
 #: Templates whose radix product reaches this use 64-bit hashed keys instead of exact ones.
 EXACT_KEY_LIMIT = 2 ** 62
@@ -66,16 +67,6 @@ class Attributes:
         return len(self.tok_ptr) - 1
 
 
-def nfc(value: str) -> str:
-    """``value`` in Unicode normal form C (composed: ``"Ma\\u0301laga"`` is ``"Málaga"``); ASCII as it is.
-
-    A word typed with a composed letter and the same word with a letter and a combining accent (text
-    from macOS file names, PDFs, some web pages) look alike and mean the same: every attribute reads the
-    composed form, so they get the same attributes.
-    """
-    return value if value.isascii() else unicodedata.normalize("NFC", value)
-
-
 class _Derived:
     """A derived column: a source column through a chain of functions, with its vocabulary."""
 
@@ -84,9 +75,14 @@ class _Derived:
         self.column = column
         self.functions = functions
         self.table = None if table is FUNCTIONS else table  # the module's functions are not copied
-        self.values: list[str] = list(values or [])
+        self.set_values(values or [])
+
+    def set_values(self, values) -> None:
+        """The vocabulary: ``values`` in id order. A value saved decomposed (by a model saved before values
+        were composed) is also found composed."""
+        self.values = list(values)
         self.index = {v: FIRST_VALUE + k for k, v in enumerate(self.values)}
-        for k, v in enumerate(self.values):  # a model saved before values were composed: found composed too
+        for k, v in enumerate(self.values):
             if not v.isascii():
                 self.index.setdefault(nfc(v), FIRST_VALUE + k)
 
@@ -724,8 +720,9 @@ class AttributeExtractor:
         for d, saved in zip(ex._derived, meta["derived"]):
             if d.column != saved["column"] or list(d.functions) != saved["functions"]:
                 raise ValueError("derived columns do not match the templates")
-            d.values = list(saved["values"])
-            d.index = {v: FIRST_VALUE + k for k, v in enumerate(d.values)}
+            d.set_values(saved["values"])
+            if any(f in COPIED_SHAPES for f in d.functions) and copies_caseless_letters(d.values):
+                d.table = {**(d.table or FUNCTIONS), **COPIED_SHAPES}  # a model saved before shapes had "a"
         grams = meta.get("grams", [])
         if len(grams) != len(ex._gram_t) or not all(isinstance(v, list) and all(isinstance(g, str) for g in v)
                                                    for v in grams):

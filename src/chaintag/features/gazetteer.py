@@ -52,6 +52,7 @@ import numpy as np
 
 from ..errors import InputError
 
+from .normal_form import nfc
 from .templates import GAZ_COLUMNS  # the virtual columns a gazetteer gives
 #: Entries longer than this many tokens are dropped (no JNLPBA entity is longer than 30 tokens).
 MAX_ENTRY_TOKENS = 32
@@ -65,11 +66,11 @@ _DIGITS = re.compile(r"\d+")
 
 
 def _key_gaz(token: str) -> str:
-    return token.lower()
+    return nfc(token).lower()
 
 
 def _key_gazn(token: str) -> str:
-    return _DIGITS.sub("0", token.lower()).replace("-", "")
+    return _DIGITS.sub("0", nfc(token).lower()).replace("-", "")
 
 
 KEY_FUNCTIONS = {"gaz": _key_gaz, "gazn": _key_gazn}

@@ -58,7 +58,9 @@ AUTO_COLUMNS = ("atag", "atag2")
 MAX_OFFSET = 16
 
 
-def _shape(value: str, cap: int) -> str:
+def _shape(value: str, cap: int, caseless: bool = True) -> str:
+    """The word's shape: a class per character, runs longer than ``cap`` cut. ``caseless`` False: the
+    classes of models saved before letters without case and combining marks had theirs (they were copied)."""
     out: list[str] = []
     last = ""
     run = 0
@@ -69,9 +71,9 @@ def _shape(value: str, cap: int) -> str:
             cls = "x"
         elif ch.isdigit():
             cls = "d"
-        elif ch.isalpha():  # a letter without case (Chinese, Japanese, Arabic, Hebrew, Indic, Thai scripts)
+        elif caseless and ch.isalpha():  # a letter without case (Chinese, Japanese, Arabic, Indic, Thai scripts)
             cls = "a"
-        elif unicodedata.category(ch).startswith("M"):  # a combining mark (an Indic vowel sign)
+        elif caseless and unicodedata.category(ch).startswith("M"):  # a combining mark (an Indic vowel sign)
             cls = "m"
         else:
             cls = ch
@@ -129,6 +131,25 @@ def _long_shape(v: str) -> str:
 
 def _short_shape(v: str) -> str:
     return _shape(v, 1)
+
+
+def _copied_shape(v: str) -> str:
+    return _shape(v, 4, caseless=False)
+
+
+def _copied_short_shape(v: str) -> str:
+    return _shape(v, 1, caseless=False)
+
+
+#: The shape functions of models saved before letters without case had a class: such a letter is copied.
+COPIED_SHAPES = {"shape": _copied_shape, "shortshape": _copied_short_shape}
+
+
+def copies_caseless_letters(values) -> bool:
+    """Whether shape values hold a letter without case or a combining mark, which only the shapes of models
+    saved before those had classes of their own hold (:data:`COPIED_SHAPES`)."""
+    return any((ch.isalpha() and not ch.isupper() and not ch.islower()) or unicodedata.category(ch).startswith("M")
+               for v in values for ch in v if not ch.isascii())
 
 
 def _has_digit(v: str) -> bool:

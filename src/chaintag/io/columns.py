@@ -247,7 +247,7 @@ def _decode_lines(raw_lines: Iterator[bytes], codec: str, name: str, start: int 
     for raw in raw_lines:
         lineno += 1
         if lineno == 1:
-            refuse_zip(raw, name)
+            refuse_zip(raw, name, codec)
         try:
             text = raw.decode(codec)
         except UnicodeDecodeError as e:
@@ -291,7 +291,7 @@ def _binary_pieces(read, codec: str, name: str):
             head = head.replace(b"\r\n", b"\n") if head.count(b"\r") == head.count(b"\r\n") else None
         if head is not None:
             if lineno == 0:
-                refuse_zip(data[:data.find(b"\n")], name)
+                refuse_zip(data[:data.find(b"\n")], name, codec)
             try:
                 text = head[:-1].decode(dec)
             except UnicodeDecodeError:

@@ -35,9 +35,11 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), 
               (b"\xfe\xff", "UTF-16"))
 
 
-def _refuse_wide(first: bytes, name: str) -> None:
-    """Refuse UTF-16 or UTF-32 text (see :func:`refuse_zip`)."""
-    wide = next((enc for bom, enc in _WIDE_BOMS if first.startswith(bom)), None)
+def _refuse_wide(first: bytes, name: str, encoding: str | None) -> None:
+    """Refuse UTF-16 or UTF-32 text (see :func:`refuse_zip`); their byte-order marks are only read as such
+    in input read as UTF-8 (in Latin-1, ``b"\\xfe\\xff"`` is the text ``þÿ``)."""
+    utf8 = encoding is None or encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
+    wide = next((enc for bom, enc in _WIDE_BOMS if first.startswith(bom)), None) if utf8 else None
     if wide is not None or b"\x00" in first:
         what = (f"{wide} text (it starts with a {wide} byte-order mark)" if wide else
                 "NUL bytes, as UTF-16 or UTF-32 text has (or a binary file)")
@@ -46,7 +48,7 @@ def _refuse_wide(first: bytes, name: str) -> None:
                          name, 1)
 
 
-def refuse_zip(first: bytes, name: str) -> None:
+def refuse_zip(first: bytes, name: str, encoding: str | None = None) -> None:
     """Refuse a zip file (a chaintag model file above all) given where text is read.
 
     Parameters
@@ -55,6 +57,8 @@ def refuse_zip(first: bytes, name: str) -> None:
         The first bytes (the first raw line) of the input.
     name : str
         The input's name: a path, or ``"<stdin>"``.
+    encoding : str, optional
+        The encoding the input is read in (None: UTF-8).
 
     Raises
     ------
@@ -67,7 +71,7 @@ def refuse_zip(first: bytes, name: str) -> None:
         Nothing is raised for other input.
     """
     if not first.startswith(ZIP_MAGIC):
-        _refuse_wide(first, name)
+        _refuse_wide(first, name, encoding)
         return
     model = b"__meta__.npy" in first[:200]
     if not model and os.path.isfile(name):
@@ -177,7 +181,7 @@ def numbered_lines(path, *, encoding: str = "utf-8", what: str = "file") -> Iter
             for raw in fh:
                 lineno += 1
                 if lineno == 1:
-                    refuse_zip(raw, name)
+                    refuse_zip(raw, name, encoding)
                 try:
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:

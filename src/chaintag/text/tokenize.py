@@ -32,9 +32,9 @@ are then brought to the conventions of the treebanks the models learn from (Penn
   token); a paragraph separator (U+2029), a form feed or a file, group or record separator ends a
   paragraph as a blank line does, and any other whitespace separates tokens;
 - Spanish, German and Dutch know their own abbreviations and titles (``Dra. Pérez``, ``EE. UU.``,
-  ``bzw.``, ``Hauptstr. 5``, ``dhr. Jansen``), and in German a number of one or two digits whose
-  period is followed by a word is an ordinal, one token (``am 3. Oktober``, ``im 20. Jahrhundert``,
-  ``der 1. FC``; so ``um 3. Dann`` is read as one sentence too).
+  ``bzw.``, ``Hauptstr. 5``, ``dhr. Jansen``), and in German a number of one or two digits with its
+  period is an ordinal, one token, before a month or after an article or a preposition (``am 3.
+  Oktober``, ``im 20. Jahrhundert``, ``der 1. FC``; ``Er war 25. Er`` ends a sentence).
 
 Offsets always index the original text: ``text[token.start:token.end] == token.text``.
 """
@@ -71,6 +71,9 @@ _TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "rev", "st", "gen", "sen",
 _NUMBERED = frozenset({"no", "nos", "p", "pp", "vol", "fig", "figs", "eq", "eqs", "ch", "sec", "art", "ref", "tab"})
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
+#: Lower-case abbreviations every language shares (Latin, scholarly and company ones).
+_SHARED_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "approx", "ca", "viz", "resp", "incl", "fig", "figs", "vol",
+                                   "pp", "eq", "eqs", "ref", "refs", "inc", "ltd", "corp", "spp", "sp"})
 #: Each language's own abbreviations that keep their period inside a sentence (lower-cased, no period).
 _LANG_ABBREVIATIONS = {
     "en": frozenset(),
@@ -81,14 +84,14 @@ _LANG_ABBREVIATIONS = {
                      "jhd", "mio", "mrd", "tel", "hrsg", "hr", "hrn", "fr", "prof", "bzgl", "dt", "engl", "geb",
                      "gest", "allg", "ehem", "eigtl", "einschl", "entspr", "etw", "mind", "mtl", "od", "orig", "rd",
                      "tsd", "urspr", "usf", "verh", "vorm", "zt", "zz", "zzt", "kap", "anm", "str", "ggü", "insb",
-                     "lt", "max", "min", "ms", "bd", "bde"}),
+                     "bd", "bde"}),
     "nl": frozenset({"bijv", "enz", "jl", "vnl", "dhr", "mevr", "mw", "drs", "ir", "ing", "nr", "blz", "incl",
-                     "resp", "evt", "ong", "prof", "jan", "feb", "mrt", "apr", "jun", "jul", "aug", "sept", "okt",
-                     "nov", "dec", "dwz", "ivm", "mbt", "tav", "tov", "ovv", "zgn", "eig", "gem", "max", "min"}),
+                     "resp", "evt", "ong", "prof", "mrt", "sept", "okt", "dwz", "ivm", "mbt", "tav", "tov", "ovv",
+                     "zgn"}),
 }
 #: Each language's titles before a name (``Dra. Pérez``, ``Hr. Müller``, ``dhr. Jansen``) and the parts
 #: of abbreviations written apart (Spanish ``EE. UU.``).
-_LANG_TITLES = {"en": frozenset(), "es": frozenset({"dra", "sra", "srta", "sr", "dr", "d", "dña", "ee", "prof",
+_LANG_TITLES = {"en": frozenset(), "es": frozenset({"dra", "sra", "srta", "sr", "dr", "dña", "ee", "prof",
                                                     "lic", "ing", "gral", "pdte", "sto", "sta"}),
                 "de": frozenset({"hr", "hrn", "fr", "dr", "prof"}),
                 "nl": frozenset({"dhr", "mevr", "mw", "mr", "dr", "prof", "drs", "ir", "ing"})}
@@ -99,6 +102,14 @@ _WIDE_ENDS = "\u3002\uff01\uff1f\uff61"
 _HARD_BREAKS = re.compile("[\u2029\x0c\x1c\x1d\x1e]")
 #: A German ordinal: a number of one or two digits whose period belongs to it (``am 3. Oktober``).
 _ORDINAL = re.compile(r"\d{1,2}")
+#: German months, and the articles and prepositions that come before an ordinal (``am 3.``, ``der 1.``).
+_GERMAN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "april", "mai", "juni", "juli", "august",
+                            "september", "oktober", "november", "dezember", "jan", "feb", "mär", "apr", "jun",
+                            "jul", "aug", "sep", "sept", "okt", "nov", "dez"})
+_BEFORE_ORDINAL = frozenset({"am", "im", "vom", "zum", "zur", "beim", "der", "die", "das", "den", "dem", "des",
+                             "ein", "eine", "einer", "eines", "einem", "einen", "seit", "ab", "bis", "jedes",
+                             "jeden", "jeder", "ihr", "ihre", "ihrem", "ihren", "sein", "seine", "seinem",
+                             "seinen", "unser", "unsere", "fürs", "ins", "ans", "übers"})
 
 
 def _mark(c: str) -> bool:
@@ -107,10 +118,13 @@ def _mark(c: str) -> bool:
 
 
 def _known(word: str, lang: str) -> bool:
-    """Whether a word is a known abbreviation: English's lower-case ones, or the language's own (German
-    street names end in ``str.``: ``Hauptstr.``)."""
+    """Whether a word is a known abbreviation: English's lower-case ones in English; in the other languages
+    their own and the Latin and scholarly ones all share (not English ``no``, ``al``, ``ave``: Spanish
+    words), and German street names in ``str.`` (``Hauptstr.``)."""
     low = word.lower()
-    return (low in _LOWER_ABBREVIATIONS or low in _LANG_ABBREVIATIONS[lang]
+    if lang == "en":
+        return low in _LOWER_ABBREVIATIONS
+    return (low in _SHARED_ABBREVIATIONS or low in _LANG_ABBREVIATIONS[lang]
             or (lang == "de" and len(low) > 3 and low.endswith("str")))
 
 
@@ -119,9 +133,22 @@ def _abbreviation(word: str, lang: str = "en") -> bool:
     return len(word) == 1 or "." in word or any(c.isupper() for c in word) or _known(word, lang)
 
 
+def _german_ordinal(number: str, before: str, nxt: str) -> bool:
+    """Whether ``number`` with its period is a German ordinal (one token): one or two digits followed by a
+    word, and either the word is a month (``3. Oktober``) or an article or preposition comes before the
+    number (``am 3.``, ``im 20. Jahrhundert``, ``der 1. FC``); ``Er war 25. Er`` ends a sentence."""
+    return (_ORDINAL.fullmatch(number) is not None and nxt[:1].isalpha()
+            and (nxt.lower().rstrip(".") in _GERMAN_MONTHS or before.lower() in _BEFORE_ORDINAL))
+
+
 def _symbol(c: str) -> bool:
     """Whether ``c`` is a symbol a sentence may end on before its period (``5 %.``, ``3,50 €.``, an emoji)."""
     return c in "%\u2030" or unicodedata.category(c).startswith("S")
+
+
+def _closing(piece: str) -> bool:
+    """Whether a token is one closing mark (``」``, ``）``, ``"``, ``»``): it stays with the sentence before it."""
+    return len(piece) == 1 and (unicodedata.category(piece) in ("Pe", "Pf") or piece in "\"'")
 
 
 def _split_inner(spans: list[list[int]], text: str) -> list[list[int]]:
@@ -200,8 +227,8 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
                 nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and (len(prev) <= 8 or _known(prev, lang)))
             period = (gap == "" and piece == "." and follows and _abbreviation(prev, lang)
                       and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
-            ordinal = (lang == "de" and gap == "" and piece == "." and _ORDINAL.fullmatch(prev) is not None
-                       and nxt[:1].isalpha())
+            before = text[out[-2][0]:out[-2][1]] if len(out) >= 2 else ""
+            ordinal = (lang == "de" and gap == "" and piece == "." and _german_ordinal(prev, before, nxt))
             apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and prev[-1:].isalnum()
             lone = lang != "en" and gap == "" and prev in ("'", "\u2019") and piece[:1].isalpha() and (
                 pa == 0 or not text[pa - 1].isalnum())
@@ -314,9 +341,10 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
             title = stuck and text[pa:pb] == "." and (
                 ((low in _TITLES or low in _LANG_TITLES[lang]) and nxt[:1].isupper())
                 or ((low in _NUMBERED or _known(word, lang)) and nxt[:1].isdigit())
-                or (lang != "en" and _known(word, lang) and nxt[:1].isalpha()))
-            ordinal = (lang == "de" and stuck and text[pa:pb] == "." and _ORDINAL.fullmatch(word) is not None
-                       and nxt[:1].isalpha() and not marker)
+                or (low in _LANG_ABBREVIATIONS[lang] and nxt[:1].islower()))
+            before = text[out[-1][-3][0]:out[-1][-3][1]] if len(out[-1]) >= 3 else ""
+            ordinal = (lang == "de" and stuck and text[pa:pb] == "." and not marker
+                       and _german_ordinal(word, before, nxt))
             if marker or title or ordinal:
                 out[-1] = out[-1] + spans
                 continue
@@ -332,8 +360,11 @@ def _ends_sentence(tokens: list[Token], first: int) -> bool:
     n = len(tokens)
     if n - first >= 2 and tokens[-2].text in ("?", "!") and tokens[-1].text[:1].islower():
         return True  # a question or an exclamation before a lower-case word (chat: "ok? yes")
-    if n - first >= 2 and tokens[-2].text in _WIDE_ENDS:
-        return True  # Chinese and Japanese sentence ends: 。！？
+    k = n - 2  # Chinese and Japanese sentence ends (。！？), with the closing marks that follow them (。」)
+    while k > first and _closing(tokens[k].text):
+        k -= 1
+    if n - first >= 2 and tokens[k].text in _WIDE_ENDS and not _closing(tokens[-1].text):
+        return True
     if n - first < 3 or tokens[-2].text != ".":
         return False
     nxt = tokens[-1].text[:1]
