@@ -85,6 +85,7 @@ def test_tag_and_options(server, model):
     ({"sentences": [[["the", 3]]]}, 400, "not list"),
     ({"sentences": [[{"w": "the"}]]}, 400, "not dict"),
     ({"sentences": [], "beam": 3}, 400, "unknown member(s) beam"),
+    ({"sentences": [], "lang": "en"}, 400, "(or, with raw text, constrain, lang, text, tokenized)"),
     ({"sentences": [], "nbest": 0}, 400, '"nbest" must be an integer'),
     ({"sentences": [], "nbest": True}, 400, '"nbest" must be an integer'),
     ({"sentences": [], "marginals": "yes"}, 400, '"marginals" must be true or false'),

@@ -145,7 +145,8 @@ class TaggingService:
             return self.tag_text(body, cancelled)
         unknown = sorted(set(body) - OPTIONS)
         if unknown:
-            raise RequestError(400, f"unknown member(s) {', '.join(unknown)}; expected {', '.join(sorted(OPTIONS))}")
+            raise RequestError(400, f"unknown member(s) {', '.join(unknown)}; expected {', '.join(sorted(OPTIONS))} "
+                                    f"(or, with raw text, {', '.join(sorted(TEXT_OPTIONS))})")
         if "sentences" not in body:
             raise RequestError(400, 'the body has no "sentences" member (nor "text")')
         sentences = self._tokens(body["sentences"])
