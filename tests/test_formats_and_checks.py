@@ -268,7 +268,7 @@ def test_default_preset_follows_the_resources_given(tmp_path):
     folder.mkdir()
     assert resource_kind([str(vec)]) == "vectors" and resource_kind([str(folder)]) == "clusters"
     assert resource_kind([str(brown)]) is False and resource_kind([]) is False
-    assert resource_kind([str(vec), str(folder)]) == "clusters"
+    assert resource_kind([str(vec), str(folder)]) == "both"  # each kind reads the one that helped it
     cols = ("word", "pos")
     assert [default_preset(cols, chunks, k)[0] for k in (False, "vectors", "clusters")] == \
         ["chunking", "chunking", "chunking+text"]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KIND_PRESETS", "KIND_ALGORITHMS", "KIND_PRESETS_WITH_VECTORS", "KIND_PRESETS_WITH_CLUSTERS", "resource_kind",
+__all__ = ["KIND_PRESETS", "KIND_ALGORITHMS", "KIND_PRESETS_WITH_VECTORS", "KIND_PRESETS_WITH_CLUSTERS",
+           "KIND_PRESETS_WITH_BOTH", "resource_class", "resource_kind",
            "task_kind", "default_preset", "kind_preset", "label_column_warnings", "describe_features", "check_model_path",
            "dev_test_reason", "check_dev_is_not_test"]
 
@@ -38,6 +39,9 @@ KIND_PRESETS_WITH_VECTORS = {"pos": "pos+km", "chunking": "chunking", "ner": "ne
 #: once and cached, or a cluster table): they helped chunking (maps of ``unlabeled_en``), not POS nor NER
 #: (maps of ``unlabeled_bio``) on dev.
 KIND_PRESETS_WITH_CLUSTERS = {"pos": "pos", "chunking": "chunking+text", "ner": "ner+gaz"}
+#: Both given: for each kind, the preset of the resource that helped it on dev (no trial read both at once).
+KIND_PRESETS_WITH_BOTH = {k: KIND_PRESETS_WITH_VECTORS[k] if KIND_PRESETS_WITH_VECTORS[k] != KIND_PRESETS[k]
+                          else KIND_PRESETS_WITH_CLUSTERS[k] for k in KIND_PRESETS}
 
 
 def task_kind(columns, labels) -> str | None:
@@ -90,8 +94,8 @@ def default_preset(columns, labels, resources: str | bool = False) -> tuple[str,
 def kind_preset(kind: str | None, has_pos: bool, resources: str | bool = False) -> tuple[str, str]:
     """:func:`default_preset` for a kind of task already found (:func:`task_kind`; reading the labels
     again costs about 0.2 s on JNLPBA) and whether the data has a ``pos`` column."""
-    presets = {"clusters": KIND_PRESETS_WITH_CLUSTERS, "vectors": KIND_PRESETS_WITH_VECTORS}.get(resources,
-                                                                                              KIND_PRESETS)
+    presets = {"clusters": KIND_PRESETS_WITH_CLUSTERS, "vectors": KIND_PRESETS_WITH_VECTORS,
+               "both": KIND_PRESETS_WITH_BOTH}.get(resources, KIND_PRESETS)
     if kind == "chunking":
         return presets["chunking"], "a pos column and phrase chunk labels"
     if kind == "ner":
@@ -103,16 +107,23 @@ def kind_preset(kind: str | None, has_pos: bool, resources: str | bool = False) 
                                if presets["pos"] != KIND_PRESETS["pos"] else ""))
 
 
-def resource_kind(paths) -> str | bool:
-    """What ``--resources`` files give, for :func:`default_preset`: ``"clusters"`` (a folder of unlabeled
-    text or a cluster table: paths and k-means ids), ``"vectors"`` (word vectors), False (none, or Brown
-    paths alone, which no default reads)."""
+def resource_class(path) -> str | None:
+    """``"clusters"`` (a folder of unlabeled text, a cluster table), ``"vectors"`` (a word-vectors file) or
+    None (Brown paths, a gazetteer list, no such path) for :func:`resource_kind`."""
     import os
     from ..resources.files import sniff_kind
-    kinds = set()
-    for p in paths or []:
-        kinds.add("clusters" if os.path.isdir(p) else {"table": "clusters", "vectors": "vectors"}.get(
-            sniff_kind(p) if os.path.isfile(p) else "", None))
+    if os.path.isdir(path):
+        return "clusters"
+    return {"table": "clusters", "vectors": "vectors"}.get(sniff_kind(path) if os.path.isfile(path) else "")
+
+
+def resource_kind(paths) -> str | bool:
+    """What ``--resources`` files give, for :func:`default_preset`: ``"clusters"`` (a folder of unlabeled
+    text or a cluster table: paths and k-means ids), ``"vectors"`` (word vectors), ``"both"``, False (none,
+    or Brown paths or gazetteer lists alone, which change no preset)."""
+    kinds = {resource_class(p) for p in paths or []}
+    if {"clusters", "vectors"} <= kinds:
+        return "both"
     return "clusters" if "clusters" in kinds else "vectors" if "vectors" in kinds else False
 
 
@@ -150,7 +161,8 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
         chunk labels but a feature column, the word column included, holds
         chunk labels (at most 1 % strays; the label column is then probably
         another one), unless the label column was named or ``O`` is on half
-        of the tokens (entity types without prefixes: ``PER``, ``LOC``, ``O``).
+        of the tokens (entity types without prefixes: ``PER``, ``LOC``, ``O``), which get a warning of
+        their own (they make no spans).
     """
     from ..evaluation.schemes import TRAINING_TYPO_PREFIXES, detect_scheme
     labels = corpus.labels or []
@@ -184,7 +196,14 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
     auto = detect_scheme(labels, typo_prefixes=TRAINING_TYPO_PREFIXES) if scheme.detected is False else scheme
     if scheme.is_chunking:
         out += _scheme_warnings(corpus, labels, flat, scheme, auto, where)
-    if not scheme.is_chunking and not label_named and 2 * flat.count("O") < n:
+    n_outside = flat.count("O")
+    if not scheme.is_chunking and 2 * n_outside >= n and len(distinct) <= 30:
+        types = sorted(distinct - {"O"})
+        out.append(f"the labels ({where}) look like entity types without chunk prefixes ({', '.join(types[:5])}"
+                   f"{', ...' if len(types) > 5 else ''}; O on {100 * n_outside / n:.0f} % of the tokens): they are "
+                   "learned as token labels, so the model gives no entities (spans) and no chunk F1; for an "
+                   "entity tagger, write them in IOB2 (B-PER on a name's first token, I-PER on the next ones)")
+    if not scheme.is_chunking and not label_named and 2 * n_outside < n:
         for i, name in enumerate(corpus.columns):
             values = [[tok[i] for tok in s] for s in corpus.tokens]
             column = detect_scheme(values)

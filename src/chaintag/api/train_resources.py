@@ -95,6 +95,29 @@ def _missing_for(kind: str) -> list[str]:
     return [_PACKAGES.get(m, m) for m in _NEEDS.get(kind, ()) if importlib.util.find_spec(m) is None]
 
 
+def _add_gazetteer_lists(opts, given: list, log) -> list:
+    """Gazetteer lists among the ``--resources`` (``type<TAB>string`` files) named in ``opts.features`` as
+    ``@gazetteer=FILE`` sources beside the training data's entity strings, when the templates read the
+    gazetteer columns; the other resources are returned."""
+    import os
+    from ..features.feature_spec import FeatureSpec
+    from ..features.templates import GAZ_COLUMNS
+    from ..resources.files import sniff_kind
+    lists = [p for p in given if os.path.isfile(p) and sniff_kind(p) == "gazetteer"]
+    if not lists:
+        return given
+    spec = FeatureSpec.parse(opts.features)
+    reads = any(f"{c}[" in t.spec for t in spec.templates for c in GAZ_COLUMNS)
+    if not reads:
+        log(f"resources: the gazetteer list(s) {', '.join(lists)} not used: no template reads the gazetteer "
+            "columns (gaz, gazn; the ner+gaz preset does)")
+    else:
+        sources = list(spec.gazetteer) or ["train"]  # no @gazetteer= part: the training data's strings
+        opts.features = spec.with_gazetteers(([] if spec.gazetteer else ["train"]) + lists).to_text()
+        log(f"resources: gazetteer list(s) {', '.join(lists)}, beside {', '.join(sources)}")
+    return [p for p in given if p not in lists]
+
+
 def add_resources(opts, log) -> None:
     """Name the resource files (``--resources``, ``--clusters``) in ``opts.features``; when the templates
     read word clusters or vectors and no file is named, the first known resource of the data directory
@@ -109,6 +132,9 @@ def add_resources(opts, log) -> None:
         for path in given:
             if not os.path.exists(path):
                 raise InputError(f"--resources: no such file or folder: {path}")
+        given = _add_gazetteer_lists(opts, given, log)
+        if not given:
+            return
         if not uses_resources(opts.features):
             log(f"resources: {', '.join(given)} not used: no template reads word clusters or vectors (the "
                 "default of this kind of task reads none with these resources: they did not help on dev); "

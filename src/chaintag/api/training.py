@@ -163,6 +163,26 @@ def second_order_name(algorithm: str) -> str:
     return names[algorithm]
 
 
+def _keep_resources_read(opts, given: list, preset: str, log) -> None:
+    """With word vectors and cluster maps both given, keep in ``opts`` only the kind that ``preset`` (the
+    default attributes) reads: vectors for the ``+km`` presets, cluster maps otherwise."""
+    from .train_checks import KIND_PRESETS_WITH_VECTORS, resource_class
+    wanted = "vectors" if preset in KIND_PRESETS_WITH_VECTORS.values() and "+km" in preset else "clusters"
+    left = [p for p in given if resource_class(p) not in (wanted, None)]
+    if not left:
+        return
+    log(f"resources: {', '.join(left)} not used: the default attributes of this kind of task read "
+        f"{'word vectors' if wanted == 'vectors' else 'cluster maps'} (what helped it on dev), and the two do "
+        "not combine; name --features to read others")
+    keep = set(given) - set(left)
+    opts.resources = [p for p in (getattr(opts, "resources", None) or []) if _resolved(p, opts) in keep]
+    opts.clusters = [p for p in (opts.clusters or []) if _resolved(p, opts) in keep]
+
+
+def _resolved(path, opts) -> str:
+    return text_paths([path], opts.data_dir)[0]
+
+
 def _check_algorithm(algorithm) -> None:
     """Refuse an unknown learner name before any data is read, naming the close ones.
 
@@ -315,6 +335,8 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
         has_pos = "pos" in train.columns
         kind = resource_kind(given) if given or off else default_resources(opts, train, log, opts.task_kind)
         opts.features, why = kind_preset(opts.task_kind, has_pos, kind)
+        if kind == "both":  # the default reads one kind of resource: the other is left out, and said so
+            _keep_resources_read(opts, given, opts.features, log)
         if kind and opts.features != kind_preset(opts.task_kind, has_pos)[0]:
             why += "; with the resources " + ("given (--resources)" if given else "found in the data directory")
         opts.default_kind = opts.task_kind  # the learner's settings for it apply

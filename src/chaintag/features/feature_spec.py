@@ -216,6 +216,12 @@ class FeatureSpec:
         """This specification with an ``@clusters=`` part for each of ``paths`` (made absolute)."""
         return self._with("@clusters=", [os.path.abspath(p) for p in paths or ()])
 
+    def with_gazetteers(self, sources: Sequence[str] | None) -> "FeatureSpec":
+        """This specification with an ``@gazetteer=`` part for each of ``sources`` (list files made absolute;
+        ``train`` and package names as they are)."""
+        return self._with("@gazetteer=", [s if s == "train" or not os.path.exists(s) else os.path.abspath(s)
+                                          for s in sources or ()])
+
     def with_autotags(self, paths: Sequence[str] | None) -> "FeatureSpec":
         """This specification with an ``@autotags=`` part for each of ``paths`` (made absolute)."""
         return self._with("@autotags=", [os.path.abspath(p) for p in paths or ()])

@@ -435,7 +435,8 @@ def read_list(path: str) -> Counter:
     chaintag.errors.InputError
         When the file cannot be read or holds no entry, or a line has no tab or
         more than one, an empty type or an empty string (the message names the
-        file and line).
+        file and line); when its types outnumber its strings (five or more: the
+        columns are swapped).
     """
     out: Counter = Counter()
     if not os.path.exists(os.fspath(path)):
@@ -460,4 +461,9 @@ def read_list(path: str) -> Counter:
     if not out:
         raise InputError("empty gazetteer list: no 'type<TAB>string' line (blank lines and # comments only)",
                          path)
+    types, strings = {t for _, t in out}, {s for s, _ in out}
+    if len(types) >= 5 and len(types) > len(strings):
+        raise InputError(f"{len(types)} entity types for {len(strings)} entity strings (types such as "
+                         f"{', '.join(sorted(types)[:3])}): the list looks written 'string<TAB>type'; a gazetteer "
+                         "list is 'type<TAB>string' (swap its columns)", path)
     return out

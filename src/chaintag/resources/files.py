@@ -47,7 +47,8 @@ def _lines(path):
 
 
 def sniff_kind(path) -> str:
-    """``"table"``, ``"brown"`` or ``"vectors"``: the format of a resource file, from its first line.
+    """``"table"``, ``"brown"``, ``"gazetteer"`` or ``"vectors"``: the format of a resource file, from its
+    first line (a gazetteer list: ``type<TAB>string``, its string not a number; ``#`` comments skipped).
 
     Raises
     ------
@@ -57,11 +58,23 @@ def sniff_kind(path) -> str:
     for lineno, line in _lines(path):
         if line.startswith(TABLE_MAGIC):
             return "table"
+        if line.lstrip().startswith("#"):
+            continue
         fields = line.split("\t")
         if len(fields) in (2, 3) and _BITS.match(fields[0]):
             return "brown"
+        if len(fields) == 2 and fields[0].strip() and fields[1].split() and not _number(fields[1].split()[0]):
+            return "gazetteer"
         return "vectors"
     raise InputError("empty resource file", path)
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def read_brown_paths(path, source: str | None = None) -> WordMaps:

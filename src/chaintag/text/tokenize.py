@@ -20,8 +20,8 @@ are then brought to the conventions of the treebanks the models learn from (Penn
 - one-letter abbreviations written together stay one token (German ``z.B.``, ``u.a.``, ``Ph.D.``);
 - a list item's marker at a line's start (``1.``, ``2)``, ``a)``) is one token and opens a sentence, and
   the segmenter's splits after a title before a name (``Rev. Jones``) or after an abbreviation before
-  a number (``pp. 5``, ``eq. 3``) are undone; a ``?`` or ``!`` before a lower-case word ends the
-  sentence (``ok? yes``);
+  a number (``pp. 5``, ``eq. 3``) or after a semicolon are undone; a ``?`` or ``!`` before a
+  lower-case word ends the sentence (``ok? yes``);
 - a combining mark (an accent written apart, the vowel signs of Indic and Thai scripts) stays with
   its letters, a soft hyphen joins the parts of its word, and a quotation mark inside a token of
   syntok's separates (``left."Why`` gives ``left . " Why``);
@@ -329,7 +329,7 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
     """The segmenter's sentences of a paragraph, joined where it split after a title before a name
     (``Rev. Jones``, Spanish ``Dra. Pérez``, ``EE. UU.``), after an abbreviation before a number (``pp. 5``,
     ``eq. 3``, German ``Hauptstr. 5``), after a German ordinal before a word (``am 3. Oktober``), or after a
-    list item's marker (``1.`` at a line's start)."""
+    list item's marker (``1.`` at a line's start), or after a semicolon (``yesterday; Officials``)."""
     out: list[list[list[int]]] = []
     for spans in sentences:
         if out and len(out[-1]) >= 2:
@@ -345,7 +345,8 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
             before = text[out[-1][-3][0]:out[-1][-3][1]] if len(out[-1]) >= 3 else ""
             ordinal = (lang == "de" and stuck and text[pa:pb] == "." and not marker
                        and _german_ordinal(word, before, nxt))
-            if marker or title or ordinal:
+            semicolon = text[pa:pb] == ";"  # a semicolon joins clauses of one sentence, whatever follows
+            if marker or title or ordinal or semicolon:
                 out[-1] = out[-1] + spans
                 continue
         out.append(spans)
