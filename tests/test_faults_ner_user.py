@@ -50,6 +50,8 @@ def test_vectors_beside_a_folder_keep_the_vector_default_and_say_what_is_left_ou
     assert "km64(" in " ".join(result.model.extractor_.templates[t].name for t in range(len(
         result.model.extractor_.templates)))
     assert str(folder) not in result.report["features"] and vectors in result.report["features"]
+    maps = result.model.summary()["virtual_columns"]["word_maps"]  # what inspect shows: kept in the model
+    assert maps["kmeans"] == [64, 256, 1024] and maps["words"] == 1117 and maps["source"].endswith("vectors.txt")
 
 
 def test_a_gazetteer_list_among_the_resources_is_a_gazetteer(tmp_path):

@@ -70,8 +70,15 @@ def format_summary(info: dict, matrix: str) -> str:
     virtual = info.get("virtual_columns") or {}
     if "gazetteer" in virtual:
         g = virtual["gazetteer"]
-        lines.append(f"gazetteer (gaz, gazn): {g['entries']} entries of {len(g['types'])} types from "
+        lines.append(f"gazetteer (gaz, gazn): {g['entries']} entries of {len(g['types'])} types "
+                     f"({', '.join(g['types'][:8])}{', ...' if len(g['types']) > 8 else ''}) from "
                      f"{', '.join(g['sources'])}; {g['folds']} jackknife folds")
+    if "word_maps" in virtual:
+        m = virtual["word_maps"]
+        held = ([f"k-means ids at {', '.join(map(str, m['kmeans']))} clusters"] if m["kmeans"] else []) + (
+            ["hierarchy paths"] if m["paths"] else []) + (["vectors"] if m["vectors"] else [])
+        lines.append(f"word maps kept in the model (no resource file is needed to tag): {', '.join(held) or 'none'} "
+                     f"of {m['words']} words, from {m['source'] or 'the resources given'}")
     if "autotags" in virtual:
         a = virtual["autotags"]
         lines.append(f"labels of unlabeled text (atag, atag2): {a['words']} words from {a['text_tokens']} tokens "

@@ -171,7 +171,8 @@ class IntrospectionMixin:
             ``top_features`` (per label, as :meth:`top_features`),
             ``transitions`` (as :meth:`TransitionTable.to_dict`) and
             ``virtual_columns`` (the gazetteer's and the unlabeled text's record:
-            sources, jackknife folds, entries or words; empty without them).
+            sources, jackknife folds, entries or words; the word maps the model keeps
+            from its resources, ``word_maps``: source, words, k-means sizes; empty without them).
         """
         self._check_fitted()
         training = getattr(self, "training_summary_", None)
@@ -202,6 +203,10 @@ def _virtual_sources(extractor) -> dict:
     if gaz is not None:
         out["gazetteer"] = {"sources": list(gaz.sources), "folds": gaz.folds, "entries": len(gaz.counts),
                             "types": list(gaz.types)}
+    maps = getattr(extractor, "resources", None)
+    if maps is not None:  # the word maps the model keeps (it needs no resource file to tag)
+        out["word_maps"] = {"source": maps.source, "words": len(maps.words), "kmeans": sorted(maps.clusters),
+                            "paths": maps.paths is not None, "vectors": maps.vectors is not None}
     auto = getattr(extractor, "autotags", None)
     if auto is not None:
         out["autotags"] = {"sources": list(auto.sources), "folds": auto.folds, "text_tokens": auto.n_tokens,
