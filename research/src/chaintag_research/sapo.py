@@ -292,6 +292,9 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
         done = {r.key: runner.finished(r) for r in the_runs}
         missing = [k for k, v in done.items() if v is None]
         results = {k: v for k, v in done.items() if v is not None}
+        if not results:
+            raise ValueError(f"--finished-only: no run of these settings has finished in {out_dir}: run it "
+                             "without --finished-only first")
         neural_tasks = sorted({k.split("/")[1] for k in results if k.startswith("neural/")})
         partial = (f"**Partial report** (`--finished-only`): {len(results)} of {len(the_runs)} runs finished; "
                    f"left out: {', '.join(missing) if missing else 'none'}. Rerun without `--finished-only` to "

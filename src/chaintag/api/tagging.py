@@ -350,6 +350,8 @@ def _check_options(source, output, model_path, nbest, confidence, marginals, bat
             why = (" (a probability over the top-1 sequence is always 1; the marginals of the model's scores: "
                    "--marginals)" if opt == "--confidence" and k == 1 else "")
             raise InputError(f"{opt} takes K between {low} and {MAX_K} (got {k}){why}")
+    if isinstance(output, (str, os.PathLike)) and not os.fspath(output):
+        raise InputError("--output: an empty path; give a file name, or - for standard output")
     for path in (model_path, None if os.fspath(source) == "-" else source):
         if path and os.fspath(output) != "-" and os.path.exists(path) and os.path.exists(output) \
                 and os.path.samefile(path, output):

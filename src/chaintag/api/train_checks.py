@@ -288,6 +288,8 @@ def check_model_path(path, option: str = "--model") -> None:
 
     from ..errors import InputError
     text = os.fspath(path)
+    if not text:
+        raise InputError(f"{option}: an empty path; give the model's file name, e.g. {option} model.npz")
     ends = text.endswith(tuple(s for s in (os.sep, os.altsep) if s))
     if ends or os.path.isdir(text):
         folder = text.rstrip("/" + (os.altsep or "") + os.sep) or text

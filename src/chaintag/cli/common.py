@@ -170,3 +170,28 @@ class _SchemeAction(argparse.Action):
         fmt = getattr(namespace, "_label_format", "auto")
         namespace.scheme = name if fmt == "auto" else f"{name}:{fmt}"
         namespace.label_format = fmt
+
+
+def check_report_folder(path, option: str = "--out") -> None:
+    """Refuse a report folder that is empty text, a file, or a folder of other files: the report commands
+    (compare, tune, reproduce) write README.md, CSV files and a runs/ cache there, and reuse their own
+    folders (those with runs/), but never replace files they did not write.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    import os
+
+    from ..errors import InputError
+    text = os.fspath(path)
+    if not text.strip():
+        raise InputError(f"{option}: an empty path; give a folder for the report")
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise InputError(f"{option} names a file; give a folder for the report", text)
+    if os.path.isdir(text):
+        entries = sorted(os.listdir(text))
+        if entries and "runs" not in entries:
+            shown = ", ".join(entries[:4]) + (", ..." if len(entries) > 4 else "")
+            raise InputError(f"{option} is a folder of other files ({shown}), which the report would replace: "
+                             "give a new folder, or one a report was written to", text)

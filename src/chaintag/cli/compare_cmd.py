@@ -7,7 +7,7 @@ import shlex
 import sys
 import time
 
-from .common import add_common, add_data_options, sep_value
+from .common import add_common, add_data_options, check_report_folder, sep_value
 
 
 def add_parser(sub) -> None:
@@ -49,8 +49,7 @@ def run(args) -> int:
 
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise InputError("--out names a file; give a folder for the report", args.out)
+    check_report_folder(args.out)
     if args.clusters:
         from ..features.spec import with_clusters
         args.features = with_clusters(args.features, args.clusters)

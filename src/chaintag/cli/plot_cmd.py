@@ -38,6 +38,8 @@ def run(args) -> int:
 
     if args.labels and len(args.labels) != len(args.inputs):
         raise InputError(f"--labels names {len(args.labels)} run(s) for {len(args.inputs)} input(s)")
+    if args.output == "-":
+        raise InputError("--output: a figure is written to a file (.png, .svg or .pdf), not to standard output")
     if os.path.isdir(args.output):
         raise InputError("--output is a folder; give a file name such as curves.png", args.output)
     from ..io.atomic import check_writable

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import time
 
-from .common import add_common
+from .common import add_common, check_report_folder
 
 PAPERS = ("collins2002", "sapo")
 
@@ -128,7 +128,8 @@ def run(args) -> int:
                             ("--preset-resources", args.preset_resources is not None)):
             if given:
                 raise InputError(f"{flag} applies to the sapo reproduction only")
-    out = args.out or f"results/{args.paper}"
+    out = args.out if args.out is not None else f"results/{args.paper}"
+    check_report_folder(out)
     command = _command_line(args, out)
     t0 = time.perf_counter()
     if args.paper == "collins2002":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from .common import add_common, add_data_options, log, sep_value
+from .common import add_common, add_data_options, check_report_folder, log, sep_value
 
 
 def add_parser(sub) -> None:
@@ -49,7 +49,12 @@ def run(args) -> int:
     research_tune = require_research("tune")
     format_table, parse_grid, tune = research_tune.format_table, research_tune.parse_grid, research_tune.tune
     learner_class = require_research("config").learner_class
-    has_epochs = "epochs" in inspect.signature(learner_class(args.algorithm).__init__).parameters
+    check_report_folder(args.out)
+    try:
+        cls = learner_class(args.algorithm)
+    except ValueError as exc:  # an unknown learner: a usage error
+        raise InputError(str(exc)) from None
+    has_epochs = "epochs" in inspect.signature(cls.__init__).parameters
     if args.epochs is None:
         args.epochs = 10 if has_epochs else 1
     elif not has_epochs and args.epochs != 1:

@@ -44,6 +44,8 @@ def check_writable(path) -> None:
         The folder does not exist, is not writable, or ``path`` is a folder.
     """
     path = os.fspath(path)
+    if not path:
+        raise InputError("an empty path where a file name is needed")
     if os.path.isdir(path):
         raise InputError("is a directory, not a file", path)
     folder = os.path.dirname(os.path.abspath(path)) or "."
@@ -51,6 +53,30 @@ def check_writable(path) -> None:
         raise InputError(f"cannot write here: the folder {folder} does not exist", path)
     if not os.access(folder, os.W_OK) and not os.access(path, os.W_OK):
         raise InputError(f"cannot write here: the folder {folder} is not writable", path)
+
+
+def refuse_inputs_as_output(path, inputs, option: str = "--out") -> None:
+    """Refuse an output path that is one of the ``inputs`` (the same file, or the same path): writing it
+    would destroy what is read.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        Naming the option and the path.
+    """
+    out = os.path.abspath(os.fspath(path))
+    for given in inputs:
+        if not given:
+            continue
+        src = os.fspath(given)
+        same = os.path.abspath(src) == out
+        if not same and os.path.exists(src) and os.path.exists(out):
+            try:
+                same = os.path.samefile(src, out)
+            except OSError:
+                same = False
+        if same:
+            raise InputError(f"{option} would overwrite an input ({src}): give another file", os.fspath(path))
 
 
 def process_alive(pid: int) -> bool:
