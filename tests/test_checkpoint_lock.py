@@ -103,4 +103,7 @@ def test_two_cli_runs_on_one_checkpoint_folder(tmp_path, capsys):
     finally:
         if first.poll() is None:
             first.kill()
-    assert main(argv) == 0  # free again
+    assert main(argv + ["--resume"]) == 0  # free again
+    capsys.readouterr()
+    assert main(argv) == 2  # without --resume, the finished run's checkpoint would be replaced: refused
+    assert "holds the checkpoint of an earlier run" in capsys.readouterr().err

@@ -164,6 +164,11 @@ def build_model(name: str, *, data_dir: str | os.PathLike | None = None,
     path = Path(output) if output is not None else cached_model_path(name)
     if output is None:
         path.parent.mkdir(parents=True, exist_ok=True)
+    else:  # refused before the training, not after it
+        from ..io.atomic import check_writable
+        from .train_checks import check_model_path
+        check_model_path(output, "--output")
+        check_writable(output)
     start = time.perf_counter()
     train(info.train_source(), data_dir=data_dir, model=os.fspath(path), log=log, **info.settings)
     seconds = time.perf_counter() - start

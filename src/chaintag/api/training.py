@@ -183,6 +183,25 @@ def _resolved(path, opts) -> str:
     return text_paths([path], opts.data_dir)[0]
 
 
+def _check_checkpoint_kept(opts) -> None:
+    """Refuse to start over in a checkpoint folder that holds an earlier run's checkpoint without --resume:
+    the new run would replace it after its first epoch.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    import os
+    folder = getattr(opts, "checkpoint_dir", None)
+    if not folder or getattr(opts, "resume", False):
+        return
+    from ..learners.checkpoint import FILE_NAME
+    if os.path.isfile(os.path.join(folder, FILE_NAME)):
+        from ..errors import InputError
+        raise InputError(f"--checkpoint-dir {folder} holds the checkpoint of an earlier run, which this run would "
+                         "replace: add --resume to continue it, or give another folder (or remove it) to start over")
+
+
 def _check_algorithm(algorithm) -> None:
     """Refuse an unknown learner name before any data is read, naming the close ones.
 
@@ -235,6 +254,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
             return None
     t0 = time.perf_counter()
     _check_algorithm(opts.algorithm)
+    _check_checkpoint_kept(opts)
     from .train_stream import wants_stream
     from .train_distributed import wants_distributed
     if opts.algorithm is None and (opts.order == 2 or opts.stream or opts.checkpoint_dir or wants_distributed(opts)):

@@ -136,11 +136,27 @@ def max_line_length() -> int:
     """The longest line a reader takes: ``CHAINTAG_MAX_LINE`` (characters or bytes), else
     :data:`MAX_LINE` (1 Mi); a longer line stops the reader, so that an input without line breaks
     (``/dev/zero``, a binary file) cannot exhaust memory."""
-    value = os.environ.get("CHAINTAG_MAX_LINE", "")
+    return _positive_setting("CHAINTAG_MAX_LINE", MAX_LINE)
+
+
+def _positive_setting(name: str, default: int) -> int:
+    """The positive integer in the environment variable ``name``, else ``default`` (unset or empty).
+
+    Raises
+    ------
+    InputError
+        For any other value (``abc``, ``1.5``, ``0``), naming the variable.
+    """
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
     try:
-        return max(int(value), 1) if value else MAX_LINE
+        number = int(value)
     except ValueError:
-        return MAX_LINE
+        number = 0
+    if number < 1:
+        raise InputError(f"{name}={value!r}: give a positive whole number (unset, it is {default:,})")
+    return number
 
 
 #: Default bound on one line's length (see :func:`max_line_length`).
@@ -153,11 +169,7 @@ def max_sentence_length() -> int:
     """The most tokens a sentence of a column file may have: ``CHAINTAG_MAX_SENTENCE``, else
     :data:`MAX_SENTENCE` (100,000); a file without blank lines is one sentence, which would be held
     whole in memory (about 1 KB per token), so a longer one stops the reader."""
-    value = os.environ.get("CHAINTAG_MAX_SENTENCE", "")
-    try:
-        return max(int(value), 1) if value else MAX_SENTENCE
-    except ValueError:
-        return MAX_SENTENCE
+    return _positive_setting("CHAINTAG_MAX_SENTENCE", MAX_SENTENCE)
 
 
 def _split_chunks(read, empty, newline_re, cr, name: str = "<input>", start: int = 0):
