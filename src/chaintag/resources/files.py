@@ -63,18 +63,10 @@ def sniff_kind(path) -> str:
         fields = line.split("\t")
         if len(fields) in (2, 3) and _BITS.match(fields[0]):
             return "brown"
-        if len(fields) == 2 and fields[0].strip() and fields[1].split() and not _number(fields[1].split()[0]):
+        if len(fields) == 2 and fields[0].strip() and fields[1].split() and not is_number(fields[1].split()[0]):
             return "gazetteer"
         return "vectors"
     raise InputError("empty resource file", path)
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def read_brown_paths(path, source: str | None = None) -> WordMaps:
