@@ -67,6 +67,14 @@ def test_report_folders_and_learner_names_are_checked_first(files, tmp_path, cap
     assert (mine / "README.md").read_text(encoding="utf-8") == "my notes\n"
     _fails(capsys, ["compare", "-a", "perceptron", "--train", str(train), "--test", str(train), "--out", ""],
            "--out: an empty path")
+    # a report's own folder is reused, its runs/ cache gone or not (the reports of docs/results keep none)
+    from chaintag.cli.common import check_report_folder
+    (mine / "invocations.jsonl").write_text("{}\n", encoding="utf-8")
+    check_report_folder(mine)
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / ".gitkeep").write_text("", encoding="utf-8")
+    check_report_folder(hidden)
     _fails(capsys, ["tune", "-a", "PERCEPTRON", "-f", "w[0]", "--train", str(train), "--dev", str(train), "--out",
                     str(tmp_path / "t")], "unknown learner 'PERCEPTRON'")
     _fails(capsys, ["reproduce", "sapo", "--finished-only", "--out", str(tmp_path / "r")],

@@ -63,6 +63,13 @@ def test_a_gazetteer_list_among_the_resources_is_a_gazetteer(tmp_path):
     assert f"@gazetteer=train;@gazetteer={gaz}" in result.report["features"]
     doc = result.model.tag_text("Greta lives in New York .", tokenized=True)
     assert [t.text for t in doc.tokens] == ["Greta", "lives", "in", "New", "York", "."]
+    from chaintag.resources.files import sniff_kind
+    numbered = tmp_path / "numbered.tsv"  # an entry that starts with a number is still a gazetteer line
+    numbered.write_text("protein\t5 lipoxygenase\nprotein\tIL-2\n", encoding="utf-8")
+    assert sniff_kind(numbered) == "gazetteer"
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_text("the\t0.1 0.2 0.3\n", encoding="utf-8")
+    assert sniff_kind(tabbed) == "vectors" and sniff_kind(_vectors(tmp_path)) == "vectors"
     swapped = tmp_path / "swapped.tsv"
     swapped.write_text("".join(f"{w}\tLOC\n" for w in PLACES), encoding="utf-8")  # string<TAB>type
     with pytest.raises(InputError, match="the list looks written 'string<TAB>type'"):
@@ -76,6 +83,7 @@ def test_entity_types_without_prefixes_are_warned_about(tmp_path):
                and "no entities (spans)" in w for w in warnings)
     tags = chaintag.load_corpus(_write_pos(tmp_path))
     assert not any("entity types" in w for w in label_column_warnings(tags))
+    assert not any("entity types" in w for w in label_column_warnings(corpus, scheme="none"))  # said: token labels
 
 
 def _write_pos(tmp_path) -> str:

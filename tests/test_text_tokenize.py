@@ -164,7 +164,9 @@ def test_wide_sentence_ends_and_separators_end_sentences():
         ["Ana", "vive", "en", "Köln", "。"], ["Ana", "vive", "en", "Zürich", "！"]]
     assert _sentences("Ana vive en Moscú.\x1cAna vive", "es") == [["Ana", "vive", "en", "Moscú", "."], ["Ana", "vive"]]
     # closing marks after a full-width end stay in its sentence
-    assert _sentences("彼は「こんにちは。」と言った。", "es") == [["彼は", "「", "こんにちは", "。", "」"], ["と言った", "。"]]
+    # a quotation's 。 before its closing mark and more text ends no sentence: one Japanese sentence
+    assert _sentences("彼は「こんにちは。」と言った。", "es") == [["彼は", "「", "こんにちは", "。", "」", "と言った", "。"]]
+    assert _sentences('他走了。"你好"。', "es") == [["他走了", "。"], ['"', "你好", '"', "。"]]  # an opening quote
     assert _sentences('He said "OK。" Then left.') == [["He", "said", '"', "OK", "。", '"'], ["Then", "left", "."]]
     for sep in ("\u2029", "\x0c"):
         assert _sentences(f"Zürich{sep}Jürgen kam.", "de") == [["Zürich"], ["Jürgen", "kam", "."]]
@@ -191,6 +193,14 @@ def test_wide_sentence_ends_and_separators_end_sentences():
     ("es", "Vi un ave. Era azul.", [["Vi", "un", "ave", "."], ["Era", "azul", "."]]),
     ("nl", "Ik zag Jan. Hij was moe.", [["Ik", "zag", "Jan", "."], ["Hij", "was", "moe", "."]]),
     ("nl", "Appels enz. Dat is alles.", [["Appels", "enz", "."], ["Dat", "is", "alles", "."]]),
+    # what they must keep together: coordinated and preceded ordinals, abbreviations before nouns and numbers
+    ("de", "Im 19. und 20. Jahrhundert wuchs sie.", [["Im", "19.", "und", "20.", "Jahrhundert", "wuchs", "sie", "."]]),
+    ("de", "Jede 3. Frau kam mit ihrer 2. Tochter.", [["Jede", "3.", "Frau", "kam", "mit", "ihrer", "2.", "Tochter", "."]]),
+    ("de", "Die sog. Experten und der ehem. Kanzler.", [["Die", "sog.", "Experten", "und", "der", "ehem.", "Kanzler", "."]]),
+    ("de", "Max. 5 Plätze frei.", [["Max.", "5", "Plätze", "frei", "."]]),
+    ("es", "Vive en la Avda. Libertad.", [["Vive", "en", "la", "Avda.", "Libertad", "."]]),
+    ("nl", "Op 1 jan. 2020 kost het gem. 20 euro.", [["Op", "1", "jan.", "2020", "kost", "het", "gem.", "20", "euro", "."]]),
+    ("nl", "De zgn. Vliegende Hollander.", [["De", "zgn.", "Vliegende", "Hollander", "."]]),
 ])
 def test_each_language_knows_its_abbreviations_titles_and_ordinals(lang, text, sentences):
     assert _sentences(text, lang) == sentences

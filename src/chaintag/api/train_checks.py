@@ -197,12 +197,13 @@ def label_column_warnings(corpus, scheme: str | None = "auto", label_named: bool
     if scheme.is_chunking:
         out += _scheme_warnings(corpus, labels, flat, scheme, auto, where)
     n_outside = flat.count("O")
-    if not scheme.is_chunking and 2 * n_outside >= n and len(distinct) <= 30:
+    if not scheme.is_chunking and scheme.detected and 2 * n_outside >= n and len(distinct) <= 30:
         types = sorted(distinct - {"O"})
         out.append(f"the labels ({where}) look like entity types without chunk prefixes ({', '.join(types[:5])}"
                    f"{', ...' if len(types) > 5 else ''}; O on {100 * n_outside / n:.0f} % of the tokens): they are "
-                   "learned as token labels, so the model gives no entities (spans) and no chunk F1; for an "
-                   "entity tagger, write them in IOB2 (B-PER on a name's first token, I-PER on the next ones)")
+                   "learned as token labels, so the model gives no entities (spans) and no chunk F1; if they are "
+                   "entity types, write them in IOB2 (B-PER on a name's first token, I-PER on the next ones); "
+                   "--scheme none says they are token labels")
     if not scheme.is_chunking and not label_named and 2 * n_outside < n:
         for i, name in enumerate(corpus.columns):
             values = [[tok[i] for tok in s] for s in corpus.tokens]

@@ -166,7 +166,9 @@ def second_order_name(algorithm: str) -> str:
 def _keep_resources_read(opts, given: list, preset: str, log) -> None:
     """With word vectors and cluster maps both given, keep in ``opts`` only the kind that ``preset`` (the
     default attributes) reads: vectors for the ``+km`` presets, cluster maps otherwise."""
-    from .train_checks import KIND_PRESETS_WITH_VECTORS, resource_class
+    from .train_checks import KIND_PRESETS_WITH_BOTH, KIND_PRESETS_WITH_VECTORS, resource_class
+    if preset not in KIND_PRESETS_WITH_BOTH.values():
+        return  # a preset that reads no resource: add_resources says that none is used
     wanted = "vectors" if preset in KIND_PRESETS_WITH_VECTORS.values() and "+km" in preset else "clusters"
     left = [p for p in given if resource_class(p) not in (wanted, None)]
     if not left:

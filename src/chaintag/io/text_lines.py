@@ -38,7 +38,14 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), 
 def _refuse_wide(first: bytes, name: str, encoding: str | None) -> None:
     """Refuse UTF-16 or UTF-32 text (see :func:`refuse_zip`); their byte-order marks are only read as such
     in input read as UTF-8 (in Latin-1, ``b"\\xfe\\xff"`` is the text ``þÿ``)."""
-    utf8 = encoding is None or encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
+    if encoding is None:
+        utf8 = True
+    else:
+        import codecs
+        try:
+            utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
+        except LookupError:  # refused where the encoding is read
+            utf8 = False
     wide = next((enc for bom, enc in _WIDE_BOMS if first.startswith(bom)), None) if utf8 else None
     if wide is not None or b"\x00" in first:
         what = (f"{wide} text (it starts with a {wide} byte-order mark)" if wide else

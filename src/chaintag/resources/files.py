@@ -63,8 +63,9 @@ def sniff_kind(path) -> str:
         fields = line.split("\t")
         if len(fields) in (2, 3) and _BITS.match(fields[0]):
             return "brown"
-        if len(fields) == 2 and fields[0].strip() and fields[1].split() and not is_number(fields[1].split()[0]):
-            return "gazetteer"
+        words = fields[1].split() if len(fields) == 2 else []
+        if fields[0].strip() and words and not all(is_number(w) for w in words):
+            return "gazetteer"  # type<TAB>string: a string with a word (5 lipoxygenase), not a vector's numbers
         return "vectors"
     raise InputError("empty resource file", path)
 

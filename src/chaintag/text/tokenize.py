@@ -89,6 +89,16 @@ _LANG_ABBREVIATIONS = {
                      "resp", "evt", "ong", "prof", "mrt", "sept", "okt", "dwz", "ivm", "mbt", "tav", "tov", "ovv",
                      "zgn"}),
 }
+#: Abbreviations that join a number or a lower-case word but may be a word before a capital (``Jan.``,
+#: Dutch months, ``max.``): kept out of the rule that joins before a capital.
+_LANG_NUMBER_ABBREVIATIONS = {
+    "en": frozenset(),
+    "es": frozenset({"ene", "feb", "mar", "abr", "jun", "jul", "ago", "sept", "oct", "nov", "dic"}),
+    "de": frozenset({"max", "min", "jan", "feb", "apr", "jun", "jul", "aug", "sept", "okt", "nov", "dez"}),
+    "nl": frozenset({"jan", "feb", "apr", "jun", "jul", "aug", "sep", "nov", "dec", "max", "min", "gem"}),
+}
+#: Abbreviations that often end a sentence (``usw.``, ``etc.``): a capital after them opens the next one.
+_MAY_END = frozenset({"usw", "usf", "etc", "enz", "ua"})
 #: Each language's titles before a name (``Dra. Pérez``, ``Hr. Müller``, ``dhr. Jansen``) and the parts
 #: of abbreviations written apart (Spanish ``EE. UU.``).
 _LANG_TITLES = {"en": frozenset(), "es": frozenset({"dra", "sra", "srta", "sr", "dr", "dña", "ee", "prof",
@@ -107,9 +117,10 @@ _GERMAN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "april", "m
                             "september", "oktober", "november", "dezember", "jan", "feb", "mär", "apr", "jun",
                             "jul", "aug", "sep", "sept", "okt", "nov", "dez"})
 _BEFORE_ORDINAL = frozenset({"am", "im", "vom", "zum", "zur", "beim", "der", "die", "das", "den", "dem", "des",
-                             "ein", "eine", "einer", "eines", "einem", "einen", "seit", "ab", "bis", "jedes",
-                             "jeden", "jeder", "ihr", "ihre", "ihrem", "ihren", "sein", "seine", "seinem",
-                             "seinen", "unser", "unsere", "fürs", "ins", "ans", "übers"})
+                             "ein", "eine", "einer", "eines", "einem", "einen", "seit", "ab", "bis", "und", "oder",
+                             "fürs", "ins", "ans", "übers", "jede", "jedem", "jeden", "jeder", "jedes"}
+                            | {p + e for p in ("mein", "dein", "sein", "ihr", "unser", "euer", "eur")
+                               for e in ("", "e", "em", "en", "er", "es")})
 
 
 def _mark(c: str) -> bool:
@@ -124,7 +135,7 @@ def _known(word: str, lang: str) -> bool:
     low = word.lower()
     if lang == "en":
         return low in _LOWER_ABBREVIATIONS
-    return (low in _SHARED_ABBREVIATIONS or low in _LANG_ABBREVIATIONS[lang]
+    return (low in _SHARED_ABBREVIATIONS or low in _LANG_ABBREVIATIONS[lang] or low in _LANG_NUMBER_ABBREVIATIONS[lang]
             or (lang == "de" and len(low) > 3 and low.endswith("str")))
 
 
@@ -135,10 +146,12 @@ def _abbreviation(word: str, lang: str = "en") -> bool:
 
 def _german_ordinal(number: str, before: str, nxt: str) -> bool:
     """Whether ``number`` with its period is a German ordinal (one token): one or two digits followed by a
-    word, and either the word is a month (``3. Oktober``) or an article or preposition comes before the
-    number (``am 3.``, ``im 20. Jahrhundert``, ``der 1. FC``); ``Er war 25. Er`` ends a sentence."""
+    word, and the word is a month (``3. Oktober``) or a lower-case word (``19. und 20.``, ``als 3. ins``),
+    or an article, a possessive, ``jede`` or a preposition comes before the number (``am 3.``, ``im 20.
+    Jahrhundert``, ``der 1. FC``, ``seiner 2. Frau``); ``Er war 25. Er`` ends a sentence."""
     return (_ORDINAL.fullmatch(number) is not None and nxt[:1].isalpha()
-            and (nxt.lower().rstrip(".") in _GERMAN_MONTHS or before.lower() in _BEFORE_ORDINAL))
+            and (nxt.lower().rstrip(".") in _GERMAN_MONTHS or before.lower() in _BEFORE_ORDINAL
+                 or nxt[:1].islower()))
 
 
 def _symbol(c: str) -> bool:
@@ -146,9 +159,15 @@ def _symbol(c: str) -> bool:
     return c in "%\u2030" or unicodedata.category(c).startswith("S")
 
 
-def _closing(piece: str) -> bool:
-    """Whether a token is one closing mark (``」``, ``）``, ``"``, ``»``): it stays with the sentence before it."""
-    return len(piece) == 1 and (unicodedata.category(piece) in ("Pe", "Pf") or piece in "\"'")
+def _closing(token: Token, text: str) -> bool:
+    """Whether a token is one closing mark (``」``, ``）``, ``»``; an ASCII quote when a space or the text's
+    end follows it): it stays with the sentence before it."""
+    piece = token.text
+    if len(piece) != 1:
+        return False
+    if piece in "\"'":
+        return token.end == len(text) or text[token.end].isspace()
+    return unicodedata.category(piece) in ("Pe", "Pf")
 
 
 def _split_inner(spans: list[list[int]], text: str) -> list[list[int]]:
@@ -294,7 +313,7 @@ def split_text(text: str, lang: str = "en") -> Document:
                 if len(doc.tokens) - 1 > first and _opens_item(doc.tokens[-1], text):  # a list item's marker
                     doc.sentences.append((first, len(doc.tokens) - 1))
                     first = len(doc.tokens) - 1
-                elif _ends_sentence(doc.tokens, first):  # a period the segmenter left inside
+                elif _ends_sentence(doc.tokens, first, text):  # a period the segmenter left inside
                     doc.sentences.append((first, len(doc.tokens) - 1))
                     first = len(doc.tokens) - 1
             doc.sentences.append((first, len(doc.tokens)))
@@ -341,7 +360,8 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
             title = stuck and text[pa:pb] == "." and (
                 ((low in _TITLES or low in _LANG_TITLES[lang]) and nxt[:1].isupper())
                 or ((low in _NUMBERED or _known(word, lang)) and nxt[:1].isdigit())
-                or (low in _LANG_ABBREVIATIONS[lang] and nxt[:1].islower()))
+                or (_known(word, lang) and lang != "en" and nxt[:1].islower())
+                or (low in _LANG_ABBREVIATIONS[lang] and low not in _MAY_END and nxt[:1].isupper()))
             before = text[out[-1][-3][0]:out[-1][-3][1]] if len(out[-1]) >= 3 else ""
             ordinal = (lang == "de" and stuck and text[pa:pb] == "." and not marker
                        and _german_ordinal(word, before, nxt))
@@ -353,7 +373,7 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
     return out
 
 
-def _ends_sentence(tokens: list[Token], first: int) -> bool:
+def _ends_sentence(tokens: list[Token], first: int, text: str = "") -> bool:
     """Whether the last token opens a new sentence: it follows a period of its own (a token ``.``,
     not an abbreviation's) after a number or a word, and it begins with a capital letter or an
     opening ``¿`` / ``¡`` (``$3.50. I``, ``3.30h. ¿Qué``), or with a lower-case letter after a period
@@ -362,10 +382,11 @@ def _ends_sentence(tokens: list[Token], first: int) -> bool:
     if n - first >= 2 and tokens[-2].text in ("?", "!") and tokens[-1].text[:1].islower():
         return True  # a question or an exclamation before a lower-case word (chat: "ok? yes")
     k = n - 2  # Chinese and Japanese sentence ends (。！？), with the closing marks that follow them (。」)
-    while k > first and _closing(tokens[k].text):
+    while k > first and _closing(tokens[k], text):
         k -= 1
-    if n - first >= 2 and tokens[k].text in _WIDE_ENDS and not _closing(tokens[-1].text):
-        return True
+    if n - first >= 2 and tokens[k].text in _WIDE_ENDS and not _closing(tokens[-1], text):
+        # after closing marks, only a space ends the sentence: 「こんにちは。」と言った is one
+        return k == n - 2 or tokens[-1].start > tokens[-2].end
     if n - first < 3 or tokens[-2].text != ".":
         return False
     nxt = tokens[-1].text[:1]
