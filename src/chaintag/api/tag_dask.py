@@ -39,18 +39,22 @@ def _model_on_worker(digest: str, blob: bytes):
     return model
 
 
-def _tag_task(digest, blob, kind, batch, picker, sep, options) -> str:
-    """Task: format one batch with the model (loaded once per worker process)."""
+def _tag_task(digest, blob, args, options) -> str:
+    """Task: format one batch (``args``: kind, sentences, picker, separator; scattered to the worker) with the
+    model (loaded once per worker process)."""
+    kind, batch, picker, sep = args
     return format_batch(_model_on_worker(digest, blob), kind, batch, picker, sep, options)
 
 
 class _Batch:
-    """One batch's task: its arguments (kept to submit it again after a lost worker) and its future."""
+    """One batch's task: its arguments (kept to submit it again after a lost worker), their copy on the
+    worker (``data``, a future of scattered data: the task's spec holds only its key, so that the scheduler
+    in this process keeps no sentence once the batch is written) and the task's future."""
 
-    __slots__ = ("args", "future", "worker", "tries")
+    __slots__ = ("args", "data", "future", "worker", "tries")
 
     def __init__(self, args):
-        self.args, self.future, self.worker, self.tries = args, None, None, 0
+        self.args, self.data, self.future, self.worker, self.tries = args, None, None, None, 0
 
 
 class DaskOrderedWriter:
@@ -159,7 +163,9 @@ class DaskOrderedWriter:
                 if w not in self.blobs:
                     self.blobs[w] = bounded(self.client.scatter, [self.blob], workers=[w], hash=False,
                                             what=f"sending the model to {w}", worker=w)[0]
-                item.future = bounded(self.client.submit, _tag_task, self.digest, self.blobs[w], *item.args,
+                item.data = bounded(self.client.scatter, [item.args], workers=[w], hash=False,
+                                    what=f"sending a batch to {w}", worker=w)[0]
+                item.future = bounded(self.client.submit, _tag_task, self.digest, self.blobs[w], item.data,
                                       self.options, workers=[w], allow_other_workers=False, pure=False,
                                       what=f"submitting a batch to {w}", worker=w)
                 item.worker = w
@@ -207,6 +213,7 @@ class DaskOrderedWriter:
                 self.out.write(item)
             else:
                 self.out.write(self._result(item))
+                item.data = item.future = item.args = None  # released: the cluster forgets the batch
                 self.written += 1
 
     def __exit__(self, exc_type, exc, tb) -> None:
