@@ -99,3 +99,13 @@ def test_environment_settings_that_are_no_positive_numbers_are_named(files, caps
         monkeypatch.setenv(name, value)
         _fails(capsys, ["tag", "--model", str(model), str(train)], f"{name}={value!r}: give a positive whole number")
         monkeypatch.delenv(name)
+
+
+def test_stream_folders_are_not_made_for_a_mistyped_path(files, tmp_path, capsys):
+    train, _, _ = files
+    base = ["train", "--train", str(train), "--model", str(tmp_path / "s.npz"), "-a", "perceptron", "--epochs", "1",
+            "--features", "w[0]", "--stream", "-q"]
+    _fails(capsys, base + ["--stream-dir", str(tmp_path / "typo" / "deep")], "does not exist (it is not made")
+    assert not (tmp_path / "typo").exists()
+    _fails(capsys, base + ["--stream-dir", str(train)], "--stream-dir names a file")
+    assert main(base + ["--stream-dir", str(tmp_path / "chunks")]) == 0 and (tmp_path / "chunks").is_dir()

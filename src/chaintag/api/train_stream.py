@@ -138,14 +138,38 @@ def _reader_options(args) -> dict:
                 sep=sep_value(args.sep), encoding=args.encoding)
 
 
+def _stream_folder(folder) -> None:
+    """Make ``--stream-dir`` (one level: its parent must exist, so that a mistyped path makes no folders).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When it names a file, or its parent folder does not exist or cannot be written.
+    """
+    if not folder:
+        return
+    from ..errors import InputError
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InputError("--stream-dir names a file; give a folder for the chunk files", folder)
+    if os.path.isdir(folder):
+        return
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent):
+        raise InputError(f"--stream-dir: the folder {parent} does not exist (it is not made for a mistyped path)",
+                         folder)
+    try:
+        os.mkdir(folder)
+    except OSError as exc:
+        raise InputError(f"--stream-dir: cannot make the folder: {exc.strerror or exc}", folder) from None
+
+
 def fit_stream_distributed(learner, args, dev, head=None) -> None:
     """Train ``learner`` on a Dask cluster from ``args.train`` read in chunks (shard files in ``--stream-dir``
     or $TMPDIR; see :func:`chaintag.distributed.fit_distributed_file`)."""
     from ..distributed import fit_distributed_file
     if head is not None:
         head.tokens, head.labels = [], []
-    if args.stream_dir:
-        os.makedirs(args.stream_dir, exist_ok=True)
+    _stream_folder(args.stream_dir)
     fit_distributed_file(learner, args.train, dev, workers=args.workers, scheduler=args.scheduler,
                          nanny=getattr(args, "nanny", True),
                          shards=args.workers, mixing=args.mixing or "uniform", checkpoint_dir=args.checkpoint_dir,
@@ -162,7 +186,6 @@ def fit_stream(learner, args, dev, head=None) -> None:
     from ..streaming import fit_streamed
     if head is not None:
         head.tokens, head.labels = [], []
-    if args.stream_dir:
-        os.makedirs(args.stream_dir, exist_ok=True)
+    _stream_folder(args.stream_dir)
     fit_streamed(learner, args.train, dev=dev, folder=args.stream_dir, chunk_sentences=CHUNK_SENTENCES,
                  **_reader_options(args))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 
 
 def _import_distributed():
@@ -90,8 +91,13 @@ def _start_local(distributed, n: int, memory_limit, nanny: bool, tries: int = 3)
                                             worker_class=distributed.Nanny if nanny else _no_restart_nanny())
         except (RuntimeError, OSError, TimeoutError) as exc:
             errors.append(f"{type(exc).__name__}: {exc}")
-    raise TrainingError(f"before epoch 1: the local Dask cluster did not start in {tries} tries "
-                        f"({'; '.join(errors)}); nothing was trained: run the command again")
+    import __main__
+    script = getattr(__main__, "__file__", None)
+    hint = ("; in a Python script, call chaintag's functions with workers under `if __name__ == \"__main__\":` "
+            "(the worker processes import the script first)" if script and "chaintag" not in
+            os.path.basename(script) else "")
+    raise TrainingError(f"the local Dask cluster did not start in {tries} tries ({'; '.join(errors)}); nothing "
+                        f"was run: run the command again{hint}")
 
 
 def live_workers(client) -> list[str]:
