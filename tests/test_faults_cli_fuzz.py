@@ -68,7 +68,7 @@ def test_report_folders_and_learner_names_are_checked_first(files, tmp_path, cap
     _fails(capsys, ["compare", "-a", "perceptron", "--train", str(train), "--test", str(train), "--out", ""],
            "--out: an empty path")
     # a report's own folder is reused, its runs/ cache gone or not (the reports of docs/results keep none)
-    from chaintag.cli.common import check_report_folder
+    from chaintag_research.report import check_report_folder
     (mine / "invocations.jsonl").write_text("{}\n", encoding="utf-8")
     check_report_folder(mine)
     hidden = tmp_path / "hidden"

@@ -38,8 +38,8 @@ import numpy as np
 
 from chaintag.errors import InputError
 from .config import DataRef, Run, has_learner
-from .report import (fmt, focus_ylim, invocations_table, line_plots, machine_details, md_table, p_text,
-                     record_invocation, write_csv)
+from .report import (check_report_folder, fmt, focus_ylim, invocations_table, line_plots, machine_details, md_table,
+                     p_text, record_invocation, write_csv)
 from .runner import Runner
 from .significance import approximate_randomization, holm, paired_t_test, sentence_accuracy
 
@@ -196,6 +196,7 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
         The Markdown report, ``out_dir/README.md``; CSV files and PNG figures
         lie next to it, run results under ``out_dir/runs``.
     """
+    check_report_folder(out_dir)
     out_dir = Path(out_dir)
     before = machine_details()
     t0 = time.perf_counter()

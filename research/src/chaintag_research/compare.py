@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from .config import DataRef, Run, learner_class
-from .report import (fmt, fmt_p, invocations_table, line_plots, machine_details, md_table, record_invocation,
-                     write_csv)
+from .report import (check_report_folder, fmt, fmt_p, invocations_table, line_plots, machine_details, md_table,
+                     record_invocation, write_csv)
 from .runner import Runner
 from .significance import approximate_randomization, paired_t_test, sentence_accuracy
 
@@ -207,6 +207,7 @@ def compare(out_dir, learners, *, features: str, train: str, test: str, dev: str
         Unreadable or empty data, train, dev and test files with different
         columns, or dev or training data that is the test data.
     """
+    check_report_folder(out_dir)
     _check_held_out(train, dev, test, data_dir)
     out_dir = Path(out_dir)
     before = machine_details()

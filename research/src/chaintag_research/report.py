@@ -239,3 +239,41 @@ def machine_details() -> dict:
     except OSError:  # pragma: no cover
         details["load_average"] = None
     return details
+
+
+#: Files or folders that only a report writes: the runs cache, the record of invocations, tune's choice.
+REPORT_MARKERS = frozenset({"runs", "invocations.jsonl", "best.json"})
+
+
+def check_report_folder(path, option: str = "--out") -> None:
+    """Refuse a report folder that is empty text, a file, or a folder of other files.
+
+    The reports (compare, tune, the reproductions) write README.md, CSV files and a runs/ cache into
+    their folder, and reuse their own folders (those holding one of :data:`REPORT_MARKERS`, such as the
+    reports shipped in docs/results, whose runs/ is not kept), but never replace files they did not
+    write. Hidden files (``.gitkeep``) are ignored.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report folder (it need not exist).
+    option : str
+        The option that names it, for the messages.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        For an empty path, a file, or a folder of other files (naming a few of them).
+    """
+    from chaintag.errors import InputError
+    text = os.fspath(path)
+    if not text.strip():
+        raise InputError(f"{option}: an empty path; give a folder for the report")
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise InputError(f"{option} names a file; give a folder for the report", text)
+    if os.path.isdir(text):
+        entries = sorted(e for e in os.listdir(text) if not e.startswith("."))
+        if entries and not set(entries) & REPORT_MARKERS:
+            shown = ", ".join(entries[:4]) + (", ..." if len(entries) > 4 else "")
+            raise InputError(f"{option} is a folder of other files ({shown}), which the report would replace: "
+                             "give a new folder, or one a report was written to", text)

@@ -39,8 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from .config import DataRef, Run, has_learner
-from .report import (fmt, fmt_p, focus_ylim, invocations_table, line_plots, machine_details, md_table, p_text,
-                     record_invocation, write_csv)
+from .report import (check_report_folder, fmt, fmt_p, focus_ylim, invocations_table, line_plots, machine_details,
+                     md_table, p_text, record_invocation, write_csv)
 from .runner import Runner
 from .sapo_neural import EXTRA_HEADS, HEADS, SEEDS, find_embeddings, head_runs, heads_section
 from .significance import approximate_randomization, holm, paired_t_test, sentence_accuracy, timing_test
@@ -277,6 +277,7 @@ def reproduce(out_dir, *, quick: bool = False, data_dir=None, progress: bool = T
     ValueError
         See :func:`runs`.
     """
+    check_report_folder(out_dir)
     out_dir = Path(out_dir)
     before = machine_details()
     t0 = time.perf_counter()

@@ -33,6 +33,7 @@ import numpy as np
 from chaintag.errors import InputError
 from .compare import _value
 from .config import DataRef, Run, learner_class
+from .report import check_report_folder
 from .runner import Runner
 
 
@@ -75,6 +76,8 @@ class Trial:
         Median training seconds per pass.
     folder : str
         The runner's cache folder of the run.
+    metric : str
+        ``"f1"`` or ``"accuracy"``: what ``dev_score`` is.
     """
 
     features: str
@@ -83,10 +86,11 @@ class Trial:
     dev_score: float
     seconds_per_epoch: float
     folder: str
+    metric: str = "f1"
 
 
 def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] | None = None,
-         dev: str | None = None, dev_fraction: float = 0.1, epochs: int = 10, metric: str = "f1",
+         dev: str | None = None, dev_fraction: float = 0.1, epochs: int = 10, metric: str | None = None,
          fixed: dict | None = None, data_dir=None, read_options: dict | None = None,
          progress: bool = True) -> tuple[list[Trial], Trial]:
     """Grid search over ``features`` x ``grid`` for ``learner``, scored on dev data only.
@@ -108,7 +112,8 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
     dev_fraction : float
     epochs : int
         Passes of every run; the best pass is chosen per run on dev.
-    metric : {"f1", "accuracy"}
+    metric : {"f1", "accuracy"}, optional
+        Default: chunk F1 for chunk labels, token accuracy for others (read from the dev labels).
     fixed : dict, optional
         Hyper-parameters set in every run.
     data_dir, read_options, progress
@@ -124,8 +129,11 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
     Raises
     ------
     InputError
-        On an unknown learner or parameter, an empty grid point, or bad data.
+        On an unknown learner or parameter, an empty grid point, bad data, a report folder of other
+        files (:func:`~chaintag_research.report.check_report_folder`), or ``metric="f1"`` for labels that
+        make no chunks.
     """
+    check_report_folder(out_dir)
     grid = dict(grid or {})
     fixed = dict(fixed or {})
     features = list(features)
@@ -142,6 +150,8 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
         dev_ref = DataRef(train, 1.0 - dev_fraction, 1.0)
     else:
         train_ref, dev_ref = DataRef(train), DataRef(dev)
+    runner = Runner(out_dir, data_dir=data_dir, progress=False, read_options=read_options, desc="tune")
+    metric = _metric(runner, dev_ref, metric)
     keys = list(grid)
     runs = []
     for f_index, feats in enumerate(features):
@@ -154,7 +164,6 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
                                 train=train_ref, test=dev_ref, dev=None, metric=metric))
             except ValueError as exc:
                 raise InputError(str(exc)) from None
-    runner = Runner(out_dir, data_dir=data_dir, progress=False, read_options=read_options, desc="tune")
     bar = None
     if progress:  # a bar on a terminal, plain lines in a file or a pipe
         from chaintag.progress import CountProgress, progress_mode
@@ -172,6 +181,24 @@ def tune(out_dir, learner: str, *, train: str, features, grid: dict[str, list] |
     best = max(trials, key=lambda t: t.dev_score)  # max keeps the first of equal scores
     _report(Path(out_dir), trials, best, learner, train, dev or f"last {dev_fraction:g} of {train}", epochs, metric)
     return trials, best
+
+
+def _metric(runner: Runner, dev_ref: DataRef, metric: str | None) -> str:
+    """The score tuning compares: ``metric``, else chunk F1 for chunk labels and accuracy for others.
+
+    Raises
+    ------
+    InputError
+        For ``"f1"`` of labels that make no chunks (POS tags): it would score 0 for every trial.
+    """
+    if metric == "accuracy":
+        return metric
+    from chaintag.learners.tokens import looks_like_chunks
+    chunks = looks_like_chunks({lab for sent in runner.load(dev_ref)[1] for lab in sent})
+    if metric == "f1" and not chunks:
+        raise InputError("--metric f1 scores chunks, but these labels are not chunk labels (POS tags?): use "
+                         "--metric accuracy (the default for them)")
+    return metric or ("f1" if chunks else "accuracy")
 
 
 def _trial(runner: Runner, run: Run) -> Trial:
@@ -222,8 +249,8 @@ def _trial(runner: Runner, run: Run) -> Trial:
 def _from_record(run: Run, record: dict, folder) -> Trial:
     curve = record["dev_curve"]
     best = int(np.argmax(curve))  # the first of equal scores
-    return Trial(run.features, run.params, best + 1, float(curve[best]),
-                 float(np.median(record["seconds"])), str(folder))
+    return Trial(run.features, run.params, best + 1, float(curve[best]), float(np.median(record["seconds"])),
+                 str(folder), run.metric)
 
 
 def _report(out: Path, trials, best, learner, train, dev, epochs, metric: str) -> None:

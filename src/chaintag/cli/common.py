@@ -171,32 +171,3 @@ class _SchemeAction(argparse.Action):
         namespace.scheme = name if fmt == "auto" else f"{name}:{fmt}"
         namespace.label_format = fmt
 
-
-#: Files or folders that only a report command writes: its runs cache, its record of invocations, tune's choice.
-REPORT_MARKERS = frozenset({"runs", "invocations.jsonl", "best.json"})
-
-
-def check_report_folder(path, option: str = "--out") -> None:
-    """Refuse a report folder that is empty text, a file, or a folder of other files: the report commands
-    (compare, tune, reproduce) write README.md, CSV files and a runs/ cache there, and reuse their own
-    folders (those with one of :data:`REPORT_MARKERS`, such as the reports shipped in docs/results, whose
-    runs/ is not kept), but never replace files they did not write; hidden files are ignored.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-    """
-    import os
-
-    from ..errors import InputError
-    text = os.fspath(path)
-    if not text.strip():
-        raise InputError(f"{option}: an empty path; give a folder for the report")
-    if os.path.exists(text) and not os.path.isdir(text):
-        raise InputError(f"{option} names a file; give a folder for the report", text)
-    if os.path.isdir(text):
-        entries = sorted(e for e in os.listdir(text) if not e.startswith("."))
-        if entries and not set(entries) & REPORT_MARKERS:
-            shown = ", ".join(entries[:4]) + (", ..." if len(entries) > 4 else "")
-            raise InputError(f"{option} is a folder of other files ({shown}), which the report would replace: "
-                             "give a new folder, or one a report was written to", text)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 import time
 
-from .common import add_common, add_data_options, check_report_folder, sep_value
+from .common import add_common, add_data_options, sep_value
 
 
 def add_parser(sub) -> None:
@@ -49,7 +48,6 @@ def run(args) -> int:
 
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
-    check_report_folder(args.out)
     if args.clusters:
         from ..features.spec import with_clusters
         args.features = with_clusters(args.features, args.clusters)

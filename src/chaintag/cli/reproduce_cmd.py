@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import time
 
-from .common import add_common, check_report_folder
+from .common import add_common
 
 PAPERS = ("collins2002", "sapo")
 
@@ -129,7 +129,6 @@ def run(args) -> int:
             if given:
                 raise InputError(f"{flag} applies to the sapo reproduction only")
     out = args.out if args.out is not None else f"results/{args.paper}"
-    check_report_folder(out)
     command = _command_line(args, out)
     t0 = time.perf_counter()
     if args.paper == "collins2002":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from .common import add_common, add_data_options, check_report_folder, log, sep_value
+from .common import add_common, add_data_options, log, sep_value
 
 
 def add_parser(sub) -> None:
@@ -49,7 +49,6 @@ def run(args) -> int:
     research_tune = require_research("tune")
     format_table, parse_grid, tune = research_tune.format_table, research_tune.parse_grid, research_tune.tune
     learner_class = require_research("config").learner_class
-    check_report_folder(args.out)
     try:
         cls = learner_class(args.algorithm)
     except ValueError as exc:  # an unknown learner: a usage error
@@ -73,25 +72,15 @@ def run(args) -> int:
     features = [with_clusters(f, args.clusters) if uses_resources(f) else f for f in args.features]
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
                "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}
-    metric = args.metric
-    if metric != "accuracy":  # the labels say which score fits (read only when they must)
-        from ..learners.tokens import looks_like_chunks
-        from .common import load
-        sample = load(args.dev or args.train, args)
-        chunks = looks_like_chunks({lab for ls in sample.labels for lab in ls})
-        metric = metric or ("f1" if chunks else "accuracy")
-    if metric == "f1" and not chunks:
-        raise InputError("--metric f1 scores chunks, but these labels are not chunk labels (POS tags?): use "
-                         "--metric accuracy (the default for them)")
     trials, best = tune(args.out, args.algorithm, train=args.train, features=features, grid=grid,
-                        dev=args.dev, dev_fraction=args.dev_fraction, epochs=args.epochs, metric=metric,
+                        dev=args.dev, dev_fraction=args.dev_fraction, epochs=args.epochs, metric=args.metric,
                         fixed=fixed, data_dir=args.data_dir, read_options=options, progress=not args.quiet)
     print(format_table(trials, best))
     params = ",".join(f"{k}={v}" for k, v in best.params.items())
     from ..learners import LEARNERS
     cls = LEARNERS[args.algorithm]
     shown = f"{cls.first_order} --order 2" if cls.order == 2 else args.algorithm
-    log(args, f"best on dev ({metric}): {best.dev_score:.2f} at epoch {best.best_epoch}: "
+    log(args, f"best on dev ({best.metric}): {best.dev_score:.2f} at epoch {best.best_epoch}: "
               f"--algorithm {shown} --features {shlex.quote(best.features)}"
               + (f" with {params}" if params else ""))
     return 0
