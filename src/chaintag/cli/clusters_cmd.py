@@ -46,21 +46,15 @@ def run(args) -> int:
     from ..errors import InputError
     from ..io.atomic import check_writable, refuse_inputs_as_output
     from ..resources.files import read_vectors, write_cluster_table
-    from ..resources.induce import hierarchy_paths, induce, read_sentences, _kmeans
+    from ..resources.induce import _kmeans, check_settings, hierarchy_paths, induce, read_sentences
 
     check_writable(args.out)
     refuse_inputs_as_output(args.out, list(args.texts) + [args.vectors, args.save_vectors])
     if args.save_vectors:
         check_writable(args.save_vectors)
         refuse_inputs_as_output(args.save_vectors, list(args.texts) + [args.vectors], "--save-vectors")
-    if any(k < 2 for k in args.k):
-        raise InputError("--k: every number of clusters must be at least 2")
-    for option, value in (("--dim", args.dim), ("--window", args.window), ("--min-count", args.min_count),
-                          ("--iter", args.epochs)):
-        if value < 1:
-            raise InputError(f"{option} must be at least 1 (got {value})")
-    if not 0 <= args.seed < 2 ** 32:
-        raise InputError(f"--seed must be between 0 and 2**32 - 1 (got {args.seed})")
+    check_settings(ks=args.k, dim=args.dim, window=args.window, min_count=args.min_count, epochs=args.epochs,
+                   seed=args.seed)
     t0 = time.perf_counter()
     if args.vectors:
         if args.texts:

@@ -92,6 +92,33 @@ def read_sentences(sources: Iterable[str], data_dir=None) -> Iterator[list[str]]
             raise InputError("neither a text file nor a dataset reference such as conll2000:train", src)
 
 
+def check_settings(*, ks=(2,), dim: int = 1, window: int = 1, min_count: int = 1, epochs: int = 1,
+                   seed: int = 0) -> None:
+    """Refuse settings of :func:`induce` (and of clustering given vectors: ``ks``, ``seed``) before any work.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        Numbers of k-means clusters, each at least 2.
+    dim, window, min_count, epochs : int
+        word2vec's vector size, context window, least count and passes, each at least 1.
+    seed : int
+        Between 0 and 2**32 - 1.
+
+    Raises
+    ------
+    InputError
+        Naming the first setting out of range with the command-line option that sets it.
+    """
+    if not ks or any(int(k) < 2 for k in ks):
+        raise InputError("--k: every number of clusters must be at least 2")
+    for option, value in (("--dim", dim), ("--window", window), ("--min-count", min_count), ("--iter", epochs)):
+        if value < 1:
+            raise InputError(f"{option} must be at least 1 (got {value})")
+    if not 0 <= seed < 2 ** 32:
+        raise InputError(f"--seed must be between 0 and 2**32 - 1 (got {seed})")
+
+
 def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, window: int = 5,
            min_count: int = 2, epochs: int = 5, sg: bool = False, normalize=("lower", "norm"),
            seed: int = 0, log=None) -> tuple[WordMaps, dict]:
@@ -122,6 +149,7 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     InputError
         When gensim is not installed, or the text is too small for the largest ``k``.
     """
+    check_settings(ks=ks, dim=dim, window=window, min_count=min_count, epochs=epochs, seed=seed)
     try:
         from gensim.models import Word2Vec
     except ImportError:
@@ -144,8 +172,6 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     log(f"word2vec: {len(words)} words (min count {min_count}) from {n_tokens} tokens "
         f"in {time.perf_counter() - t0:.1f} s")
     ks = sorted({int(k) for k in ks})
-    if not ks or ks[0] < 2:
-        raise InputError("every number of clusters must be at least 2")
     clusters = {}
     centers = None
     for k in ks:
