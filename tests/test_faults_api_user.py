@@ -212,7 +212,7 @@ def test_empty_test_data_is_refused_not_scored(tmp_path, chunker, capsys):
         out = tmp_path / "m.npz"
         assert main(["train", "--train", train, "--test", str(empty), "--model", str(out), "-a", "perceptron",
                      "--features", "w[0]", "--epochs", "1", "-q"]) == 2
-        assert "test data: no sentences" in capsys.readouterr().err
+        assert "no token to score: the test data is empty" in capsys.readouterr().err
         assert not out.exists()
 
 

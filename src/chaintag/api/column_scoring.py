@@ -105,8 +105,8 @@ def score_label_columns(gold, pred, gold_column: int = -2, pred_column: int = -1
         predicted column is probably missing, and scoring would print a meaningless 0).
     """
     from ..evaluation import evaluate
-    if not any(gold):  # a score of no token would read as a real, very bad one
-        raise InputError("no token to score: the file is empty or holds blank lines only", name)
+    from .corpus import require_tokens
+    require_tokens(gold, "the file", name)
     gold_set = {lab for s in gold for lab in s}
     pred_set = {lab for s in pred for lab in s}
     tail = ("FILE must end with the gold and the predicted labels (tag it with chaintag tag first, or score a "

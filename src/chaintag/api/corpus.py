@@ -82,3 +82,25 @@ def load_source(source: str, options, labelled: bool = True, columns=None, log=N
         for warning in describe_control_labels(corpus, corpus.source or source):
             log(warning)
     return corpus
+
+
+def require_tokens(labels, what: str, name: str | None = None) -> None:
+    """Refuse labelled data with no token before it is scored: a score of no token (accuracy 0.00 %) would
+    read as a real, very bad one.
+
+    Parameters
+    ----------
+    labels : list of list of str
+        The data's label sequences.
+    what : str
+        What the data is, for the message (``"test data"``, ``"the file"``).
+    name : str, optional
+        The file's name.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    if not any(labels):
+        from ..errors import InputError
+        raise InputError(f"no token to score: {what} is empty or holds blank lines only", name)

@@ -385,3 +385,25 @@ def check_dev_is_not_test(dev, test=None, data_dir=None, command: str = "train")
         return "warning: " + text + " (the test figures below are not a held-out score)"
     raise InputError(text + ". Give a dev split (e.g. ptb_sample:dev) or --dev-fraction F to hold out part "
                      "of the training data")
+
+
+def check_options_given(opts, names=("model", "history", "checkpoint_dir", "features", "stream_dir")) -> None:
+    """Refuse options given as empty text (``--history ""``): they would silently mean "none".
+
+    Parameters
+    ----------
+    opts : object
+        The settings of :func:`chaintag.api.training.run_training` (attributes named as the options).
+    names : sequence of str
+        The settings to check.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        Naming the first empty one as its command-line option.
+    """
+    from ..errors import InputError
+    for name in names:
+        value = getattr(opts, name, None)
+        if value is not None and not str(value).strip():
+            raise InputError(f"--{name.replace('_', '-')}: an empty value; leave the option out, or give one")

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 from ..errors import InputError
 from ..progress import plural
-from .corpus import load_source
+from .corpus import load_source, require_tokens
 from .train_resources import add_resources, default_resources, known_embeddings, resources_off, text_paths
 
 __all__ = ["TrainResult", "TrainOptions", "train", "run_training", "check_misplaced_options", "second_order_name",
@@ -255,6 +255,8 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         def log(message):
             return None
     t0 = time.perf_counter()
+    from .train_checks import check_options_given
+    check_options_given(opts)
     _check_algorithm(opts.algorithm)
     _check_checkpoint_kept(opts)
     from .train_stream import wants_stream
@@ -420,9 +422,7 @@ def _held_out_data(opts, train, log, streamed: bool = False):
 
     def load_like_train(source, what):
         corpus = load_source(source, opts, log=log)
-        if not any(corpus.labels):  # refused before training: its score would read as a real, very bad one
-            raise InputError(f"{what} data: no sentences (the file is empty or holds blank lines only)",
-                             corpus.source)
+        require_tokens(corpus.labels, f"the {what} data", corpus.source)  # refused before training
         if all(c in train.columns for c in DOCUMENT_COLUMNS) and not any(c in corpus.columns
                                                                         for c in DOCUMENT_COLUMNS):
             from ..features.document import with_document_columns

@@ -48,10 +48,10 @@ def run(args) -> int:
     from ..resources.files import read_vectors, write_cluster_table
     from ..resources.induce import _kmeans, check_settings, hierarchy_paths, induce, read_sentences
 
-    check_writable(args.out)
+    check_writable(args.out, "--out")
     refuse_inputs_as_output(args.out, list(args.texts) + [args.vectors, args.save_vectors])
     if args.save_vectors:
-        check_writable(args.save_vectors)
+        check_writable(args.save_vectors, "--save-vectors")
         refuse_inputs_as_output(args.save_vectors, list(args.texts) + [args.vectors], "--save-vectors")
     check_settings(ks=args.k, dim=args.dim, window=args.window, min_count=args.min_count, epochs=args.epochs,
                    seed=args.seed)

@@ -43,7 +43,7 @@ def run(args) -> int:
     if os.path.isdir(args.output):
         raise InputError("--output is a folder; give a file name such as curves.png", args.output)
     from ..io.atomic import check_writable
-    check_writable(args.output)  # no folders made for a mistyped path
+    check_writable(args.output, "--output")  # no folders made for a mistyped path
     if any(os.path.exists(i) and os.path.exists(args.output) and os.path.samefile(i, args.output)
            for i in args.inputs):
         raise InputError("--output would overwrite an input file", args.output)

@@ -51,9 +51,6 @@ def run(args) -> int:
     if not args.request_deadline > 0 or min(args.max_connections, args.max_tokens, args.max_work) < 1:
         raise InputError("--request-deadline must be positive, --max-connections, --max-tokens and --max-work "
                          "at least 1")
-    if not args.host.strip():  # an empty host would listen on every interface
-        raise InputError("--host: an empty name; give an address (127.0.0.1: this machine only; 0.0.0.0: "
-                         "every interface)")
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535 (got {args.port})")
     model = load(args.model)

@@ -155,16 +155,13 @@ def _validate(args) -> None:
         raise InputError(f"--dev-fraction must be between 0 and 1 (got {args.dev_fraction})")
     if args.dev and args.dev_fraction:
         raise InputError("give --dev or --dev-fraction, not both")
-    from ..api.train_checks import check_dev_is_not_test, check_model_path
+    from ..api.train_checks import check_dev_is_not_test, check_model_path, check_options_given
     warning = check_dev_is_not_test(args.dev, args.test, args.data_dir, "train")
     if warning:  # shown even with -q: the --test figures are then not held out
         print(warning, file=sys.stderr, flush=True)
+    check_options_given(args, ("history", "checkpoint_dir", "features", "stream_dir"))  # before the checks below
     if args.model is not None:
         check_model_path(args.model)
-    for opt in ("history", "checkpoint_dir", "features", "stream_dir"):
-        value = getattr(args, opt, None)
-        if value is not None and not str(value).strip():
-            raise InputError(f"--{opt.replace('_', '-')}: an empty value; leave the option out, or give one")
     if args.hash_bits is not None and not 1 <= args.hash_bits <= 30:
         raise InputError(f"--hash-bits must be between 1 and 30 (got {args.hash_bits})")
     if args.resume and not args.checkpoint_dir:

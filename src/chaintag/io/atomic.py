@@ -35,17 +35,23 @@ def _umask() -> int:
     return mask
 
 
-def check_writable(path) -> None:
+def check_writable(path, option: str | None = None) -> None:
     """Raise a clear error now if ``path`` could not be written later.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    option : str, optional
+        The option that names it (``--out``), for the message about an empty path.
 
     Raises
     ------
     chaintag.errors.InputError
-        The folder does not exist, is not writable, or ``path`` is a folder.
+        The path is empty, the folder does not exist or is not writable, or ``path`` is a folder.
     """
     path = os.fspath(path)
     if not path:
-        raise InputError("an empty path where a file name is needed")
+        raise InputError(f"{option + ': ' if option else ''}an empty path where a file name is needed")
     if os.path.isdir(path):
         raise InputError("is a directory, not a file", path)
     folder = os.path.dirname(os.path.abspath(path)) or "."
@@ -58,6 +64,15 @@ def check_writable(path) -> None:
 def refuse_inputs_as_output(path, inputs, option: str = "--out") -> None:
     """Refuse an output path that is one of the ``inputs`` (the same file, or the same path): writing it
     would destroy what is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output.
+    inputs : iterable of str or os.PathLike or None
+        The files read (None entries are skipped).
+    option : str
+        The option that names the output, for the message.
 
     Raises
     ------

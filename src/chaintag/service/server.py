@@ -346,7 +346,13 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     ------
     OSError
         When the address cannot be bound (the message names it).
+    chaintag.errors.InputError
+        For an empty ``host`` (it would listen on every interface).
     """
+    if not str(host).strip():  # an empty host would listen on every interface
+        from ..errors import InputError
+        raise InputError("--host: an empty name; give an address (127.0.0.1: this machine only; 0.0.0.0: every "
+                         "interface)")
     try:
         server = _Server((host, port), _Handler)
     except OSError as exc:  # the address, which the system's message leaves out
