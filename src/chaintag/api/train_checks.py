@@ -13,7 +13,7 @@ import re
 __all__ = ["KIND_PRESETS", "KIND_ALGORITHMS", "KIND_PRESETS_WITH_VECTORS", "KIND_PRESETS_WITH_CLUSTERS",
            "KIND_PRESETS_WITH_BOTH", "resource_class", "resource_kind",
            "task_kind", "default_preset", "kind_preset", "label_column_warnings", "describe_features", "check_model_path",
-           "dev_test_reason", "check_dev_is_not_test"]
+           "dev_test_reason", "check_dev_is_not_test", "check_options_given", "check_checkpoint_kept", "check_algorithm"]
 
 #: Chunk types of syntactic phrases (CoNLL-2000); other types are taken for entities.
 PHRASE_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"})
@@ -407,3 +407,39 @@ def check_options_given(opts, names=("model", "history", "checkpoint_dir", "feat
         value = getattr(opts, name, None)
         if value is not None and not str(value).strip():
             raise InputError(f"--{name.replace('_', '-')}: an empty value; leave the option out, or give one")
+
+
+def check_checkpoint_kept(opts) -> None:
+    """Refuse to start over in a checkpoint folder that holds an earlier run's checkpoint without --resume:
+    the new run would replace it after its first epoch.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    import os
+    folder = getattr(opts, "checkpoint_dir", None)
+    if not folder or getattr(opts, "resume", False):
+        return
+    from ..learners.checkpoint import FILE_NAME
+    if os.path.isfile(os.path.join(folder, FILE_NAME)):
+        from ..errors import InputError
+        raise InputError(f"--checkpoint-dir {folder} holds the checkpoint of an earlier run, which this run would "
+                         "replace: add --resume to continue it, or give another folder (or remove it) to start over")
+
+
+def check_algorithm(algorithm) -> None:
+    """Refuse an unknown learner name before any data is read, naming the close ones.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    from ..learners import LEARNERS
+    if algorithm is None or algorithm in LEARNERS:
+        return
+    import difflib
+    from ..errors import InputError
+    close = difflib.get_close_matches(str(algorithm), list(LEARNERS), 2)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    raise InputError(f"unknown algorithm {algorithm!r}{hint}; choose from {', '.join(LEARNERS)}")

@@ -194,3 +194,25 @@ def text_paths(paths, data_dir, in_data_dir: bool = False) -> list[str]:
         local = os.path.exists(p) or os.path.isabs(p) or not os.path.exists(there)
         out.append(p if local and not in_data_dir else there)
     return out
+
+
+def keep_resources_read(opts, given: list, preset: str, log) -> None:
+    """With word vectors and cluster maps both given, keep in ``opts`` only the kind that ``preset`` (the
+    default attributes) reads: vectors for the ``+km`` presets, cluster maps otherwise."""
+    from .train_checks import KIND_PRESETS_WITH_BOTH, KIND_PRESETS_WITH_VECTORS, resource_class
+    if preset not in KIND_PRESETS_WITH_BOTH.values():
+        return  # a preset that reads no resource: add_resources says that none is used
+    wanted = "vectors" if preset in KIND_PRESETS_WITH_VECTORS.values() and "+km" in preset else "clusters"
+    left = [p for p in given if resource_class(p) not in (wanted, None)]
+    if not left:
+        return
+    log(f"resources: {', '.join(left)} not used: the default attributes of this kind of task read "
+        f"{'word vectors' if wanted == 'vectors' else 'cluster maps'} (what helped it on dev), and the two do "
+        "not combine; name --features to read others")
+    keep = set(given) - set(left)
+    opts.resources = [p for p in (getattr(opts, "resources", None) or []) if _resolved(p, opts) in keep]
+    opts.clusters = [p for p in (opts.clusters or []) if _resolved(p, opts) in keep]
+
+
+def _resolved(path, opts) -> str:
+    return text_paths([path], opts.data_dir)[0]

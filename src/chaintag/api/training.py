@@ -15,7 +15,9 @@ from types import SimpleNamespace
 from ..errors import InputError
 from ..progress import plural
 from .corpus import load_source, require_tokens
-from .train_resources import add_resources, default_resources, known_embeddings, resources_off, text_paths
+from .train_checks import check_algorithm, check_checkpoint_kept, check_options_given
+from .train_resources import (add_resources, default_resources, keep_resources_read, known_embeddings, resources_off,
+                              text_paths)
 
 __all__ = ["TrainResult", "TrainOptions", "train", "run_training", "check_misplaced_options", "second_order_name",
            "EXIT_HISTORY_NOT_WRITTEN", "EXIT_STATE_KEPT"]
@@ -163,64 +165,6 @@ def second_order_name(algorithm: str) -> str:
     return names[algorithm]
 
 
-def _keep_resources_read(opts, given: list, preset: str, log) -> None:
-    """With word vectors and cluster maps both given, keep in ``opts`` only the kind that ``preset`` (the
-    default attributes) reads: vectors for the ``+km`` presets, cluster maps otherwise."""
-    from .train_checks import KIND_PRESETS_WITH_BOTH, KIND_PRESETS_WITH_VECTORS, resource_class
-    if preset not in KIND_PRESETS_WITH_BOTH.values():
-        return  # a preset that reads no resource: add_resources says that none is used
-    wanted = "vectors" if preset in KIND_PRESETS_WITH_VECTORS.values() and "+km" in preset else "clusters"
-    left = [p for p in given if resource_class(p) not in (wanted, None)]
-    if not left:
-        return
-    log(f"resources: {', '.join(left)} not used: the default attributes of this kind of task read "
-        f"{'word vectors' if wanted == 'vectors' else 'cluster maps'} (what helped it on dev), and the two do "
-        "not combine; name --features to read others")
-    keep = set(given) - set(left)
-    opts.resources = [p for p in (getattr(opts, "resources", None) or []) if _resolved(p, opts) in keep]
-    opts.clusters = [p for p in (opts.clusters or []) if _resolved(p, opts) in keep]
-
-
-def _resolved(path, opts) -> str:
-    return text_paths([path], opts.data_dir)[0]
-
-
-def _check_checkpoint_kept(opts) -> None:
-    """Refuse to start over in a checkpoint folder that holds an earlier run's checkpoint without --resume:
-    the new run would replace it after its first epoch.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-    """
-    import os
-    folder = getattr(opts, "checkpoint_dir", None)
-    if not folder or getattr(opts, "resume", False):
-        return
-    from ..learners.checkpoint import FILE_NAME
-    if os.path.isfile(os.path.join(folder, FILE_NAME)):
-        from ..errors import InputError
-        raise InputError(f"--checkpoint-dir {folder} holds the checkpoint of an earlier run, which this run would "
-                         "replace: add --resume to continue it, or give another folder (or remove it) to start over")
-
-
-def _check_algorithm(algorithm) -> None:
-    """Refuse an unknown learner name before any data is read, naming the close ones.
-
-    Raises
-    ------
-    chaintag.errors.InputError
-    """
-    from ..learners import LEARNERS
-    if algorithm is None or algorithm in LEARNERS:
-        return
-    import difflib
-    from ..errors import InputError
-    close = difflib.get_close_matches(str(algorithm), list(LEARNERS), 2)
-    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    raise InputError(f"unknown algorithm {algorithm!r}{hint}; choose from {', '.join(LEARNERS)}")
-
-
 def run_training(opts, log=None, settings=None) -> TrainResult:
     """Train and save a model as ``chaintag train`` does, from its settings.
 
@@ -255,10 +199,9 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         def log(message):
             return None
     t0 = time.perf_counter()
-    from .train_checks import check_options_given
     check_options_given(opts)
-    _check_algorithm(opts.algorithm)
-    _check_checkpoint_kept(opts)
+    check_algorithm(opts.algorithm)
+    check_checkpoint_kept(opts)
     from .train_stream import wants_stream
     from .train_distributed import wants_distributed
     if opts.algorithm is None and (opts.order == 2 or opts.stream or opts.checkpoint_dir or wants_distributed(opts)):
@@ -360,7 +303,7 @@ def _choose_features(opts, train, streamed: bool, log) -> None:
         kind = resource_kind(given) if given or off else default_resources(opts, train, log, opts.task_kind)
         opts.features, why = kind_preset(opts.task_kind, has_pos, kind)
         if kind == "both":  # the default reads one kind of resource: the other is left out, and said so
-            _keep_resources_read(opts, given, opts.features, log)
+            keep_resources_read(opts, given, opts.features, log)
         if kind and opts.features != kind_preset(opts.task_kind, has_pos)[0]:
             why += "; with the resources " + ("given (--resources)" if given else "found in the data directory")
         opts.default_kind = opts.task_kind  # the learner's settings for it apply
