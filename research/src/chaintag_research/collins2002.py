@@ -573,6 +573,21 @@ def passes_verdict(numits: int, max_pass: int, p_early: float | None, alpha: flo
     ``reproduced`` when ``numits`` is at most ``max_pass``; otherwise ``not reproduced``, with whether the
     best dev score among the first ``max_pass`` passes is significantly below the overall best
     (``p_early``, approximate randomization on the dev sentences; None when not computed).
+
+    Parameters
+    ----------
+    numits : int
+        The dev-chosen pass.
+    max_pass : int
+        The end of the claimed range (13).
+    p_early : float or None
+    alpha : float
+    n_passes : int, optional
+        Passes run (None: not known, never "not testable").
+
+    Returns
+    -------
+    str
     """
     if n_passes is not None and n_passes <= max_pass:
         return (f"not testable: {n_passes} passes run, and the best of at most {max_pass} passes is always within "

@@ -108,8 +108,24 @@ def kind_preset(kind: str | None, has_pos: bool, resources: str | bool = False) 
 
 
 def resource_class(path) -> str | None:
-    """``"clusters"`` (a folder of unlabeled text, a cluster table), ``"vectors"`` (a word-vectors file) or
-    None (Brown paths, a gazetteer list, no such path) for :func:`resource_kind`."""
+    """What one ``--resources`` path gives the default attributes.
+
+    Parameters
+    ----------
+    path : str
+        A file or folder.
+
+    Returns
+    -------
+    str or None
+        ``"clusters"`` (a folder of unlabeled text, a cluster table), ``"vectors"`` (a word-vectors file) or
+        None (Brown paths, a gazetteer list, no such path).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When a file cannot be read or is empty.
+    """
     import os
     from ..resources.files import sniff_kind
     if os.path.isdir(path):
@@ -118,9 +134,20 @@ def resource_class(path) -> str | None:
 
 
 def resource_kind(paths) -> str | bool:
-    """What ``--resources`` files give, for :func:`default_preset`: ``"clusters"`` (a folder of unlabeled
-    text or a cluster table: paths and k-means ids), ``"vectors"`` (word vectors), ``"both"``, False (none,
-    or Brown paths or gazetteer lists alone, which change no preset)."""
+    """What ``--resources`` files give together, for :func:`default_preset`.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        Files and folders (:func:`resource_class` of each).
+
+    Returns
+    -------
+    str or bool
+        ``"clusters"`` (a folder of unlabeled text or a cluster table: paths and k-means ids), ``"vectors"``
+        (word vectors), ``"both"``, or False (none, or Brown paths or gazetteer lists alone, which change
+        no preset).
+    """
     kinds = {resource_class(p) for p in paths or []}
     if {"clusters", "vectors"} <= kinds:
         return "both"

@@ -217,8 +217,17 @@ class FeatureSpec:
         return self._with("@clusters=", [os.path.abspath(p) for p in paths or ()])
 
     def with_gazetteers(self, sources: Sequence[str] | None) -> "FeatureSpec":
-        """This specification with an ``@gazetteer=`` part for each of ``sources`` (list files made absolute;
-        ``train`` and package names as they are)."""
+        """This specification with an ``@gazetteer=`` part for each of ``sources``.
+
+        Parameters
+        ----------
+        sources : sequence of str or None
+            ``train``, package names (``geonames``) and list files (made absolute).
+
+        Returns
+        -------
+        FeatureSpec
+        """
         return self._with("@gazetteer=", [s if s == "train" or not os.path.exists(s) else os.path.abspath(s)
                                           for s in sources or ()])
 

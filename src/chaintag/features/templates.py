@@ -147,7 +147,17 @@ COPIED_SHAPES = {"shape": _copied_shape, "shortshape": _copied_short_shape}
 
 def copies_caseless_letters(values) -> bool:
     """Whether shape values hold a letter without case or a combining mark, which only the shapes of models
-    saved before those had classes of their own hold (:data:`COPIED_SHAPES`)."""
+    saved before those had classes of their own hold (:data:`COPIED_SHAPES`).
+
+    Parameters
+    ----------
+    values : iterable of str
+        A shape column's vocabulary, as a model file keeps it.
+
+    Returns
+    -------
+    bool
+    """
     return any((ch.isalpha() and not ch.isupper() and not ch.islower()) or unicodedata.category(ch).startswith("M")
                for v in values for ch in v if not ch.isascii())
 

@@ -777,8 +777,8 @@ def load(path) -> SequenceTagger:
     ------
     FileNotFoundError, chaintag.errors.ModelFormatError
     chaintag.errors.InputError
-        For a name that is no file and no known model (the message lists the known names), or
-        a known model not built yet.
+        For a name that is no file and no known model (the message lists the known names), a
+        known model not built yet, or one cached with another learner than its catalog entry's.
 
     Examples
     --------
@@ -792,7 +792,8 @@ def load(path) -> SequenceTagger:
     path = resolve_model(path)
     meta, arrays = load_model(path)
     if isinstance(given, str) and os.fspath(path) != given:
-        _check_known_model(given, meta, path)
+        from ..models.resolve import check_built_with
+        check_built_with(given, meta.get("algorithm"), path)
     if meta.get("algorithm") == "checkpoint":
         raise ModelFormatError(f"{path}: is a training checkpoint, not a model; continue the training "
                                "with --checkpoint-dir and --resume")
@@ -823,25 +824,17 @@ def load(path) -> SequenceTagger:
         raise ModelFormatError(f"{path}: model file is incomplete or inconsistent: {exc}") from None
 
 
-def _check_known_model(name: str, meta: dict, path) -> None:
-    """Refuse a cached model of a known name built with another learner than its catalog entry names
-    (built before the entry named it, or by another version).
-
-    Raises
-    ------
-    InputError
-        Naming the learners and the command that rebuilds it.
-    """
-    from ..models.catalog import MODELS
-    info = MODELS.get(name)
-    want = info.settings.get("algorithm") if info is not None else None
-    if want and not info.builtin and meta.get("algorithm") != want:
-        raise InputError(f"the cached model {name} ({path}) was built with {meta.get('algorithm')}, but the "
-                         f"catalog's {name} is {want}: rebuild it with chaintag models build {name}")
-
-
 def dev_pair(dev):
     """``dev`` as a pair of lists (sentences, label sequences), or None.
+
+    Parameters
+    ----------
+    dev : tuple (sentences, labels), chaintag.data.datasets.Corpus or None
+        The dev data given to ``fit``; iterables are read once.
+
+    Returns
+    -------
+    tuple (sentences, labels) or None
 
     Raises
     ------

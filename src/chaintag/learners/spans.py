@@ -76,6 +76,14 @@ class SpanMixin:
             Per sentence, ``(type, first, last, confidence)`` with ``last`` exclusive: the chunks that
             :func:`chaintag.evaluation.evaluate` counts in ``labels``, in order; empty for labels
             that make no chunks. ``confidence`` is in [0, 1], None without ``confidence``.
+
+        Raises
+        ------
+        chaintag.errors.InputError
+            For a sentence given as a string, and (``fixed``) labels of another shape than the sentences'
+            or unknown to the model.
+        NotImplementedError
+            For ``fixed`` with a model that has no constrained search (the second-order perceptron).
         """
         from ..errors import InputError
         from ..evaluation.chunks import _scan

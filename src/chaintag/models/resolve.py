@@ -10,7 +10,7 @@ from ..errors import InputError
 from .cache import cached_model_path
 from .catalog import MODELS, known_names
 
-__all__ = ["builtin_model_path", "looks_like_name", "resolve_model"]
+__all__ = ["builtin_model_path", "looks_like_name", "resolve_model", "check_built_with"]
 
 #: A model name: lowercase letters, digits and inner hyphens or underscores (no path separator, no dot).
 _NAME = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
@@ -81,3 +81,28 @@ def resolve_model(model: str | os.PathLike) -> str | os.PathLike:
         return str(cached)
     raise InputError(f"the model {text!r} is not built yet: chaintag models build {text} (it trains on "
                      f"{info.train_source()} of the data directory and keeps the model in {cached.parent})")
+
+
+def check_built_with(name: str, algorithm: str | None, path) -> None:
+    """Refuse a model of a known name, cached in the cache folder, that was built with another learner
+    than its catalog entry names (built by an earlier version, whose entry named none).
+
+    Parameters
+    ----------
+    name : str
+        The name the model was asked by (``en-chunk``).
+    algorithm : str or None
+        The learner the model file records.
+    path : str or os.PathLike
+        The cached file, for the message.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        Naming both learners and the command that rebuilds the model.
+    """
+    info = MODELS.get(name)
+    want = info.settings.get("algorithm") if info is not None else None
+    if want and not info.builtin and algorithm != want:
+        raise InputError(f"the cached model {name} ({path}) was built with {algorithm}, but the catalog's {name} "
+                         f"is {want}: rebuild it with chaintag models build {name}")
