@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 
@@ -197,12 +196,7 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
                   workers, scheduler, progress, warn)
 
 
-#: What a value written into a column file must not hold, by separator: the separator and line breaks (the
-#: reader splits fields at ASCII spaces and tabs only: U+00A0 and other Unicode spaces belong to a token).
-_UNWRITABLE = {" ": re.compile(r"[ \t\n\r]"), "\t": re.compile(r"[\t\n\r]"), "text": re.compile(r"[ \t\n\r]")}
-
-
-def _check_writable(tokens, i: int, sep) -> None:
+def _check_tokens_writable(tokens, i: int, sep) -> None:
     """Refuse a token of a Python sentence that the output could not hold (an empty value, or the separator
     or a line break in one; ``sep`` ``"text"``: text output, word/label between spaces), naming sentence
     ``i`` and the token.
@@ -211,14 +205,14 @@ def _check_writable(tokens, i: int, sep) -> None:
     ------
     InputError
     """
-    bad = _UNWRITABLE.get(sep if isinstance(sep, str) else " ", _UNWRITABLE[" "])
+    from ..io.writable import unwritable_value
     values = [v for tok in tokens for v in tok]
-    if all(values) and bad.search("".join(values)) is None:
+    if all(values) and not unwritable_value("\x00".join(values), sep):  # the whole sentence at once
         return
     for j, tok in enumerate(tokens):
-        if any(not v or bad.search(v) for v in tok):
+        if any(unwritable_value(v, sep) for v in tok):
             hint = (": write tab-separated output (sep='\\t', --sep tab), whose values may hold spaces"
-                    if sep == " " and all(v and _UNWRITABLE["\t"].search(v) is None for v in tok) else "")
+                    if sep == " " and not any(unwritable_value(v, "\t") for v in tok) else "")
             what = "a tab or a line break" if sep == "\t" else "a space, a tab or a line break"
             where = {" ": "a column file separated by spaces", "\t": "a column file separated by tabs",
                      "text": "text output (word/label between spaces)"}.get(sep, "the output")
@@ -239,7 +233,7 @@ def _as_sentences(sentences, sep=None):
         elif isinstance(sent, (list, tuple)):
             tokens = [(tok,) if isinstance(tok, str) else tuple(tok) for tok in sent]
             if sep is not None:
-                _check_writable(tokens, i, sep)
+                _check_tokens_writable(tokens, i, sep)
             yield Sentence(tokens, None)
         else:
             raise InputError(f"sentence {i}: give a list of tokens (strings, or tuples of column strings) or "

@@ -44,6 +44,28 @@ def unwritable_label(label: str) -> str | None:
     return unwritable_text(label)
 
 
+#: What one value of a token written into a column file (or ``"text"`` output, ``word/label`` between spaces)
+#: must not hold: the separator and a line break, as the column reader reads them (fields split at ASCII spaces
+#: and tabs, lines at CR and LF; U+00A0 and other Unicode spaces belong to the value).
+VALUE_BREAKS = {" ": frozenset(" \t\n\r"), "\t": frozenset("\t\n\r"), "text": frozenset(" \t\n\r")}
+
+
+def unwritable_value(value: str, sep: str = " ") -> bool:
+    """Whether a token's value cannot be written as one field of a column file separated by ``sep`` (``" "``,
+    ``"\\t"``, or ``"text"`` for ``word/label`` output): it is empty, or holds the separator or a line break.
+
+    Parameters
+    ----------
+    value : str
+    sep : {" ", "\\t", "text"}
+
+    Returns
+    -------
+    bool
+    """
+    return not value or not VALUE_BREAKS.get(sep, VALUE_BREAKS[" "]).isdisjoint(value)
+
+
 def check_output_labels(labels, nbest=None, model_path=None) -> None:
     """Refuse, before any input is read, to tag with a model whose labels a column file cannot hold.
 
