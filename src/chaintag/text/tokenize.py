@@ -45,6 +45,8 @@ import re
 import unicodedata
 
 from ..errors import InputError
+from .abbreviations import (BEFORE_ORDINAL, GERMAN_MONTHS, LANG_ABBREVIATIONS, LANG_NUMBER_ABBREVIATIONS, LANG_TITLES,
+                            LOWER_ABBREVIATIONS, MAY_END, NUMBERED, SHARED_ABBREVIATIONS, TITLES)
 from .document import Document, Token
 
 __all__ = ["LANGUAGES", "split_text", "pretokenized"]
@@ -54,57 +56,12 @@ LANGUAGES = ("en", "es", "nl", "de")
 
 _JOINERS = ("-", "_", "\u00ad")
 _WORD = re.compile(r"\S+")
-#: Lower-case abbreviations that keep their period inside a sentence.
-_LOWER_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "al", "approx", "ca", "viz", "resp", "incl", "esp", "fig",
-                                  "figs", "vol", "pp", "eq", "eqs", "ref", "refs", "dept", "spp", "sp", "mr", "mrs",
-                                  "ms", "dr", "jr", "sr", "inc", "ltd", "corp", "min", "temp", "conc", "wt", "hr",
-                                  "hrs", "sec", "avg", "est", "yr", "yrs", "wk", "wks", "mo", "ft", "lb", "lbs", "oz",
-                                  "tsp", "tbsp", "govt", "misc", "ave", "blvd", "pt", "pts", "no", "nos", "ch"})
 #: One or two letters each followed by a period (``z.``, ``z.B.``, ``Ph.D.``).
 _LETTER_DOTS = re.compile(r"(?:[^\W\d_]{1,2}\.)+")
 #: A list item's marker: a number of up to three digits or one letter, with a period or a parenthesis.
 _ITEM_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z])[.)]")
-#: Titles before a name, whose period the segmenter may take for a sentence's end.
-_TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "rev", "st", "gen", "sen", "rep", "gov", "lt", "col", "capt",
-                     "sgt", "hon", "pres", "fr", "sr", "jr", "mt"})
-#: Abbreviations before a number (``No. 3``, ``pp. 5``).
-_NUMBERED = frozenset({"no", "nos", "p", "pp", "vol", "fig", "figs", "eq", "eqs", "ch", "sec", "art", "ref", "tab"})
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
-#: Lower-case abbreviations every language shares (Latin, scholarly and company ones).
-_SHARED_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "approx", "ca", "viz", "resp", "incl", "fig", "figs", "vol",
-                                   "pp", "eq", "eqs", "ref", "refs", "inc", "ltd", "corp", "spp", "sp"})
-#: Each language's own abbreviations that keep their period inside a sentence (lower-cased, no period).
-_LANG_ABBREVIATIONS = {
-    "en": frozenset(),
-    "es": frozenset({"dra", "sra", "srta", "sr", "dr", "ud", "uds", "vd", "vds", "ee", "uu", "pág", "págs", "núm",
-                     "aprox", "avda", "av", "dpto", "tel", "ej", "cap", "art", "cía", "gral", "admón", "lic", "ing",
-                     "arq", "prof", "pdte", "dña", "sta", "sto", "mín", "máx"}),
-    "de": frozenset({"bzw", "usw", "vgl", "ggf", "evtl", "inkl", "zzgl", "ca", "nr", "abs", "bspw", "sog", "jh",
-                     "jhd", "mio", "mrd", "tel", "hrsg", "hr", "hrn", "fr", "prof", "bzgl", "dt", "engl", "geb",
-                     "gest", "allg", "ehem", "eigtl", "einschl", "entspr", "etw", "mind", "mtl", "od", "orig", "rd",
-                     "tsd", "urspr", "usf", "verh", "vorm", "zt", "zz", "zzt", "kap", "anm", "str", "ggü", "insb",
-                     "bd", "bde"}),
-    "nl": frozenset({"bijv", "enz", "jl", "vnl", "dhr", "mevr", "mw", "drs", "ir", "ing", "nr", "blz", "incl",
-                     "resp", "evt", "ong", "prof", "mrt", "sept", "okt", "dwz", "ivm", "mbt", "tav", "tov", "ovv",
-                     "zgn"}),
-}
-#: Abbreviations that join a number or a lower-case word but may be a word before a capital (``Jan.``,
-#: Dutch months, ``max.``): kept out of the rule that joins before a capital.
-_LANG_NUMBER_ABBREVIATIONS = {
-    "en": frozenset(),
-    "es": frozenset({"ene", "feb", "mar", "abr", "jun", "jul", "ago", "sept", "oct", "nov", "dic"}),
-    "de": frozenset({"max", "min", "jan", "feb", "apr", "jun", "jul", "aug", "sept", "okt", "nov", "dez"}),
-    "nl": frozenset({"jan", "feb", "apr", "jun", "jul", "aug", "sep", "nov", "dec", "max", "min", "gem"}),
-}
-#: Abbreviations that often end a sentence (``usw.``, ``etc.``): a capital after them opens the next one.
-_MAY_END = frozenset({"usw", "usf", "etc", "enz", "ua"})
-#: Each language's titles before a name (``Dra. Pérez``, ``Hr. Müller``, ``dhr. Jansen``) and the parts
-#: of abbreviations written apart (Spanish ``EE. UU.``).
-_LANG_TITLES = {"en": frozenset(), "es": frozenset({"dra", "sra", "srta", "sr", "dr", "dña", "ee", "prof",
-                                                    "lic", "ing", "gral", "pdte", "sto", "sta"}),
-                "de": frozenset({"hr", "hrn", "fr", "dr", "prof"}),
-                "nl": frozenset({"dhr", "mevr", "mw", "mr", "dr", "prof", "drs", "ir", "ing"})}
 #: Full-width sentence-final marks of Chinese and Japanese text, which end a sentence whatever follows.
 _WIDE_ENDS = "\u3002\uff01\uff1f\uff61"
 #: Separators that end a paragraph as a blank line does (paragraph separator, form feed, file, group
@@ -112,15 +69,6 @@ _WIDE_ENDS = "\u3002\uff01\uff1f\uff61"
 _HARD_BREAKS = re.compile("[\u2029\x0c\x1c\x1d\x1e]")
 #: A German ordinal: a number of one or two digits whose period belongs to it (``am 3. Oktober``).
 _ORDINAL = re.compile(r"\d{1,2}")
-#: German months, and the articles and prepositions that come before an ordinal (``am 3.``, ``der 1.``).
-_GERMAN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "april", "mai", "juni", "juli", "august",
-                            "september", "oktober", "november", "dezember", "jan", "feb", "mär", "apr", "jun",
-                            "jul", "aug", "sep", "sept", "okt", "nov", "dez"})
-_BEFORE_ORDINAL = frozenset({"am", "im", "vom", "zum", "zur", "beim", "der", "die", "das", "den", "dem", "des",
-                             "ein", "eine", "einer", "eines", "einem", "einen", "seit", "ab", "bis", "und", "oder",
-                             "fürs", "ins", "ans", "übers", "jede", "jedem", "jeden", "jeder", "jedes"}
-                            | {p + e for p in ("mein", "dein", "sein", "ihr", "unser", "euer", "eur")
-                               for e in ("", "e", "em", "en", "er", "es")})
 
 
 def _mark(c: str) -> bool:
@@ -134,8 +82,8 @@ def _known(word: str, lang: str) -> bool:
     words), and German street names in ``str.`` (``Hauptstr.``)."""
     low = word.lower()
     if lang == "en":
-        return low in _LOWER_ABBREVIATIONS
-    return (low in _SHARED_ABBREVIATIONS or low in _LANG_ABBREVIATIONS[lang] or low in _LANG_NUMBER_ABBREVIATIONS[lang]
+        return low in LOWER_ABBREVIATIONS
+    return (low in SHARED_ABBREVIATIONS or low in LANG_ABBREVIATIONS[lang] or low in LANG_NUMBER_ABBREVIATIONS[lang]
             or (lang == "de" and len(low) > 3 and low.endswith("str")))
 
 
@@ -150,7 +98,7 @@ def _german_ordinal(number: str, before: str, nxt: str) -> bool:
     or an article, a possessive, ``jede`` or a preposition comes before the number (``am 3.``, ``im 20.
     Jahrhundert``, ``der 1. FC``, ``seiner 2. Frau``); ``Er war 25. Er`` ends a sentence."""
     return (_ORDINAL.fullmatch(number) is not None and nxt[:1].isalpha()
-            and (nxt.lower().rstrip(".") in _GERMAN_MONTHS or before.lower() in _BEFORE_ORDINAL
+            and (nxt.lower().rstrip(".") in GERMAN_MONTHS or before.lower() in BEFORE_ORDINAL
                  or nxt[:1].islower()))
 
 
@@ -358,10 +306,10 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
             marker = stuck and _ITEM_MARKER.fullmatch(word + text[pa:pb]) and _at_line_start(wa, text)
             low = word.lower()
             title = stuck and text[pa:pb] == "." and (
-                ((low in _TITLES or low in _LANG_TITLES[lang]) and nxt[:1].isupper())
-                or ((low in _NUMBERED or _known(word, lang)) and nxt[:1].isdigit())
+                ((low in TITLES or low in LANG_TITLES[lang]) and nxt[:1].isupper())
+                or ((low in NUMBERED or _known(word, lang)) and nxt[:1].isdigit())
                 or (_known(word, lang) and lang != "en" and nxt[:1].islower())
-                or (low in _LANG_ABBREVIATIONS[lang] and low not in _MAY_END and nxt[:1].isupper()))
+                or (low in LANG_ABBREVIATIONS[lang] and low not in MAY_END and nxt[:1].isupper()))
             before = text[out[-1][-3][0]:out[-1][-3][1]] if len(out[-1]) >= 3 else ""
             ordinal = (lang == "de" and stuck and text[pa:pb] == "." and not marker
                        and _german_ordinal(word, before, nxt))
