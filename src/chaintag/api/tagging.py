@@ -346,10 +346,9 @@ def _check_options(source, output, model_path, nbest, confidence, marginals, bat
             raise InputError(f"{opt} takes K between {low} and {MAX_K} (got {k}){why}")
     if isinstance(output, (str, os.PathLike)) and not os.fspath(output):
         raise InputError("--output: an empty path; give a file name, or - for standard output")
-    for path in (model_path, None if os.fspath(source) == "-" else source):
-        if path and os.fspath(output) != "-" and os.path.exists(path) and os.path.exists(output) \
-                and os.path.samefile(path, output):
-            raise InputError("--output would overwrite an input file", os.fspath(output))
+    if isinstance(output, (str, os.PathLike)) and os.fspath(output) != "-":
+        from ..io.atomic import refuse_inputs_as_output
+        refuse_inputs_as_output(output, [model_path, None if os.fspath(source) == "-" else source], "--output")
     if batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     if jobs < 1:

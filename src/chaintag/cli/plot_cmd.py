@@ -44,9 +44,8 @@ def run(args) -> int:
         raise InputError("--output is a folder; give a file name such as curves.png", args.output)
     from ..io.atomic import check_writable
     check_writable(args.output, "--output")  # no folders made for a mistyped path
-    if any(os.path.exists(i) and os.path.exists(args.output) and os.path.samefile(i, args.output)
-           for i in args.inputs):
-        raise InputError("--output would overwrite an input file", args.output)
+    from ..io.atomic import refuse_inputs_as_output
+    refuse_inputs_as_output(args.output, args.inputs, "--output")
     ext = os.path.splitext(args.output)[1].lower()
     if ext not in ("", ".png", ".svg", ".pdf"):
         raise InputError(f"--output: a figure is written as .png, .svg or .pdf, not {ext}", args.output)

@@ -177,13 +177,11 @@ def _validate(args) -> None:
             raise InputError("--checkpoint-dir is a file, not a folder", args.checkpoint_dir)
         check_writable(os.path.join(args.checkpoint_dir, "checkpoint.npz")) \
             if os.path.isdir(args.checkpoint_dir) else check_writable(args.checkpoint_dir)
-    for opt in ("train", "dev", "test"):
-        src = getattr(args, opt)
-        for out in ("model", "history"):
-            dest = getattr(args, out)
-            if src and dest and src != "-" and os.path.exists(src) and os.path.exists(dest) \
-                    and os.path.samefile(src, dest):
-                raise InputError(f"--{out} would overwrite the --{opt} file", dest)
+    from ..io.atomic import refuse_inputs_as_output
+    for out in ("model", "history"):
+        if getattr(args, out):
+            refuse_inputs_as_output(getattr(args, out), [src for src in (args.train, args.dev, args.test)
+                                                         if src and src != "-" and os.path.exists(src)], f"--{out}")
 
 
 def run(args) -> int:
