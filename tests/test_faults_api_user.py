@@ -97,7 +97,7 @@ def _write(path, xs, ys) -> str:
 
 
 def test_an_unknown_learner_is_named_before_the_data_is_read(tmp_path):
-    with pytest.raises(InputError, match=r"unknown algorithm 'sapoo' \(did you mean sapo or sapo2\?\); choose "
+    with pytest.raises(InputError, match=r"unknown learner 'sapoo' \(did you mean sapo or sapo2\?\); choose "
                                          r"from perceptron, sapo"):
         chaintag.train(str(tmp_path / "missing.txt"), algorithm="sapoo")
 

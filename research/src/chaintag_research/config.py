@@ -215,27 +215,15 @@ def code_digest() -> str:
 
 
 def learner_class(name: str) -> type:
-    """The learner class of a :func:`chaintag.make_learner` name.
-
-    ``maxent`` is also found when its module exists but is not registered
-    among :data:`chaintag.learners.LEARNERS`.
+    """The learner class of a :func:`chaintag.make_learner` name (:func:`chaintag.learners.learner_class`).
 
     Raises
     ------
     ValueError
-        For an unknown name.
+        For an unknown name, naming the close ones.
     """
-    from chaintag.learners import LEARNERS
-    if name in LEARNERS:
-        return LEARNERS[name]
-    if name == "maxent":
-        try:
-            from chaintag.learners.maxent import MaxEnt
-        except ImportError:  # pragma: no cover - depends on the installed version
-            pass
-        else:
-            return MaxEnt
-    raise ValueError(f"unknown learner {name!r}; choose from {', '.join(LEARNERS)}")
+    from chaintag.learners import learner_class as chaintag_learner_class
+    return chaintag_learner_class(name)
 
 
 def has_learner(name: str) -> bool:

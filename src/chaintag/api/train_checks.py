@@ -462,11 +462,11 @@ def check_algorithm(algorithm) -> None:
     ------
     chaintag.errors.InputError
     """
-    from ..learners import LEARNERS
-    if algorithm is None or algorithm in LEARNERS:
-        return
-    import difflib
     from ..errors import InputError
-    close = difflib.get_close_matches(str(algorithm), list(LEARNERS), 2)
-    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    raise InputError(f"unknown algorithm {algorithm!r}{hint}; choose from {', '.join(LEARNERS)}")
+    from ..learners import learner_class
+    if algorithm is None:
+        return
+    try:
+        learner_class(algorithm)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None

@@ -56,6 +56,33 @@ class _Learners(Mapping):
 LEARNERS = _Learners()
 
 
+def learner_class(name: str) -> type:
+    """The learner class of an algorithm name (``chaintag train --algorithm``).
+
+    Parameters
+    ----------
+    name : str
+        A key of ``LEARNERS``.
+
+    Returns
+    -------
+    type
+        A subclass of :class:`SequenceTagger` (its module imported now).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, naming the close ones and every choice.
+    """
+    try:
+        return LEARNERS[name]
+    except (KeyError, TypeError):
+        import difflib
+        close = difflib.get_close_matches(str(name), list(LEARNERS), 2)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise ValueError(f"unknown learner {name!r}{hint}; choose from {', '.join(LEARNERS)}") from None
+
+
 def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
     """Build a learner by its name (as ``chaintag train --algorithm``).
 
@@ -77,10 +104,7 @@ def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
     TypeError
         For a parameter the learner does not take (with ``strict``).
     """
-    try:
-        cls = LEARNERS[name]
-    except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(LEARNERS)}") from None
+    cls = learner_class(name)
     accepted = set(cls._param_names())
     unknown = sorted(set(params) - accepted)
     if strict and unknown:
@@ -89,4 +113,4 @@ def make_learner(name: str, strict: bool = True, **params) -> SequenceTagger:
 
 
 __all__ = ["SequenceTagger", "StructuredPerceptron", "SAPO", "CRF", "CRFLBFGS", "MIRA", "NBestMIRA",
-           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "BiLSTMSAPO", "load", "as_model", "register", "make_learner", "LEARNERS"]
+           "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF", "BiLSTMSAPO", "load", "as_model", "register", "make_learner", "learner_class", "LEARNERS"]
