@@ -307,10 +307,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
                              "train in one process")
         dev_pack = None
         if dev is not None:
-            try:
-                dev_rows = self._rows(dev[0])
-            except InputError as exc:  # the token checks name the sentence and token, not the data
-                raise InputError(f"dev data: {exc}") from None
+            dev_rows = self._dev_rows(dev[0], self._rows)
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (extractor.transform(dev_rows), dev_labels)
@@ -427,6 +424,15 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         if not model_document_columns(self):
             return as_rows(sentences, len(self.columns_))
         return complete_rows(self, as_rows(sentences, 0))  # every token a tuple, whatever its width
+
+    @staticmethod
+    def _dev_rows(sentences, to_rows):
+        """``to_rows(sentences)`` of the dev data, its errors (which name the sentence and token) said to be
+        about the dev data: every ``fit`` that takes dev data reads it so."""
+        try:
+            return to_rows(sentences)
+        except InputError as exc:
+            raise InputError(f"dev data: {exc}") from None
 
     @staticmethod
     def _as_model(model, what: str = "model") -> "SequenceTagger":

@@ -248,7 +248,7 @@ class SecondOrderPerceptron(SequenceTagger):
             self.tag_dict_ = TagDictionary.build(words, gold, len(names), int(self.tag_dict_min))
             self._fit_word_ids = self.tag_dict_.word_ids(rows)
             if dev is not None:
-                self._dev_word_ids = self.tag_dict_.word_ids(as_rows(dev[0]))
+                self._dev_word_ids = self.tag_dict_.word_ids(self._dev_rows(dev[0], as_rows))
         long_run = self._check_cost(rows, labels)
         progress = self.progress
         if long_run and progress is None:

@@ -324,10 +324,7 @@ class NeuralTagger(SequenceTagger):
         self._device = device
         dev_pack = None
         if dev is not None:
-            try:
-                dev_rows = as_rows(dev[0], n_cols)
-            except InputError as exc:  # the token checks name the sentence and token, not the data
-                raise InputError(f"dev data: {exc}") from None
+            dev_rows = self._dev_rows(dev[0], lambda sents: as_rows(sents, n_cols))
             dev_labels = [list(map(str, ls)) for ls in dev[1]]
             self._check_pairs(dev_rows, dev_labels, "dev")
             dev_pack = (encoder.transform(dev_rows), dev_labels)
