@@ -256,3 +256,22 @@ def test_compare_checks_every_learners_parameters_before_training():
     compare = pytest.importorskip("chaintag_research.compare")
     with pytest.raises(ValueError, match=r"sapo:l2=-1: l2 must be a finite number of at least 0, not -1"):
         compare.compare_runs(["perceptron", "sapo:l2=-1"], features="w[0]", train="t.txt", test="t.txt")
+
+
+def test_a_first_users_slips_get_messages_that_fit_them(tmp_path, capsys):
+    from chaintag.errors import ChaintagError
+    pos = chaintag.SAPO(features="w[0]", epochs=2, progress=False).fit(X, Y)
+    with pytest.raises(ChaintagError, match="follow no chunk scheme"):  # an InputError, not a bare ValueError
+        pos.predict(X, constrain=True)
+    path = tmp_path / "pos.npz"
+    pos.save(path)
+    one = tmp_path / "one.txt"
+    one.write_text("hello\n", encoding="utf-8")
+    assert main(["eval", str(one)]) == 2
+    assert "the file has 1 column, so column -2 (of the gold labels) does not exist" in capsys.readouterr().err
+    assert main(["train", "--train", str(path), "--model", str(tmp_path / "w.npz")]) == 2
+    assert "train's --model is where it saves one" in capsys.readouterr().err
+    text = tmp_path / "words.txt"
+    text.write_text("the\ndog\n", encoding="utf-8")
+    assert main(["tag", "--model", str(path), str(text), "--marginals"]) == 0
+    assert "sapo is not trained for the probabilities of the whole lattice" in capsys.readouterr().err

@@ -64,7 +64,10 @@ def read_label_columns(source: str, gold_column: int = -2, pred_column: int = -1
         n = len(sent.tokens[0])
         for k in (gold_column, pred_column):
             if not -n <= k < n:
-                raise InputError(f"column {k} does not exist: the file has {n} columns", name, sent.line)
+                raise InputError(f"the file has {n} column{'s' if n != 1 else ''}, so column {k} (of the "
+                                 f"{'gold' if k == gold_column else 'predicted'} labels) does not exist: eval FILE "
+                                 "scores its last two columns, gold then predicted (tag the file first, or score a "
+                                 "model with --model MODEL --test FILE)", name, sent.line)
         gold.append([tok[gold_column] for tok in sent.tokens])
         pred.append([tok[pred_column] for tok in sent.tokens])
     return gold, pred, name

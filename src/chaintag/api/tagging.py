@@ -183,6 +183,10 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
         model = load(model_path)
     from ..io.writable import check_output_labels
     check_output_labels(getattr(model, "labels_", []), nbest, model_path)  # labels with whitespace, line breaks
+    if marginals and getattr(model, "span_confidence", None) == "top-n" and warn is not None:
+        warn(f"warning: {getattr(model, 'algorithm', 'this learner')} is not trained for the probabilities of "
+             "the whole lattice, so its forward-backward marginals are spread thin (near one over the number of "
+             "labels); --confidence K gives the top-K probabilities it is trained on")
     trained_on = getattr(model, "label_field_", None)
     if label_field is None:
         label_field = trained_on or "xpos"

@@ -49,7 +49,8 @@ def run(args) -> int:
         n_sentences = test.n_sentences
     else:
         if not args.file:
-            raise InputError("give --model and --test, or a FILE with gold and predicted label columns")
+            raise InputError("give --model and --test, or a FILE with gold and predicted label columns (- for "
+                             "standard input)")
         from ..api.column_scoring import read_label_columns, score_label_columns
         from .common import sep_value
         gold, pred, name = read_label_columns(args.file, args.gold_column, args.pred_column, format=args.format,

@@ -66,7 +66,8 @@ def add_parser(sub) -> None:
                         "top-K sequences (default K: 5; `--confidence FILE` tags FILE with K 5)")
     p.add_argument("--marginals", action="store_true",
                    help="add a column with P(y_i = label | x), the forward-backward marginal of "
-                        "the predicted label (the model's posterior for CRF-trained models)")
+                        "the predicted label (the model's posterior for CRF-trained models; for SAPO, spread "
+                        "thin: its own probabilities are --confidence's)")
     p.add_argument("--constrain", action="store_true",
                    help="forbid the label sequences the chunk scheme makes invalid (O -> I-X in IOB2, "
                         "B-X -> I-Y, start and end rules), also in --nbest, --confidence and --marginals where "

@@ -50,6 +50,7 @@ from .forward_backward import forward_backward_kernel
 from .nbest import astar_workspace, nbest_into
 from .scoring import emission_scores, max_sentence_length, weight_views
 from .viterbi import viterbi_kernel
+from ..errors import InputError
 from ..evaluation.schemes import transition_allowed as _allowed
 
 #: Schemes whose rules can be enforced (aliases such as ``bio``/``bioes`` are accepted too).
@@ -121,7 +122,7 @@ def scheme_masks(labels, scheme: str | None = None, counts: dict | None = None):
     Raises
     ------
     ValueError
-        When the labels follow no chunk scheme, or not the one named
+        (:class:`chaintag.errors.InputError`) When the labels follow no chunk scheme, or not the one named
         (``E-X`` under IOB2). Labels that fit no chunk prefix at all (a POS
         tag among chunk labels) are read as ``O``, as the chunk scorer does.
 
@@ -139,11 +140,11 @@ def scheme_masks(labels, scheme: str | None = None, counts: dict | None = None):
         scheme = found
         if scheme is None:
             shown = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
-            raise ValueError(f"the labels ({shown}) follow no chunk scheme ({', '.join(SCHEMES)}): "
+            raise InputError(f"the labels ({shown}) follow no chunk scheme ({', '.join(SCHEMES)}): "
                              "there is no transition rule to enforce")
     scheme = resolve_scheme(scheme)
     if scheme not in SCHEMES:
-        raise ValueError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
+        raise InputError(f"unknown label scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
     families = ({"iob1", "iob2"}, {"ioe1", "ioe2"})
     read = read_labels([[lab] for lab in labels], scheme=scheme)
     if found is not None and scheme != found and not any({scheme, found} <= f for f in families):

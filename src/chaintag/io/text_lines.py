@@ -89,10 +89,11 @@ def refuse_zip(first: bytes, name: str, encoding: str | None = None) -> None:
         except (OSError, zipfile.BadZipFile):
             pass
     if model:
-        raise InputError("this is a chaintag model file (npz), not text; use --model to give a model "
-                         "(the input is a text file of sentences)", name)
-    raise InputError("this is a zip file, not text (a model file? use --model to give a model; the input "
-                     "is a text file of sentences)", name)
+        raise InputError("this is a chaintag model file (npz), not text; use --model to give a model (tag "
+                         "--model M FILE, eval --model M --test FILE; train's --model is where it saves one); "
+                         "data is a text file of sentences", name)
+    raise InputError("this is a zip file, not text (a model file? a model is given with --model); data is a "
+                     "text file of sentences", name)
 
 
 def strip_bom(line: str, first: bool = False) -> str:
