@@ -103,9 +103,10 @@ def score_label_columns(gold, pred, gold_column: int = -2, pred_column: int = -1
     Raises
     ------
     chaintag.errors.InputError
-        When there is no token, when the gold column holds words (:data:`WORDLIKE_MIN`, :data:`WORDLIKE_RATIO`: a file that was
-        never tagged), or the two columns share no label among three or more (two kinds of labels: the
-        predicted column is probably missing, and scoring would print a meaningless 0).
+        When there is no token, when the gold column holds words (:data:`WORDLIKE_MIN`,
+        :data:`WORDLIKE_RATIO`: a file that was never tagged), or the two columns share no label among
+        three or more (two kinds of labels: the predicted column is probably missing, and scoring would
+        print a meaningless 0).
     """
     from ..evaluation import evaluate
     from .corpus import require_tokens

@@ -164,8 +164,8 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
     """
     from ..features.document import DOCUMENT_COLUMNS, model_document_columns, with_document_columns
     from ..learners import as_model
-    model = as_model(model)
     from .corpus import require_tokens
+    model = as_model(model)
     require_tokens(test.labels, "the test data", test.source)
     if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
         with_document_columns(test)  # computed from the file's documents (its marker lines)

@@ -71,7 +71,7 @@ def tag_text(model, text: str, lang: str = "en", *, tokenized: bool = False, con
     [('It', 'PRP'), ("'s", 'VBZ'), ('3pm', 'NN'), ('.', '.')]
     """
     return _model(model).tag_text(text, lang, tokenized=tokenized, confidence=confidence, constrain=constrain,
-                                  scheme=scheme, pos_model=None if pos_model is None else _model(pos_model, "pos_model"))
+                                  scheme=scheme, pos_model=pos_model)  # tag_documents reads pos_model
 
 
 def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encoding: str = "utf-8",
@@ -216,7 +216,7 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     if batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     model = _model(model)
-    pos_model = None if pos_model is None else _model(pos_model)
+    pos_model = None if pos_model is None else _model(pos_model, "pos_model")  # loaded once, not per batch
     if constrain or scheme:
         from .tag_constraints import constraint_options
         constrain, scheme = constraint_options(model, constrain, scheme, False, format)["constrain"], None

@@ -155,11 +155,10 @@ def _validate(args) -> None:
         raise InputError(f"--dev-fraction must be between 0 and 1 (got {args.dev_fraction})")
     if args.dev and args.dev_fraction:
         raise InputError("give --dev or --dev-fraction, not both")
-    from ..api.train_checks import check_dev_is_not_test, check_model_path, check_options_given
+    from ..api.train_checks import check_dev_is_not_test, check_model_path
     warning = check_dev_is_not_test(args.dev, args.test, args.data_dir, "train")
     if warning:  # shown even with -q: the --test figures are then not held out
         print(warning, file=sys.stderr, flush=True)
-    check_options_given(args, ("history", "checkpoint_dir", "features", "stream_dir"))  # before the checks below
     if args.model is not None:
         check_model_path(args.model)
     if args.hash_bits is not None and not 1 <= args.hash_bits <= 30:
@@ -169,7 +168,7 @@ def _validate(args) -> None:
     for opt in ("model", "history"):
         path = getattr(args, opt)
         if path:
-            check_writable(path)
+            check_writable(path, f"--{opt}")
     if args.history and os.path.abspath(args.history) == os.path.abspath(args.model):
         raise InputError("--history and --model name the same file", args.history)
     if args.checkpoint_dir:
