@@ -107,3 +107,11 @@ def test_two_cli_runs_on_one_checkpoint_folder(tmp_path, capsys):
     capsys.readouterr()
     assert main(argv) == 2  # without --resume, the finished run's checkpoint would be replaced: refused
     assert "holds the checkpoint of an earlier run" in capsys.readouterr().err
+
+
+def test_a_refused_stream_run_makes_no_checkpoint_folder(tmp_path, capsys):
+    """`--stream` with `--checkpoint-dir` is refused before the folder and its lock file are made."""
+    ck = tmp_path / "ck"
+    assert main(_train_argv(tmp_path, ck) + ["--stream"]) == 2
+    assert "--stream: it is not offered with --checkpoint-dir" in capsys.readouterr().err
+    assert not ck.exists()

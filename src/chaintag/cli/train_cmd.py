@@ -202,6 +202,9 @@ def run(args) -> int:
     if not LEARNERS[name].supports_checkpoints:
         shown = f"{args.algorithm} --order 2" if args.order == 2 else args.algorithm
         raise InputError(f"--checkpoint-dir is not offered for {shown}")
+    if args.stream:  # refused before the folder and its lock file are made
+        from ..api.train_stream import wants_stream
+        wants_stream(args, name)
     from ..learners.checkpoint import folder_lock
     # one run per checkpoint folder, from before the data is read until the model is saved
     with folder_lock(args.checkpoint_dir):
