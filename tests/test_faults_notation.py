@@ -111,7 +111,10 @@ def test_cli_eval_detects_and_takes_the_format(tmp_path, capsys):
     assert main(["eval", path]) == 0
     out = capsys.readouterr().out
     assert "accuracy:  70.00%; precision:  50.00%; recall:  75.00%; FB1:  60.00" in out
-    assert "labels written type_prefix (PER_B) (detected from the labels)" in out
+    # how the scheme was chosen follows the scheme's name, not the notation (which was detected too)
+    assert "scheme: IOB2 (detected from the labels), labels written type_prefix (PER_B)" in out
+    assert main(["eval", path, "--scheme", "iob2", "--label-format", "suffix"]) == 0
+    assert "scheme: IOB2 (given), labels written type_prefix (PER_B)" in capsys.readouterr().out
     assert main(["eval", path, "--json"]) == 0
     fig = json.loads(capsys.readouterr().out)
     assert fig["label_format"] == "X_B" and round(fig["f1"], 2) == 60.0

@@ -146,14 +146,15 @@ class Scheme:
         return self.name != "none"
 
     def describe(self) -> str:
-        """One phrase for reports, e.g. ``"IOB2 (detected from the labels)"``."""
+        """One phrase for reports, e.g. ``"IOB2 (detected from the labels)"``: how the scheme was
+        chosen follows its name, then the label notation when it is not ``B-X``."""
+        how = " (detected from the labels)" if self.detected else " (given)"
         if self.name == "none":
-            text = "none: the labels are not chunk labels, token accuracy only"
-        else:
-            text = _DISPLAY[self.name] + ("" if self.typed else " without types (bare prefixes)")
-            if self.typed and self.notation != "B-X":
-                text += f", labels written {_NOTATION_WORDS[self.notation]} ({_example(self.notation)})"
-        return text + (" (detected from the labels)" if self.detected else " (given)")
+            return "none" + how + ": the labels are not chunk labels, token accuracy only"
+        text = _DISPLAY[self.name] + ("" if self.typed else " without types (bare prefixes)") + how
+        if self.typed and self.notation != "B-X":
+            text += f", labels written {_NOTATION_WORDS[self.notation]} ({_example(self.notation)})"
+        return text
 
 
 def _example(notation: str) -> str:
