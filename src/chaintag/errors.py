@@ -39,6 +39,15 @@ class ModelFormatError(ChaintagError, ValueError):
     """A model file is truncated, corrupt, foreign or of an unsupported version."""
 
 
+class NotFittedError(ChaintagError, RuntimeError, ValueError, AttributeError):
+    """A method that needs a fitted model was called before ``fit`` (or ``load``).
+
+    It is an ``AttributeError`` and a ``ValueError`` as scikit-learn's
+    ``NotFittedError`` is (so ``hasattr(model, "weights_")`` is False before
+    fitting), and a ``RuntimeError`` as chaintag's earlier releases raised.
+    """
+
+
 class TrainingError(ChaintagError, ValueError):
     """Training cannot produce a usable model (e.g. no features survive the cut-off)."""
 

@@ -157,8 +157,10 @@ def _fit(learner, client, chunks, source, dev, k, family, lbfgs, mixing, max_ret
     from ..streaming.train import prepare_streamed, remove_stale_chunks
     from ..training.shard_files import write_shard_files
     from .trainer import _Trainer
+    from ..learners.transaction import fit_transaction
     remove_stale_chunks(folder)
-    with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
+    with fit_transaction(learner), \
+            tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
         corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, None if callable(source) else source)
         index = learner.feature_index_
         files = write_shard_files(corpus, k, index.feat_label, index.n_labels)

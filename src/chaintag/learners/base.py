@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..decoding.scoring import NO_VALUES, SENTENCES_PER_CHUNK, feature_entries, tag_corpus, tag_corpus_serial
-from ..errors import InputError
+from ..errors import InputError, NotFittedError
 from ..features.dense_rows import DECODE_MIN_TOKENS, FullRowMemo
 from ..features.extract import AttributeExtractor, Attributes
 from ..features.space import FeatureIndex, build_feature_index, remap_attributes
@@ -30,6 +30,7 @@ from .inference import InferenceMixin
 from .spans import SpanMixin
 from .introspect import IntrospectionMixin, training_summary
 from .sklearn_compat import SklearnTagsMixin
+from .transaction import transactional
 from .tokens import (MAX_LABELS, as_rows, check_column_rows, check_label_values, check_labels, column_names,  # noqa: F401
                      default_columns, looks_like_chunks, materialise)
 
@@ -118,6 +119,9 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        for name in ("fit", "fit_with"):  # a fit that raises leaves the estimator as it was
+            if name in cls.__dict__:
+                setattr(cls, name, transactional(cls.__dict__[name]))
         if "params" in cls.__dict__ and "__init__" not in cls.__dict__:
             from .params import make_init
             cls.__init__ = make_init(cls.params)
@@ -162,6 +166,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         raise NotImplementedError
 
     # ------------------------------------------------------------------- fit
+    @transactional
     def fit(self, sentences, labels, dev=None, *, checkpoint_dir=None, resume=False) -> "SequenceTagger":
         """Train on labelled sentences.
 
@@ -206,6 +211,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         """
         return self.fit_with(sentences, labels, dev, checkpoint_dir=checkpoint_dir, resume=resume)
 
+    @transactional
     def fit_with(self, sentences, labels, dev=None, *, trainer=None, checkpoint_dir=None,
                  resume=False) -> "SequenceTagger":
         """Train as :meth:`fit` does, the epochs run by ``trainer`` (e.g. on a cluster's workers).
@@ -518,7 +524,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
     # ------------------------------------------------------------- predicting
     def _check_fitted(self) -> None:
         if not hasattr(self, "weights_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit() or load a model")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() or load a model")
 
     def _tag_ids(self, attrs: Attributes, weights: np.ndarray | None = None) -> np.ndarray:
         out = np.zeros(attrs.n_tokens, dtype=np.int32)
@@ -634,10 +640,10 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
             record["dev_score"] = result.f1 if result.is_chunking else result.accuracy
         return record
 
-    def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels):
+    def _evaluate_attrs(self, weights, attrs: Attributes, gold_labels, scheme=None):
         from ..evaluation import evaluate
         pred = self._split(self._tag_ids(attrs, weights), attrs.sent_ptr)
-        return evaluate(gold_labels, pred, scheme=self.eval_scheme)
+        return evaluate(gold_labels, pred, scheme=self.eval_scheme if scheme is None else scheme)
 
     def evaluate(self, sentences, labels, scheme=None):
         """Token accuracy and chunk P/R/F1 (conlleval semantics) on labelled sentences.
@@ -660,14 +666,8 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         rows = self._rows(sentences)
         labels = [list(map(str, ls)) for ls in labels]
         self._check_pairs(rows, labels, "test") if rows else None
-        saved = self.eval_scheme
-        try:
-            if scheme is not None:
-                self.eval_scheme = scheme
-            return self._evaluate_attrs(self.weights_, self.extractor_.transform(rows), labels)
-        finally:
-            if scheme is not None:
-                self.eval_scheme = saved
+        # the scheme is passed down, never set on the model: evaluate runs in several threads at once
+        return self._evaluate_attrs(self.weights_, self.extractor_.transform(rows), labels, scheme)
 
     def score(self, sentences, labels) -> float:
         """Chunk F1 (in percent) for IOB-style labels, token accuracy (percent) otherwise."""
@@ -680,8 +680,8 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
 
         Raises
         ------
-        RuntimeError
-            If the model is not fitted.
+        chaintag.errors.NotFittedError
+            If the model is not fitted (a RuntimeError, ValueError and AttributeError too).
         chaintag.errors.TrainingError
             If it has no features (nothing was learned).
 

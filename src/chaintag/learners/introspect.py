@@ -99,8 +99,8 @@ class IntrospectionMixin:
 
         Raises
         ------
-        RuntimeError
-            If the model is not fitted.
+        chaintag.errors.NotFittedError
+            If the model is not fitted (a RuntimeError, ValueError and AttributeError too).
         """
         _, _, trans, start, end = self._first_order_views()
         return TransitionTable(list(self.labels_), trans.copy(), start.copy(), end.copy())

@@ -225,7 +225,7 @@ COMMON = {p.name: p for p in (
     Param("feature_space", "gold", str, "features: pairs seen in gold training data, or all pairs",
           choices=("gold", "all"), option=""),
     Param("shuffle", False, bool, "a new random sentence order each epoch", option=""),
-    Param("random_state", 0, int, "random seed", option=""),
+    Param("random_state", 0, int, "random seed", low=0, option=""),
     Param("hash_bits", None, int, "feature hashing: 2^B attribute buckets", low=1, high=30, none=True, option=""),
     Param("progress", None, None, "progress display: None (on a terminal), True, False, 'bar', 'log'", option=""),
     Param("n_jobs", 1, int, "threads of an epoch, lock-free on shared weights (Hogwild; -1: all cores); "

@@ -37,12 +37,16 @@ def sequence_scorer(metric: str = "auto"):
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float``, higher is better.
+        ``scorer(estimator, X, y) -> float``, higher is better. ``f1`` and
+        ``accuracy`` score ``estimator.predict(X)``, so the estimator may be a
+        scikit-learn ``Pipeline`` ending in a chaintag learner; ``auto`` calls
+        ``estimator.score``.
 
     Raises
     ------
     ValueError
-        For an unknown metric.
+        For an unknown metric; when called, ``f1`` of labels that are not chunk
+        labels (POS tags: score them with ``accuracy``).
 
     Examples
     --------
@@ -55,7 +59,13 @@ def sequence_scorer(metric: str = "auto"):
     def scorer(estimator, X, y) -> float:
         if metric == "auto":
             return float(estimator.score(X, y))
-        result = estimator.evaluate(X, y)
+        from ..evaluation import evaluate
+        final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator  # a Pipeline's learner
+        gold = [[str(lab) for lab in ls] for ls in y]  # labels given as integers are read as strings, as by fit
+        result = evaluate(gold, estimator.predict(X), scheme=getattr(final, "eval_scheme", "auto"))
+        if metric == "f1" and not result.is_chunking:
+            raise ValueError("sequence_scorer('f1'): these labels are not chunk labels (no F1 to score); "
+                             "use sequence_scorer('accuracy')")
         return float(result.f1 if metric == "f1" else result.accuracy)
 
     scorer.__name__ = f"sequence_{metric}"

@@ -47,6 +47,7 @@ class SpanMixin:
             ``name`` is ``"none"`` for labels that make no chunks (POS tags).
         """
         from ..evaluation.schemes import detect_scheme
+        self._check_fitted()
         recorded = (getattr(self, "training_summary_", None) or {}).get("label_scheme")
         return detect_scheme([list(self.labels_)], (), scheme or recorded or "auto")
 

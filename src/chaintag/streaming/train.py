@@ -60,7 +60,9 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
                            label_field=label_field, sep=sep, encoding=encoding)
 
     remove_stale_chunks(folder)
-    with tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
+    from ..learners.transaction import fit_transaction
+    with fit_transaction(learner), \
+            tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
         corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, source)
         _train_chunks(learner, fam, corpus, dev_pack)
         learner._finish_fit()

@@ -555,10 +555,6 @@ class NeuralTagger(SequenceTagger):
         return h.hexdigest()
 
     # ------------------------------------------------------------ predict
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet; call fit() or load a model")
-
     def _use(self, weights) -> None:
         if weights is not None and weights is not getattr(self, "_loaded", None):
             self._set_flat(weights)
@@ -613,8 +609,8 @@ class NeuralTagger(SequenceTagger):
 
         Raises
         ------
-        RuntimeError
-            If the model is not fitted.
+        chaintag.errors.NotFittedError
+            If the model is not fitted (a RuntimeError, ValueError and AttributeError too).
         """
         from ...io.model_file import save_model
         self._check_fitted()
@@ -675,8 +671,8 @@ class NeuralTagger(SequenceTagger):
 
         Raises
         ------
-        RuntimeError
-            If the model is not fitted.
+        chaintag.errors.NotFittedError
+            If the model is not fitted (a RuntimeError, ValueError and AttributeError too).
         """
         from ..introspect import TransitionTable
         self._check_fitted()
