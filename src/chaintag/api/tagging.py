@@ -173,14 +173,16 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     if output_format in TEXT_OUTPUTS and output_format not in ("columns", "text"):
         raise InputError(f"--output-format {output_format} is an output of raw text: add --format raw (or "
                          "--format pretokenized)")
+    given = model_path
     if isinstance(model, (str, os.PathLike)):  # a file, or a model's name (en-pos): its file
         from ..models.resolve import resolve_model
+        given = model
         model_path, model = os.fspath(resolve_model(model)), None
     chosen = _check_options(source, output, model_path, nbest, confidence, marginals, batch_size, jobs,
                             workers, scheduler)
     if model is None:
         from ..learners import load
-        model = load(model_path)
+        model = load(given)  # by its name, so that a cached model is checked against its catalog entry
     from ..io.writable import check_output_labels
     check_output_labels(getattr(model, "labels_", []), nbest, model_path)  # labels with whitespace, line breaks
     if marginals and getattr(model, "span_confidence", None) == "top-n" and warn is not None:

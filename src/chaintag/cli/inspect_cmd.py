@@ -48,8 +48,12 @@ def run(args) -> int:
 
 def format_summary(info: dict, matrix: str) -> str:
     """The text report of ``chaintag inspect`` from :meth:`SequenceTagger.summary`'s dict."""
-    lines = [f"model: {info['model']}",
-             f"algorithm: {info['algorithm']} ({info['class']})",
+    lines = [f"model: {info['model']}"]
+    file_format = info.get("file_format")
+    if file_format:
+        lines.append(f"file: format version {file_format.get('format_version')}, written by chaintag "
+                     f"{file_format.get('chaintag_version') or '(a release that did not record it)'}")
+    lines += [f"algorithm: {info['algorithm']} ({info['class']})",
              "settings: " + ", ".join(f"{k}={v!r}" for k, v in sorted(info["params"].items()))]
     train = info.get("training")
     if train:

@@ -734,4 +734,27 @@ class AttributeExtractor:
         ex.radix = [np.asarray(arrays[f"radix_{t}"], dtype=np.int64) for t in range(len(ex.templates))]
         ex.attr_keys = np.asarray(arrays["attr_keys"], dtype=np.int64)
         ex.attr_offset = np.asarray(arrays["attr_offset"], dtype=np.int64)
+        ex._check_table()
         return ex
+
+    def _check_table(self) -> None:
+        """Check an attribute table read from a file: ``attr_offset`` splits ``attr_keys`` into one
+        ascending run of distinct keys per template (the lookups of tagging search them), and each
+        template's radix is positive.
+
+        Raises
+        ------
+        ValueError
+        """
+        off, keys = self.attr_offset, self.attr_keys
+        if (off.ndim != 1 or keys.ndim != 1 or len(off) != len(self.templates) + 1 or off[0] != 0
+                or off[-1] != len(keys) or np.any(np.diff(off) < 0)):
+            raise ValueError(f"the attribute offsets (attr_offset) do not fit the {len(self.templates)} "
+                             f"templates and {len(keys)} attribute keys")
+        rising = np.diff(keys) > 0
+        starts = off[1:-1]
+        rising[starts[(starts > 0) & (starts < len(keys))] - 1] = True
+        if not rising.all():
+            raise ValueError("a template's attribute keys (attr_keys) are not distinct and ascending")
+        if any(r.ndim != 1 or np.any(r < 1) for r in self.radix):
+            raise ValueError("a template's radix is not a list of positive sizes")

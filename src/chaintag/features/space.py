@@ -52,6 +52,36 @@ class FeatureIndex:
         """Length of the flat weight vector: features, transitions, start, end."""
         return self.n_features + self.n_labels * self.n_labels + 2 * self.n_labels
 
+    def check(self, n_attributes: int) -> None:
+        """Check the index read from a file before any compiled kernel reads it.
+
+        Parameters
+        ----------
+        n_attributes : int
+            The number of attributes of the model's attribute table.
+
+        Raises
+        ------
+        ValueError
+            Unless ``feat_ptr`` has ``n_attributes + 1`` non-decreasing offsets
+            from 0 to ``n_features`` and every attribute's labels are distinct
+            label ids in ascending order (the kernels index the weights and
+            search the labels by them: a file whose digests are right but
+            whose arrays are not would read outside them).
+        """
+        ptr, lab = self.feat_ptr, self.feat_label
+        if (ptr.ndim != 1 or lab.ndim != 1 or len(ptr) != n_attributes + 1 or ptr[0] != 0
+                or ptr[-1] != len(lab) or np.any(np.diff(ptr) < 0)):
+            raise ValueError(f"the feature offsets (feat_ptr) do not fit the {n_attributes} attributes and "
+                             f"{len(lab)} features")
+        if len(lab) and (int(lab.min()) < 0 or int(lab.max()) >= self.n_labels):
+            raise ValueError(f"a feature's label id (feat_label) is outside 0..{self.n_labels - 1}")
+        rising = np.diff(lab.astype(np.int64)) > 0
+        starts = ptr[1:-1]
+        rising[starts[(starts > 0) & (starts < len(lab))] - 1] = True  # a new attribute may start lower
+        if not rising.all():
+            raise ValueError("an attribute's feature labels (feat_label) are not distinct and ascending")
+
 
 def build_feature_index(attrs: Attributes, labels: np.ndarray, n_labels: int, n_attributes: int,
                         cc: int = 0, space: str = "gold", pairs=None) -> tuple[FeatureIndex, np.ndarray]:

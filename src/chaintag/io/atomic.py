@@ -235,7 +235,7 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str, bytes or os.PathLike
         Final destination. A symbolic link is followed (its target is
         replaced). A destination that exists and is not a regular file (a
         FIFO, a terminal, ``/dev/stdout``) cannot be replaced atomically and
@@ -264,7 +264,7 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
     chaintag.errors.OutputError
         When writing fails (a full disk, ...): the message names ``path``.
     """
-    shown = os.fspath(path)
+    shown = os.fsdecode(os.fspath(path))  # a bytes path too, as open() takes it
     path = os.path.realpath(shown)
     kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):

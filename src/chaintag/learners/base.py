@@ -746,6 +746,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
         model.feature_index_ = FeatureIndex(np.asarray(arrays["feat_ptr"], dtype=np.int64),
                                             np.asarray(arrays["feat_label"], dtype=np.int32),
                                             len(model.labels_))
+        model.feature_index_.check(model.extractor_.n_attributes)
         model.weights_ = np.asarray(arrays["weights"], dtype=np.float64)
         model.history_ = list(meta.get("history", []))
         model.best_epoch_ = meta.get("best_epoch")
@@ -812,6 +813,9 @@ def load(path) -> SequenceTagger:
             for name in LEARNERS:
                 LEARNERS[name]
     cls = _REGISTRY.get(algorithm)
+    if algorithm is None:
+        raise ModelFormatError(f"{path}: model file is incomplete: it names no algorithm (the learner that "
+                               "wrote it)")
     if cls is None:
         raise ModelFormatError(f"{path}: unknown algorithm {meta.get('algorithm')!r}")
     labels = meta.get("labels")
@@ -820,13 +824,19 @@ def load(path) -> SequenceTagger:
         raise ModelFormatError(f"{path}: model file is inconsistent: its labels are not a list of distinct "
                                "strings")
     try:
-        return cls._from_saved(meta, arrays)
+        model = cls._from_saved(meta, arrays)
+        # what wrote the file (chaintag inspect shows it); a model saved again records this release's
+        model.file_format_ = {"format_version": meta.get("format_version"),
+                              "chaintag_version": meta.get("chaintag_version")}
+        return model
     except ModelFormatError as exc:
         text = str(exc)
         if text.startswith(f"{path}:"):
             raise
         raise ModelFormatError(f"{path}: {text}") from None
-    except (KeyError, ValueError, TypeError, IndexError) as exc:
+    except KeyError as exc:
+        raise ModelFormatError(f"{path}: model file is incomplete: it has no {exc.args[0]!r} entry") from None
+    except (ValueError, TypeError, IndexError) as exc:
         raise ModelFormatError(f"{path}: model file is incomplete or inconsistent: {exc}") from None
 
 

@@ -172,7 +172,9 @@ class IntrospectionMixin:
             ``transitions`` (as :meth:`TransitionTable.to_dict`) and
             ``virtual_columns`` (the gazetteer's and the unlabeled text's record:
             sources, jackknife folds, entries or words; the word maps the model keeps
-            from its resources, ``word_maps``: source, words, k-means sizes; empty without them).
+            from its resources, ``word_maps``: source, words, k-means sizes; empty without them);
+            ``file_format``: the format version of the file it was loaded from and the chaintag
+            release that wrote it (None for a model not loaded from a file).
         """
         self._check_fitted()
         training = getattr(self, "training_summary_", None)
@@ -193,6 +195,7 @@ class IntrospectionMixin:
                                    self.top_features(lab, k).items()} for lab in self.labels_},
             "transitions": self.transitions_.to_dict(),
             "virtual_columns": _virtual_sources(self.extractor_),
+            "file_format": getattr(self, "file_format_", None),
         }
 
 

@@ -45,9 +45,10 @@ _LOG = logging.getLogger("chaintag.resources")
 
 
 def say(message: str) -> None:
-    """One line on stderr, ``resources: MESSAGE``, for a step that takes a while when the cache misses."""
-    import sys
-    print(f"resources: {message}", file=sys.stderr, flush=True)
+    """``resources: MESSAGE``, for a step that takes a while when the cache misses: an INFO record of the
+    ``chaintag.resources`` logger, which the command line shows on stderr (not with ``-q``) and the
+    library leaves to the application's logging set-up."""
+    _LOG.info("resources: %s", message)
 
 
 def resource_cache_dir() -> Path:

@@ -719,6 +719,7 @@ class NeuralTagger(SequenceTagger):
             "vocabulary": {"words": len(enc.words), "chars": len(enc.chars),
                            "columns": [len(v) for v in enc.extras]},
             "top_features": {}, "transitions": self.transitions_.to_dict(),
+            "file_format": getattr(self, "file_format_", None),
         }
 
     def to(self, device) -> "NeuralTagger":
