@@ -180,3 +180,36 @@ def test_neural_spans_equal_enumeration(algorithm):
     for x, a, b, p in spans[0]:
         want = sum(q for labs, q in weighted if (x, a, b) in _scan(labs, read))
         assert p == pytest.approx(want, rel=1e-5, abs=1e-9)
+
+
+@pytest.mark.parametrize("algorithm", ["maxent", "perceptron2"])
+def test_learners_without_nbest_give_spans_without_confidence(algorithm):
+    """maxent and the second-order perceptron have no n-best search: predict_spans and tag_text ended in
+    NotImplementedError (tag_text by default), and MaxEnt's predict_nbest and predict_marginals in a
+    TypeError on constrain. Their spans now come with confidence None; constrain is refused as predict
+    refuses it."""
+    import chaintag
+    params = {} if algorithm == "maxent" else {"epochs": 3}
+    model = chaintag.make_learner(algorithm, features=["w[0]", "pos[0]", "pos[-1]"], **params).fit(SENTS, LABELS)
+    assert model.span_confidence is None
+    labels, spans = model.predict_spans(SENTS)
+    assert labels == model.predict(SENTS)
+    assert [[(x, a, b) for x, a, b, _ in s] for s in spans] == label_spans(labels)
+    assert all(p is None for s in spans for *_, p in s) and any(spans)
+    words = [[w for w, _ in s] for s in SENTS]
+    reader = chaintag.make_learner(algorithm, features=["w[0]", "w[-1]"], columns=("word",), **params).fit(
+        words, LABELS)
+    doc = reader.tag_text("the dog barks here")
+    assert [t.text for t in doc.tokens] == ["the", "dog", "barks", "here"] and doc.spans
+    assert all(span.confidence is None for span in doc.spans)
+    if algorithm == "maxent":
+        for call in (lambda: model.predict_spans(SENTS, constrain=True),
+                     lambda: model.predict_nbest(SENTS, 2, constrain=True),
+                     lambda: model.predict_marginals(SENTS, fixed=[[None] * len(s) for s in SENTS])):
+            with pytest.raises(NotImplementedError, match="MaxEnt"):
+                call()
+    else:
+        fixed = [[None] * len(s) for s in SENTS]
+        fixed[0][0] = "B-NP"
+        assert model.predict_spans(SENTS, constrain=True, fixed=fixed)[0] == model.predict(
+            SENTS, constrain=True, fixed=fixed)

@@ -72,7 +72,7 @@ def add_parser(sub) -> None:
                    help="forbid the label sequences the chunk scheme makes invalid (O -> I-X in IOB2, "
                         "B-X -> I-Y, start and end rules), also in --nbest, --confidence and --marginals where "
                         "the model gives them, and in the spans of --format raw; first- and second-order "
-                        "models alike")
+                        "models alike (not maxent, nor models of real-valued attributes)")
     from ..evaluation.schemes import scheme_names
     p.add_argument("--scheme", choices=[n for n in scheme_names() if n != "none"], default=None, type=str.lower,
                    help="the chunk scheme of --constrain (default: the scheme of the model's training labels, "

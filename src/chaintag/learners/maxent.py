@@ -250,8 +250,8 @@ class MaxEnt(SequenceTagger):
     constrained_decoding = False  # local probabilities, its own Viterbi
 
     algorithm = "maxent"
-    #: span confidence from the top-n sequences (:mod:`chaintag.learners.spans`)
-    span_confidence = "top-n"
+    #: no span confidence: it has no n-best search (:mod:`chaintag.learners.spans`)
+    span_confidence = None
     _real_values = True  # feature-dict numbers: the design matrix and the kernels' values (ent_val)
 
     params = (
@@ -433,7 +433,7 @@ class MaxEnt(SequenceTagger):
         bounds = attrs.sent_ptr.tolist()
         return [logp[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
 
-    def predict_marginals(self, sentences) -> list[np.ndarray]:
+    def predict_marginals(self, sentences, *, constrain=False, fixed=None) -> list[np.ndarray]:
         """Token marginals ``P(t_i = l | x)`` of the model's distribution over label sequences.
 
         The distribution is the product of the local probabilities, so the
@@ -443,10 +443,18 @@ class MaxEnt(SequenceTagger):
         -------
         list of float64 arrays, shape (n_tokens, n_labels)
             One per sentence; columns follow ``labels_``; rows sum to 1.
+
+        Raises
+        ------
+        NotImplementedError
+            For ``constrain`` or ``fixed``, as :meth:`predict`.
         """
+        if constrain or fixed is not None:
+            from .constrained import _check_model
+            _check_model(self)
         return self._marginals_with(marginals_corpus_local, sentences)
 
-    def predict_nbest(self, sentences, k: int = 5):
+    def predict_nbest(self, sentences, k: int = 5, *, constrain=False, fixed=None):
         """Not available for a locally normalized model.
 
         Raises

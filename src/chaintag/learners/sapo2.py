@@ -160,6 +160,8 @@ class SecondOrderSAPO(SecondOrderPerceptron):
     first_order = "sapo"
 
     algorithm = "sapo2"
+    #: span confidence from its top-n sequences (:mod:`chaintag.learners.spans`)
+    span_confidence = "top-n"
     _real_values = True
     _keeps_attr_ids = True  # pair features: the kernels read each entry's attribute
     _keeps_checkpoints = True  # the state is float arrays and scalars; the pairs are rebuilt from the data

@@ -197,8 +197,8 @@ class SecondOrderPerceptron(SequenceTagger):
     constrained_decoding = True
 
     algorithm = "perceptron2"
-    #: span confidence from the top-n sequences (:mod:`chaintag.learners.spans`)
-    span_confidence = "top-n"
+    #: no span confidence: it has no n-best search (:mod:`chaintag.learners.spans`; the second-order SAPO has)
+    span_confidence = None
     _empty_epoch_is_noop = True  # an epoch over no sentences changes no weight and no step
     _keeps_checkpoints = True  # the state is float arrays and a step; the tag dictionary is rebuilt from the data
 

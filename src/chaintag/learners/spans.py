@@ -13,10 +13,13 @@ A learner says on itself how it scores a span, in ``span_confidence``:
     The summed probability of the top-n label sequences that hold the span,
     the probabilities being the softmax of their scores over the top-n: the
     distribution SAPO trains (Sun et al., section 2), also used by the
-    second-order models and the maximum-entropy tagger. n is the learner's
-    ``n_best`` (5 when it has none).
+    second-order SAPO. n is the learner's ``n_best`` (5 when it has none).
+``None``
+    No confidence (``None`` in each span): the learner has no n-best search
+    (the second-order perceptron, the maximum-entropy tagger).
 
-With ``constrain`` (or ``fixed`` labels) every learner uses the top-n of the valid sequences.
+With ``constrain`` (or ``fixed`` labels) every learner with an n-best search uses the top-n of the
+valid sequences; the others take ``predict``'s constrained labels.
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ class SpanMixin:
         sentences : sequence of sequences of tokens
             As for ``predict``.
         confidence : bool, default True
-            Compute each span's probability (see the module text for how each learner does).
+            Compute each span's probability (see the module text for how each learner does; None for a
+            learner without an n-best search).
         constrain : bool or str, default False
             As for ``predict``.
         scheme : str, optional
@@ -95,20 +99,21 @@ class SpanMixin:
                 raise InputError(f"sentence {i} is a string; a sentence is a list of tokens (split it into words "
                                  "first, or use tag_text for raw text)")
         chosen = self.span_scheme(scheme)
-        if constrain or fixed is not None:
-            kw = {"constrain": constrain} if fixed is None else {"constrain": constrain, "fixed": fixed}
+        kw = {} if not constrain and fixed is None else (
+            {"constrain": constrain} if fixed is None else {"constrain": constrain, "fixed": fixed})
+        nbest = None
+        if kw and self.span_confidence is not None:
             nbest = self.predict_nbest(sentences, self._span_n(), **kw)
             labels = [c[0][0] if c else [] for c in nbest]
-        else:
-            labels = self.predict(sentences)
-            nbest = None
+        else:  # a learner without an n-best search decodes (and refuses what it cannot do) in predict
+            labels = self.predict(sentences, **kw)
         if not chosen.is_chunking:
             return labels, [[] for _ in labels]
         read = dict(chosen.read)
         for lab in self.labels_:
             read.setdefault(lab, ("O", ""))
         chunks = [_scan(seq, read) for seq in labels]
-        if not confidence:
+        if not confidence or self.span_confidence is None:
             return labels, [[(x, a, b, None) for x, a, b in cs] for cs in chunks]
         if nbest is not None or self.span_confidence == "top-n":
             probs = self._span_probs_topn(sentences, chunks, read, nbest)
