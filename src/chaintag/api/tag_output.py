@@ -52,6 +52,31 @@ def check_partial_sentence(model, tokens, name: str, line: int | None) -> None:
                              f"{len(known)} labels, or _ to leave the token free)")
 
 
+class Batch(list):
+    """The sentences of one batch, with the input's name and each sentence's first line (None where
+    unknown), so that an error found while tagging the batch names the file and line."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self.name = name
+        self.lines: list = []
+
+    def add(self, tokens, line) -> None:
+        self.append(tokens)
+        self.lines.append(line)
+
+
+def _located(exc: InputError, batch) -> InputError:
+    """An error about sentence ``exc.sentence`` of ``batch`` (the constrained search's "no label sequence
+    satisfies the fixed labels"), named by the input's file and line instead of the batch's index."""
+    s = getattr(exc, "sentence", None)
+    lines = getattr(batch, "lines", None)
+    if s is None or not lines or s >= len(lines) or lines[s] is None:
+        return exc
+    text = exc.message.split(": ", 1)[1] if exc.message.startswith("sentence ") else exc.message
+    return InputError(f"--partial: {text}", batch.name, lines[s])
+
+
 def _fixed(model, batch):
     n = len(model.columns_)
     out = []
@@ -127,7 +152,6 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
             out.write(format_conllu_block(block, next(labels) if block.sentence.tokens else [],
                                           options["label_field"]))
         return out.getvalue()
-    from ..io.columns import format_sentence
     rows = model_rows(model, _pick(batch, picker, model))
     if kind == "text":  # one tagged sentence per line (an empty sentence: an empty line)
         from ..io.plain_text import format_tagged_line
@@ -139,6 +163,17 @@ def format_batch(model, kind: str, batch, picker, sep, options: dict) -> str:
     if options.get("constrain") or options.get("partial"):
         kw = {"constrain": options.get("constrain") or False,
               "fixed": _fixed(model, batch) if options.get("partial") else None}
+        try:
+            return _format_columns(model, batch, rows, sep, options, kw)
+        except InputError as exc:  # a sentence no label sequence fits: named by its file and line
+            raise _located(exc, batch) from None
+    return _format_columns(model, batch, rows, sep, options, kw)
+
+
+def _format_columns(model, batch, rows, sep, options: dict, kw: dict) -> str:
+    """The column (or n-best JSON) output of a batch, decoded with ``kw`` (constrain, fixed)."""
+    from ..io.columns import format_sentence
+    out = io.StringIO()
     if options.get("nbest"):
         for toks, cands in zip(batch, model.predict_nbest(rows, options["nbest"], **kw)):
             out.write(json.dumps({"tokens": [list(t) for t in toks],

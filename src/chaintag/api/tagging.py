@@ -249,8 +249,9 @@ def _as_sentences(sentences, sep=None):
 def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_format, batch_size, name,
                    whole_documents, progress, warn) -> int:
     """Sentences of a column file or text tagged in batches; markers copied through; the sentences tagged."""
+    from .tag_output import Batch
     nbest, n = options.get("nbest"), 0
-    batch = []
+    batch = Batch(name)
     picker = "unset"
     out_sep = None
     for sent in sentences:
@@ -260,13 +261,13 @@ def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_
             # document markers are copied through, each followed by a blank line
             if batch:
                 writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
-                batch = []
+                batch = Batch(name)
             if not nbest:
                 writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
             continue
         if not sent.tokens:  # a blank line of plain text: an empty line of text output
             if kind == "text":
-                batch.append([])
+                batch.add([], sent.line)
             continue
         if picker == "unset":
             picker = feature_picker(model, columns, len(sent.tokens[0]), name, sent.line)
@@ -281,11 +282,11 @@ def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_
             out_sep = sep.get("sep", " ") if isinstance(sep, dict) else sep
         if options.get("partial"):
             check_partial_sentence(model, sent.tokens, name, sent.line)
-        batch.append(sent.tokens)
+        batch.add(sent.tokens, sent.line)
         n += 1
         if len(batch) >= batch_size and not whole_documents:
             writer.batch(kind, batch, picker, out_sep)
-            batch = []
+            batch = Batch(name)
     if batch:
         writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
     return n

@@ -142,7 +142,9 @@ def _entries(model, attrs):
 
 def _no_path(s: int, constrain) -> InputError:
     rule = " and the label scheme's rules" if constrain else ""
-    return InputError(f"sentence {s}: no label sequence satisfies the fixed labels{rule}")
+    err = InputError(f"sentence {s}: no label sequence satisfies the fixed labels{rule}")
+    err.sentence = s  # a caller that knows the sentence's file and line names them instead
+    return err
 
 
 def tag_ids(model, attrs, constrain=False, fixed=None) -> np.ndarray:
