@@ -44,8 +44,10 @@ with a 4xx status:
   of columns, an unknown member, a bad ``nbest``/``confidence``/``marginals``
   value, ``fixed`` of the wrong shape or with an unknown label, or fixed
   labels that no valid sequence satisfies;
-- 404: an unknown path; 405: a method other than GET on ``/health`` or POST
-  on ``/tag``; 411: a POST without Content-Length; 413: a body over
+- 404: an unknown path; 405: a method other than GET (or HEAD) on ``/health``
+  or POST on ``/tag`` (with an ``Allow`` header); 411: a POST without
+  Content-Length (400: several Content-Length values, or one beside a
+  Transfer-Encoding); 413: a body over
   ``max_bytes``, more than ``max_sentences`` sentences, ``max_tokens``
   tokens or ``max_work`` units of work (a text counts its sentences and
   tokens once split); 415: a
@@ -54,16 +56,27 @@ with a 4xx status:
   a 400;
 - 501: an option the model does not offer (n-best for max-ent, constraints
   for the second-order perceptron, ...).
+
+At most ``max_active`` requests are tagged at once; the others wait for a
+slot (their connection held), so that memory follows the limits of a few
+requests, not of every open connection. A 500 (a bug) is answered with
+its one-line reason and its traceback goes to the server's stderr.
+:meth:`_Server.drain` lets the requests in progress finish when the
+server stops (``chaintag serve`` on Ctrl-C or SIGTERM).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib.resources
 import json
+import os
 import socket
+import sys
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .tagging_service import MAX_K, OPTIONS, TEXT_OPTIONS, RequestError, TaggingService  # noqa: F401 (public names)
@@ -121,6 +134,7 @@ class _DeadlineReader:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "chaintag"
+    sys_version = ""  # the Server header names chaintag only, not the Python release
 
     def handle_one_request(self):
         # the deadline of a request runs from its first byte; a kept-alive connection waits idle
@@ -134,6 +148,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             reader.start()
+        self._t0 = time.perf_counter()
         try:
             super().handle_one_request()
         except TimeoutError:
@@ -159,7 +174,18 @@ class _Handler(BaseHTTPRequestHandler):
         if getattr(self.server, "verbose", False):
             super().log_message(fmt, *args)
 
-    def _send(self, status: int, obj) -> None:
+    def log_request(self, code="-", size="-"):
+        """No line here: :meth:`_sent` writes one line per answer, with its size and time."""
+
+    def _sent(self, status: int, size: int, reason: str = "") -> None:
+        """The access line of an answer (``--log-requests``): request, status, bytes, milliseconds, and
+        an error's reason."""
+        if getattr(self.server, "verbose", False):
+            ms = (time.perf_counter() - getattr(self, "_t0", time.perf_counter())) * 1000
+            self.log_message('"%s" %d %d %.1f ms%s', self.requestline, status, size, ms,
+                             f" ({reason})" if reason else "")
+
+    def _send(self, status: int, obj, headers: dict | None = None) -> None:
         try:
             data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate (echoed from a request): escaped, still valid JSON
@@ -171,19 +197,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
-        if status >= 400:
-            # the rest of a rejected body may still be unread: do not reuse the connection
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        if status >= 400 or getattr(self.server, "stopping", False):
+            # the rest of a rejected body may still be unread (or the server is stopping): do not reuse
+            # the connection
             self.send_header("Connection", "close")
             self.close_connection = True
-        try:  # the headers and the body in one write
+        self._write(data)
+        self._sent(status, len(data), obj.get("error", "") if isinstance(obj, dict) and status >= 400 else "")
+
+    def _write(self, data: bytes) -> None:
+        """The headers and (but for HEAD) the body, in one write."""
+        try:
             self._headers_buffer.append(b"\r\n")
-            self.wfile.write(b"".join(self._headers_buffer) + data)
+            self.wfile.write(b"".join(self._headers_buffer) + (b"" if self.command == "HEAD" else data))
             self._headers_buffer = []
         except OSError:  # the client went away: nobody to answer
             self.close_connection = True
 
-    def _error(self, status: int, message: str) -> None:
-        self._send(status, {"error": message})
+    def _error(self, status: int, message: str, allow: str | None = None) -> None:
+        self._send(status, {"error": message}, {"Allow": allow} if allow else None)
 
     def _static(self, name: str) -> None:
         """One file of the page, with headers that keep it to this origin's own scripts and styles."""
@@ -195,35 +229,42 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Content-Security-Policy", PAGE_POLICY)
-        try:
-            self._headers_buffer.append(b"\r\n")
-            self.wfile.write(b"".join(self._headers_buffer) + data)
-            self._headers_buffer = []
-        except OSError:
-            self.close_connection = True
+        self._write(data)
+        self._sent(200, len(data))
 
     def do_GET(self):  # noqa: N802 (http.server's naming)
         page = self.path.split("?", 1)[0]  # a query string names nothing
         if page in ("/health", "/healthz"):
             return self._send(200, self.server.service.health())
         if page == "/tag":
-            return self._error(405, "use POST on /tag")
+            return self._error(405, "use POST on /tag", "POST")
         if page in ("/", "/index.html"):
             return self._static("index.html")
         if page.startswith("/static/") and page[len("/static/"):] in STATIC:
             return self._static(page[len("/static/"):])
         return self._error(404, f"no such endpoint {self.path!r}; use POST /tag, GET /health or GET / (the page)")
 
+    do_HEAD = do_GET  # the same status and headers, no body (a load balancer's probe)
+
     def do_POST(self):  # noqa: N802
         page = self.path.split("?", 1)[0]
         if page != "/tag":
             if page in ("/health", "/healthz"):
-                return self._error(405, "use GET on /health")
+                return self._error(405, "use GET on /health", "GET, HEAD")
             return self._error(404, f"no such endpoint {self.path!r}; use POST /tag or GET /health")
+        with self.server.working():  # a slot of max_active; the server's drain waits for it
+            self._post()
+
+    def _post(self) -> None:
         ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
         if ctype not in ("application/json", "text/json", ""):
             return self._error(415, f"Content-Type {ctype!r}: send application/json")
-        length = self.headers.get("Content-Length")
+        lengths = self.headers.get_all("Content-Length") or []
+        if len(set(v.strip() for v in lengths)) > 1 or (lengths and self.headers.get("Transfer-Encoding")):
+            # two framings of one body: which one a proxy before us read is unknown (request smuggling)
+            return self._error(400, "the request gives its body's length twice (several Content-Length "
+                                    "values, or one beside a Transfer-Encoding)")
+        length = lengths[0] if lengths else None
         if length is None:
             return self._error(411, "a POST needs a Content-Length header")
         try:
@@ -254,14 +295,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self.log_message("%s", str(exc))
         except RequestError as exc:
             return self._error(exc.status, exc.message)
-        except Exception as exc:  # a bug must not stop the server: report it as a 500
+        except Exception as exc:  # a bug must not stop the server: report it as a 500, its traceback logged
+            sys.stderr.write(f"chaintag serve: internal error answering {self.requestline!r}:\n"
+                             + traceback.format_exc())
             return self._send(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
         self._send(200, out)
 
     def do_PUT(self):  # noqa: N802
-        self._error(405, "use POST /tag or GET /health")
+        page = self.path.split("?", 1)[0]
+        self._error(405, "use POST /tag or GET /health", "POST" if page == "/tag" else "GET, HEAD")
 
-    do_DELETE = do_PATCH = do_PUT
+    do_DELETE = do_PATCH = do_OPTIONS = do_PUT
 
 
 class _Server(ThreadingHTTPServer):
@@ -272,10 +316,43 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024
     max_connections = 256
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, max_active: int = 4, **kwargs):
         super().__init__(*args, **kwargs)
         self._open = 0
         self._open_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max(1, int(max_active)))
+        self._busy = 0
+        self._busy_changed = threading.Condition()
+        self.stopping = False
+
+    @contextlib.contextmanager
+    def working(self):
+        """Hold one of the ``max_active`` slots while a request is read, tagged and answered."""
+        with self._busy_changed:
+            self._busy += 1
+        try:
+            with self._slots:
+                yield
+        finally:
+            with self._busy_changed:
+                self._busy -= 1
+                self._busy_changed.notify_all()
+
+    @property
+    def busy(self) -> int:
+        """Requests being read, tagged or answered (or waiting for a slot)."""
+        with self._busy_changed:
+            return self._busy
+
+    def drain(self, seconds: float) -> int:
+        """Let the requests in progress finish (their connections then close) for at most ``seconds``;
+        returns how many are left. Call it once ``serve_forever`` has returned."""
+        self.stopping = True
+        deadline = time.monotonic() + max(0.0, float(seconds))
+        with self._busy_changed:
+            while self._busy and time.monotonic() < deadline:
+                self._busy_changed.wait(deadline - time.monotonic())
+            return self._busy
 
     def process_request(self, request, client_address):
         with self._open_lock:
@@ -303,15 +380,23 @@ class _Server(ThreadingHTTPServer):
                 self._open -= 1
 
 
+def default_max_active() -> int:
+    """Requests tagged at once by default: the machine's cores (at least 2)."""
+    return max(2, os.cpu_count() or 1)
+
+
 def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
                 max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False,
                 read_timeout: float = 30.0, request_deadline: float = 60.0, max_connections: int = 256,
-                max_tokens: int = 200000, max_work: int = 2000000):
+                max_tokens: int = 200000, max_work: int = 2000000, max_active: int | None = None,
+                digest: str | None = None):
     """A threading HTTP server answering tagging requests with ``model``.
 
     Parameters
     ----------
-    model : fitted SequenceTagger
+    model : fitted SequenceTagger, str or os.PathLike
+        A model, its file, or a known model's name (as :func:`chaintag.load` takes); a file's sha256
+        is then shown by ``/health``.
     host : str, default "127.0.0.1"
     port : int, default 8080
         0 picks a free port (read it from ``server.server_address``).
@@ -334,6 +419,10 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     max_tokens, max_work : int, default 200,000 and 2,000,000
         Most tokens in one request, and most tokens x K (``nbest`` / ``confidence``) or tokens x
         labels (``marginals``); past them the request gets 413.
+    max_active : int, optional
+        Requests tagged at once (default :func:`default_max_active`); the others wait for a slot.
+    digest : str, optional
+        The sha256 of the model's file, shown by ``/health`` (``model_sha256``).
 
     Returns
     -------
@@ -353,15 +442,26 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
         from ..errors import InputError
         raise InputError("--host: an empty name; give an address (127.0.0.1: this machine only; 0.0.0.0: every "
                          "interface)")
+    if isinstance(model, (str, bytes, os.PathLike)):
+        from ..io.file_digest import file_sha256
+        from ..learners import load
+        from ..models.resolve import resolve_model
+        name = name or os.fsdecode(model)
+        digest = digest or file_sha256(resolve_model(model))
+        model = load(model)
+    else:
+        from ..learners import as_model
+        model = as_model(model)
     try:
-        server = _Server((host, port), _Handler)
+        server = _Server((host, port), _Handler,
+                         max_active=default_max_active() if max_active is None else max_active)
     except OSError as exc:  # the address, which the system's message leaves out
         raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}"
                       + (" (another server holds the port: choose another with --port)"
                          if exc.errno == errno.EADDRINUSE else "")) from None
     server.daemon_threads = True
     server.service = TaggingService(model, name=name, max_sentences=max_sentences, max_tokens=max_tokens,
-                                    max_work=max_work)
+                                    max_work=max_work, digest=digest)
     server.max_bytes = int(max_bytes)
     server.verbose = verbose
     server.read_timeout = float(read_timeout)

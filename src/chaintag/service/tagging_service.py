@@ -7,6 +7,8 @@ against the limits and the model, tags it and returns the answer as a dict; a ba
 
 from __future__ import annotations
 
+import time
+
 import threading
 
 from ..errors import ChaintagError
@@ -37,13 +39,17 @@ class TaggingService:
         Shown by ``/health`` (e.g. the model's path).
     max_sentences : int, default 10000
         Sentences per request.
+    digest : str, optional
+        The sha256 of the model's file, shown by :meth:`health` (which model is loaded).
     """
 
     def __init__(self, model, name: str | None = None, max_sentences: int = 10000, max_tokens: int = 200000,
-                 max_work: int = 2000000):
+                 max_work: int = 2000000, digest: str | None = None):
         from ..features.dicts import DICT_COLUMNS
         self.model = model
         self.name = name
+        self.digest = digest
+        self.loaded_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self.max_sentences = int(max_sentences)
         self.max_tokens, self.max_work = int(max_tokens), int(max_work)
         from ..features.document import input_columns
@@ -71,7 +77,8 @@ class TaggingService:
         with self._lock:
             served = self.requests
         return {"status": "ok", "algorithm": self.model.algorithm, "labels": list(self.model.labels_),
-                "columns": list(self.columns), "model": self.name, "requests_served": served,
+                "columns": list(self.columns), "model": self.name, "model_sha256": self.digest,
+                "loaded_at": self.loaded_at, "requests_served": served,
                 "accepts_text": self.text_refusal is None, "span_scheme": self.span_scheme}
 
     # ------------------------------------------------------------ validation
@@ -98,11 +105,14 @@ class TaggingService:
                     if self.n_columns != 1:
                         raise RequestError(400, f"{where}: this model reads {self.n_columns} columns "
                                                 f"({', '.join(self.columns)}): send a list of strings")
+                    _check_value(tok, where)
                     toks.append((tok,))
                 elif isinstance(tok, list) and all(isinstance(v, str) for v in tok):
                     if len(tok) != self.n_columns:
                         raise RequestError(400, f"{where}: {len(tok)} columns, the model reads "
                                                 f"{self.n_columns} ({', '.join(self.columns)})")
+                    for v in tok:
+                        _check_value(v, where)
                     toks.append(tuple(tok))
                 else:
                     raise RequestError(400, f"{where}: a token is a string or a list of column strings, "
@@ -289,6 +299,13 @@ class TaggingService:
                     out["marginals"] += [[dict(zip(labs, row)) for row in marg.tolist()]
                                          for marg in m.predict_marginals(part, **opts)]
         return out
+
+
+def _check_value(value: str, where: str) -> None:
+    """Refuse (400) an empty token or column value, or one of whitespace only: no text or column file
+    holds it, and the model would tag it as a word."""
+    if not value.strip():
+        raise RequestError(400, f"{where}: an empty token (or one of whitespace only); leave it out")
 
 
 def _kind(x) -> str:
