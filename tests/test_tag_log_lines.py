@@ -52,3 +52,21 @@ def test_the_cli_writes_the_last_line_off_a_terminal_and_nothing_with_quiet(tmp_
     assert r.stderr.splitlines()[-1].startswith("tagging: done, 2 sentences in ")
     q = subprocess.run(cli + ["tag", "--model", str(model), str(data), "-q"], capture_output=True, text=True)
     assert q.returncode == 0 and "tagging:" not in q.stderr
+
+
+def test_raw_text_counts_paragraphs_read_in_batches_and_sentences_tagged(monkeypatch):
+    """Raw text is read in paragraphs, reported in batches of 64: the lines called them sentences, and a
+    batch that did not end on a multiple of the batch size never printed one."""
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    now = [0.0]
+    lines = _LogLines(batch_size=100, interval=5.0, unit="paragraph")
+    lines._clock = lambda: now[0]
+    lines.t0 = lines._last = 0.0
+    for k in range(1, 5):  # 4 batches of 64 paragraphs, 10 s apart: 64, 128 (past 100), 192, 256 (past 200)
+        now[0] = 10.0 * k
+        lines.update(64)
+    lines.close(1000)
+    assert err.getvalue().splitlines() == ["tagging: 128 paragraphs read in 20.0 s",
+                                           "tagging: 256 paragraphs read in 40.0 s",
+                                           "tagging: done, 1,000 sentences in 40.0 s (25 sentences/s)"]

@@ -154,28 +154,30 @@ def _progress(args):
     """A bar of the sentences read on a terminal; off a terminal, plain log lines (:class:`_LogLines`)."""
     if args.quiet:
         return None
+    unit = "paragraph" if args.format in ("raw", "pretokenized") else "sentence"  # what the reader counts
     if not sys.stderr.isatty():
-        return _LogLines(args.batch_size)
+        return _LogLines(args.batch_size, unit=unit)
     from tqdm.auto import tqdm
-    return tqdm(desc="tagging", unit=" sentences", file=sys.stderr, mininterval=0.5)
+    return tqdm(desc="tagging", unit=f" {unit}s", file=sys.stderr, mininterval=0.5)
 
 
 class _LogLines:
-    """Progress of ``tag`` when stderr is not a terminal: one plain line per batch of sentences
-    read (at most one every ``interval`` seconds) and a last line with the totals."""
+    """Progress of ``tag`` when stderr is not a terminal: one plain line per batch of sentences (or
+    paragraphs of raw text) read, at most one every ``interval`` seconds, and a last line with the
+    sentences tagged."""
 
-    def __init__(self, batch_size: int, interval: float = 5.0):
+    def __init__(self, batch_size: int, interval: float = 5.0, unit: str = "sentence"):
         import time
         self._clock = time.perf_counter
-        self.batch_size, self.interval = batch_size, interval
+        self.batch_size, self.interval, self.unit = batch_size, interval, unit
         self.n = 0
         self.t0 = self._last = self._clock()
 
     def update(self, k: int = 1) -> None:
-        self.n += k
-        if self.n % self.batch_size == 0 and self._clock() - self._last >= self.interval:
+        before, self.n = self.n, self.n + k
+        if self.n // self.batch_size > before // self.batch_size and self._clock() - self._last >= self.interval:
             self._last = self._clock()
-            self._line(f"tagging: {plural(self.n, 'sentence', thousands=True)} read")
+            self._line(f"tagging: {plural(self.n, self.unit, thousands=True)} read", self.unit)
 
     def close(self, n_sentences: int | None = None) -> None:
         """The last line: the sentences tagged (``n_sentences``; default: the sentences read)."""
@@ -183,8 +185,8 @@ class _LogLines:
             self.n = n_sentences
         self._line(f"tagging: done, {plural(self.n, 'sentence', thousands=True)}")
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, unit: str = "sentence") -> None:
         seconds = self._clock() - self.t0
         rate = self.n / max(seconds, 1e-9)
-        print(f"{text} in {seconds:.1f} s ({rate:,.0f} sentences/s)" if rate >= 10 else
+        print(f"{text} in {seconds:.1f} s ({rate:,.0f} {unit}s/s)" if rate >= 10 else
               f"{text} in {seconds:.1f} s", file=sys.stderr, flush=True)
