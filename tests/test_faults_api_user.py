@@ -175,7 +175,8 @@ def test_tokens_a_column_file_cannot_hold_are_named_before_tagging():
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda meta: meta.update(labels=meta["labels"][:-1]), "weights and features differ in size"),
+    # one label fewer: some feature's label id is past the labels (checked before the weights' size)
+    (lambda meta: meta.update(labels=meta["labels"][:-1]), r"a feature's label id \(feat_label\) is outside"),
     (lambda meta: meta.update(labels=meta["labels"][:1] * len(meta["labels"])), "not a list of distinct strings"),
     (lambda meta: meta.update(labels="B-NP"), "not a list of distinct strings"),
 ])

@@ -195,8 +195,13 @@ class SpanMixin:
                     if cols == ["word", "pos"] else "")
             raise InputError(f"text (raw or pretokenized) gives each token one column (the word), but this model "
                              f"reads {len(cols)} ({', '.join(cols)}): tag a column file that has them{hint}")
+        if pos_model is not None and not piped:
+            raise InputError("a POS model gives the pos column of a model that reads words and POS tags; this "
+                             "model reads the words alone: leave out --pos-model (pos_model)")
         if piped and len(input_columns(pos_model)) != 1:
             raise InputError(f"the POS model reads {', '.join(input_columns(pos_model))}: it must read the words alone")
+        if piped:
+            _check_pos_labels(self, pos_model)
         sents = [s for doc in documents for s in doc.sentence_tokens()]
         if piped and sents:
             sents = [list(zip(words, tags)) for words, tags in zip(sents, pos_model.predict(sents))]
@@ -277,3 +282,32 @@ def _split_probs(log_probs, span_ptr) -> list[list[float]]:
     probs = np.clip(np.exp(log_probs), 0.0, 1.0).tolist()
     bounds = span_ptr.tolist()
     return [probs[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
+
+
+def _check_pos_labels(model, pos_model) -> None:
+    """Refuse a POS model whose labels are mostly not the POS tags ``model`` was trained on (an NER
+    model, or Universal tags for a chunker of Penn Treebank tags), which would tag silently wrong.
+
+    The tags ``model`` knows are the values of its ``pos`` column as read (no function applied);
+    a model without them is not checked.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When fewer than half of the POS model's labels are among them.
+    """
+    from ..errors import InputError
+    known = set()
+    for d in getattr(model.extractor_, "_derived", ()):
+        if d.column == "pos" and not d.functions:
+            known.update(d.values)
+    if not known:
+        return
+    given = list(pos_model.labels_)
+    shared = [lab for lab in given if lab in known]
+    if 2 * len(shared) < len(given):
+        raise InputError(f"the POS model's labels are not the POS tags this model was trained on: "
+                         f"{len(shared)} of its {len(given)} labels ({', '.join(given[:6])}"
+                         f"{', ...' if len(given) > 6 else ''}) are among the model's {len(known)} tags "
+                         f"({', '.join(sorted(known)[:6])}, ...): give a POS model of the same tag set "
+                         "(en-pos: Penn Treebank tags)")
