@@ -204,3 +204,35 @@ def test_wide_sentence_ends_and_separators_end_sentences():
 ])
 def test_each_language_knows_its_abbreviations_titles_and_ordinals(lang, text, sentences):
     assert _sentences(text, lang) == sentences
+
+
+@pytest.mark.parametrize("lang, text, sentences", [
+    # scholarly abbreviations before a number or a parenthesis; German academic titles before a name
+    ("en", "See Sect. 4 and Eq. 5.", [["See", "Sect.", "4", "and", "Eq.", "5", "."]]),
+    ("en", "Jones et al. (2001) did too.", [["Jones", "et", "al.", "(", "2001", ")", "did", "too", "."]]),
+    ("de", "Prof. Dr. med. Müller kam.", [["Prof.", "Dr.", "med.", "Müller", "kam", "."]]),
+    # bullets at a line's start open a sentence, as numbered items do
+    ("en", "\u2022 First bullet\n\u2022 Second bullet", [["\u2022", "First", "bullet"], ["\u2022", "Second", "bullet"]]),
+    ("en", "1. First item\n2. Second item\n- bullet one\n- bullet two",
+     [["1.", "First", "item"], ["2.", "Second", "item"], ["-", "bullet", "one"], ["-", "bullet", "two"]]),
+    ("en", "a well - known fact", [["a", "well", "-", "known", "fact"]]),  # a dash inside a line opens nothing
+    # format characters alone are no token (a byte order mark, a word joiner); inside a word they stay
+    ("en", "\ufeffIL-2 gene expression.", [["IL-2", "gene", "expression", "."]]),
+    ("en", "human \ufeff T \u2060 cells", [["human", "T", "cells"]]),
+])
+def test_scholarly_abbreviations_bullets_and_invisible_characters(lang, text, sentences):
+    """Found by a user of raw text: "Sect. 4" split the sentence, "al. (" lost its period, German
+    "med." ended a sentence; bullets never opened one; a byte order mark was a token (and changed the
+    tags), where a zero-width space was none."""
+    assert _sentences(text, lang) == sentences
+
+
+def test_a_runaway_sentence_is_cut_at_line_breaks_then_by_length():
+    """Lines without punctuation made one sentence of 176,536 tokens (500 MB to tag it)."""
+    from chaintag.text.tokenize import MAX_SENTENCE_TOKENS
+    lines = "\n".join(f"row {i} of the table" for i in range(300))  # 1,500 tokens on 300 lines
+    assert [len(s) for s in _sentences(lines)] == [5] * 300
+    words = " ".join(f"w{i}" for i in range(2 * MAX_SENTENCE_TOKENS + 7))  # one line
+    assert [len(s) for s in _sentences(words)] == [MAX_SENTENCE_TOKENS, MAX_SENTENCE_TOKENS, 7]
+    short = "\n".join(f"row {i}" for i in range(100))  # 200 tokens: a sentence as before
+    assert [len(s) for s in _sentences(short)] == [200]

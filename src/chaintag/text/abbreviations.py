@@ -11,12 +11,15 @@ LOWER_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "al", "approx", "ca", "viz",
                                  "figs", "vol", "pp", "eq", "eqs", "ref", "refs", "dept", "spp", "sp", "mr", "mrs",
                                  "ms", "dr", "jr", "sr", "inc", "ltd", "corp", "min", "temp", "conc", "wt", "hr",
                                  "hrs", "sec", "avg", "est", "yr", "yrs", "wk", "wks", "mo", "ft", "lb", "lbs", "oz",
-                                 "tsp", "tbsp", "govt", "misc", "ave", "blvd", "pt", "pts", "no", "nos", "ch"})
+                                 "tsp", "tbsp", "govt", "misc", "ave", "blvd", "pt", "pts", "no", "nos", "ch",
+                                 "sect", "sects", "suppl", "chap", "app", "thm", "def", "prop", "lem", "cor"})
 #: Titles before a name, whose period the segmenter may take for a sentence's end.
 TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof", "rev", "st", "gen", "sen", "rep", "gov", "lt", "col", "capt",
                     "sgt", "hon", "pres", "fr", "sr", "jr", "mt"})
 #: Abbreviations before a number (``No. 3``, ``pp. 5``).
-NUMBERED = frozenset({"no", "nos", "p", "pp", "vol", "fig", "figs", "eq", "eqs", "ch", "sec", "art", "ref", "tab"})
+NUMBERED = frozenset({"no", "nos", "p", "pp", "vol", "fig", "figs", "eq", "eqs", "ch", "sec", "art", "ref", "tab",
+                      "sect", "sects", "refs", "tabs", "chap", "app", "suppl", "para", "thm", "def", "prop",
+                      "lem", "cor"})
 #: Lower-case abbreviations every language shares (Latin, scholarly and company ones).
 SHARED_ABBREVIATIONS = frozenset({"etc", "vs", "cf", "approx", "ca", "viz", "resp", "incl", "fig", "figs", "vol",
                                   "pp", "eq", "eqs", "ref", "refs", "inc", "ltd", "corp", "spp", "sp"})
@@ -30,7 +33,7 @@ LANG_ABBREVIATIONS = {
                      "jhd", "mio", "mrd", "tel", "hrsg", "hr", "hrn", "fr", "prof", "bzgl", "dt", "engl", "geb",
                      "gest", "allg", "ehem", "eigtl", "einschl", "entspr", "etw", "mind", "mtl", "od", "orig", "rd",
                      "tsd", "urspr", "usf", "verh", "vorm", "zt", "zz", "zzt", "kap", "anm", "str", "ggü", "insb",
-                     "bd", "bde"}),
+                     "bd", "bde", "med", "rer", "nat", "phil", "jur", "habil", "dipl"}),
     "nl": frozenset({"bijv", "enz", "jl", "vnl", "dhr", "mevr", "mw", "drs", "ir", "ing", "nr", "blz", "incl",
                      "resp", "evt", "ong", "prof", "mrt", "sept", "okt", "dwz", "ivm", "mbt", "tav", "tov", "ovv",
                      "zgn"}),
@@ -49,7 +52,8 @@ MAY_END = frozenset({"usw", "usf", "etc", "enz", "ua"})
 #: of abbreviations written apart (Spanish ``EE. UU.``).
 LANG_TITLES = {"en": frozenset(), "es": frozenset({"dra", "sra", "srta", "sr", "dr", "dña", "ee", "prof",
                                                    "lic", "ing", "gral", "pdte", "sto", "sta"}),
-               "de": frozenset({"hr", "hrn", "fr", "dr", "prof"}),
+               "de": frozenset({"hr", "hrn", "fr", "dr", "prof", "med", "rer", "nat", "phil", "jur", "habil",
+                                "dipl"}),
                "nl": frozenset({"dhr", "mevr", "mw", "mr", "dr", "prof", "drs", "ir", "ing"})}
 #: German months (an ordinal comes before one: ``3. Oktober``).
 GERMAN_MONTHS = frozenset({"januar", "jänner", "februar", "märz", "april", "mai", "juni", "juli", "august",

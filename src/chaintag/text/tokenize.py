@@ -31,6 +31,11 @@ are then brought to the conventions of the treebanks the models learn from (Penn
   (the words of those scripts are not segmented: the characters between spaces and punctuation are one
   token); a paragraph separator (U+2029), a form feed or a file, group or record separator ends a
   paragraph as a blank line does, and any other whitespace separates tokens;
+- a bullet (``•``, ``-``, ``*``, ...) at a line's start opens a sentence, as a list item's marker does;
+  a token of invisible format characters alone (a byte order mark, a word joiner, a soft hyphen
+  between spaces) is no token, as a zero-width space is none; a sentence of more than
+  :data:`MAX_SENTENCE_TOKENS` tokens (lines without punctuation) is cut at its line breaks, then
+  every :data:`MAX_SENTENCE_TOKENS` tokens;
 - Spanish, German and Dutch know their own abbreviations and titles (``Dra. Pérez``, ``EE. UU.``,
   ``bzw.``, ``Hauptstr. 5``, ``dhr. Jansen``), and in German a number of one or two digits with its
   period is an ordinal, one token, before a month or after an article or a preposition (``am 3.
@@ -49,7 +54,11 @@ from .abbreviations import (BEFORE_ORDINAL, GERMAN_MONTHS, LANG_ABBREVIATIONS, L
                             LOWER_ABBREVIATIONS, MAY_END, NUMBERED, SHARED_ABBREVIATIONS, TITLES)
 from .document import Document, Token
 
-__all__ = ["LANGUAGES", "split_text", "pretokenized"]
+__all__ = ["LANGUAGES", "MAX_SENTENCE_TOKENS", "split_text", "pretokenized"]
+
+MAX_SENTENCE_TOKENS = 1000
+"""The longest sentence :func:`split_text` makes: a longer one (lines without punctuation, a table) is
+cut at its line breaks, then into pieces of this many tokens."""
 
 LANGUAGES = ("en", "es", "nl", "de")
 """Languages :func:`split_text` knows (English splits clitics; the others keep apostrophes)."""
@@ -60,6 +69,8 @@ _WORD = re.compile(r"\S+")
 _LETTER_DOTS = re.compile(r"(?:[^\W\d_]{1,2}\.)+")
 #: A list item's marker: a number of up to three digits or one letter, with a period or a parenthesis.
 _ITEM_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z])[.)]")
+#: Bullets that open a list item at a line's start.
+_BULLETS = frozenset("\u2022\u2023\u25e6\u2043\u2219\u00b7\u25aa\u25ab\u25cf\u25cb\u25a0\u25a1\u2013\u2014-*")
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
 #: Full-width sentence-final marks of Chinese and Japanese text, which end a sentence whatever follows.
@@ -69,6 +80,12 @@ _WIDE_ENDS = "\u3002\uff01\uff1f\uff61"
 _HARD_BREAKS = re.compile("[\u2029\x0c\x1c\x1d\x1e]")
 #: A German ordinal: a number of one or two digits whose period belongs to it (``am 3. Oktober``).
 _ORDINAL = re.compile(r"\d{1,2}")
+
+
+def _invisible(piece: str) -> bool:
+    """Whether a token is format characters alone (Unicode category Cf: a byte order mark, a word joiner,
+    a soft hyphen), which show nothing and are no word."""
+    return all(unicodedata.category(c) == "Cf" for c in piece)
 
 
 def _mark(c: str) -> bool:
@@ -191,7 +208,8 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
                 gap == "" and (_mark(piece[0]) or (_mark(prev[-1]) and piece[:1].isalnum())))
             nxt = "" if last else text[spans[i + 1][0]:spans[i + 1][1]]
             follows = (nxt[:1].isalnum() and (len(prev) <= 4 or _known(prev, lang))) or (
-                nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and (len(prev) <= 8 or _known(prev, lang)))
+                nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and (len(prev) <= 8 or _known(prev, lang))) or (
+                nxt[:1] == "(" and _known(prev, lang))  # "et al. (2001)"
             period = (gap == "" and piece == "." and follows and _abbreviation(prev, lang)
                       and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
             before = text[out[-2][0]:out[-2][1]] if len(out) >= 2 else ""
@@ -252,6 +270,7 @@ def split_text(text: str, lang: str = "en") -> Document:
         for sentence in paragraph:
             spans = [[base + t.offset, base + t.offset + len(t.value)] for t in sentence if t.value]
             spans = _split_quotes(_split_inner([s for s in spans if text[s[0]:s[1]].strip()], text), text)
+            spans = [s for s in spans if not _invisible(text[s[0]:s[1]])]
             if spans:
                 sentences.append(spans)
         for spans in _rejoin(sentences, text, lang):
@@ -265,7 +284,22 @@ def split_text(text: str, lang: str = "en") -> Document:
                     doc.sentences.append((first, len(doc.tokens) - 1))
                     first = len(doc.tokens) - 1
             doc.sentences.append((first, len(doc.tokens)))
+    doc.sentences = _capped(doc.sentences, doc.tokens, text)
     return doc
+
+
+def _capped(sentences: list[tuple[int, int]], tokens: list[Token], text: str) -> list[tuple[int, int]]:
+    """The sentences, those of more than :data:`MAX_SENTENCE_TOKENS` tokens cut at the tokens that start a
+    line, and pieces still longer cut every :data:`MAX_SENTENCE_TOKENS` tokens."""
+    out: list[tuple[int, int]] = []
+    for a, b in sentences:
+        if b - a <= MAX_SENTENCE_TOKENS:
+            out.append((a, b))
+            continue
+        cuts = [a] + [i for i in range(a + 1, b) if "\n" in text[tokens[i - 1].end:tokens[i].start]] + [b]
+        for lo, hi in zip(cuts, cuts[1:]):
+            out += [(k, min(k + MAX_SENTENCE_TOKENS, hi)) for k in range(lo, hi, MAX_SENTENCE_TOKENS)]
+    return out
 
 
 def _paragraphs(text: str, segmenter):
@@ -288,8 +322,10 @@ def _at_line_start(start: int, text: str) -> bool:
 
 
 def _opens_item(token: Token, text: str) -> bool:
-    """Whether a token is a list item's marker at the start of a line (``1.``, ``2)``, ``a)``)."""
-    return _ITEM_MARKER.fullmatch(token.text) is not None and _at_line_start(token.start, text)
+    """Whether a token is a list item's marker or a bullet at the start of a line (``1.``, ``2)``, ``a)``,
+    ``•``, ``-``)."""
+    return ((_ITEM_MARKER.fullmatch(token.text) is not None or token.text in _BULLETS)
+            and _at_line_start(token.start, text))
 
 
 def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> list[list[list[int]]]:
@@ -360,7 +396,8 @@ def pretokenized(text: str) -> Document:
     pos = 0
     for line in re.findall(r"[^\n]*\n|[^\n]+", text):  # lines end at LF only (not at U+2028, FF, VT, ...)
         first = len(doc.tokens)
-        doc.tokens += [Token(m.group(), pos + m.start(), pos + m.end()) for m in _WORD.finditer(line)]
+        doc.tokens += [Token(m.group(), pos + m.start(), pos + m.end()) for m in _WORD.finditer(line)
+                       if not _invisible(m.group())]
         if len(doc.tokens) > first:
             doc.sentences.append((first, len(doc.tokens)))
         pos += len(line)
