@@ -39,3 +39,26 @@ def test_a_pos_model_for_a_model_of_words_is_refused(models):
     _, pos, chunks_of_words = models
     with pytest.raises(InputError, match="this model reads the words alone: leave out --pos-model"):
         chunks_of_words.tag_text("the dog barks", pos_model=pos)
+
+
+def test_documents_know_their_line_and_stay_within_the_cap(tmp_path, monkeypatch):
+    """Documents could pass the cap by a whole line (1,650,001 characters for lines of 825,000), and a JSON
+    line did not say where in the file its paragraph was."""
+    from chaintag.api import text_tagging
+    monkeypatch.setattr(text_tagging, "MAX_DOCUMENT_CHARS", 40)
+    path = tmp_path / "in.txt"
+    path.write_text("first para\n\nsecond para line one\nsecond para line two\nand three\n\n"
+                    + "word " * 20 + "\n")
+    docs = list(text_tagging.iter_documents(str(path)))
+    assert all(len(d.text) < 40 for d in docs)
+    assert [(d.line, d.text) for d in docs] == [
+        (1, "first para"), (3, "second para line one"), (4, "second para line two\nand three"),
+        (7, "word word word word word word word"), (7, "word word word word word word word"),
+        (7, "word word word word word word ")]  # the line's own last space
+    assert docs[0].to_dict()["line"] == 1
+    words = [[w for w, _ in s] for s in SENTS]
+    model = chaintag.StructuredPerceptron(features="w[0]", columns=("word",), epochs=2).fit(words, LABELS)
+    out = tmp_path / "out.jsonl"
+    text_tagging.tag_text_file(model, str(path), str(out))
+    import json
+    assert [json.loads(line)["line"] for line in out.read_text().splitlines()] == [1, 3, 4, 7, 7, 7]

@@ -86,7 +86,9 @@ def test_cli_raw_spans_conll_and_refusals(ner, tmp_path, monkeypatch, capsys):
             assert rec["text"][t["start"]:t["end"]] == t["text"] and t["label"]
         for s in rec["spans"]:
             assert rec["text"][s["start"]:s["end"]] == s["text"] and 0 <= s["confidence"] <= 1
-    assert records[0] == {**model.tag_text(records[0]["text"]).to_dict()}
+    # the same document as tag_text's, and the input line where it starts
+    assert records[0] == {**model.tag_text(records[0]["text"]).to_dict(), "line": 1}
+    assert records[1]["line"] == len(TEXT.split("\n\n")[0].splitlines()) + 2
     # conll output to a file
     src = tmp_path / "in.txt"
     src.write_text("John Smith went to Paris.\n", encoding="utf-8")

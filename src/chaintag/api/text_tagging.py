@@ -95,7 +95,9 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
     ------
     chaintag.text.Document
         The block's text (its lines joined by ``"\\n"``, line ends read as LF) split into sentences
-        and tokens. A block longer than :data:`MAX_DOCUMENT_CHARS` is cut at a line end.
+        and tokens, with ``line`` the input line where it starts. A block longer than
+        :data:`MAX_DOCUMENT_CHARS` is cut at a line end, and a line longer than that at a space (or,
+        without one, at the limit).
     """
     from ..io.columns import iter_lines
     from ..text import pretokenized, split_text
@@ -107,34 +109,59 @@ def iter_documents(source, *, tokenized: bool = False, lang: str = "en", encodin
         head: list[list[str]] = []
         for block in blocks:
             head.append(block)
-            if sum(map(len, head)) >= PEEK_LINES:
+            if sum(len(b) for _, b in head) >= PEEK_LINES:
                 break
-        check_first([line for block in head for line in block])
-        for block in head:
-            yield split("\n".join(block))
-    for block in blocks:
-        yield split("\n".join(block))
+        check_first([line for _, block in head for line in block])
+        for first, block in head:
+            yield _at_line(split("\n".join(block)), first)
+    for first, block in blocks:
+        yield _at_line(split("\n".join(block)), first)
+
+
+def _at_line(doc, line: int):
+    doc.line = line
+    return doc
 
 
 #: Lines of the input's first blocks that ``iter_documents``' ``check_first`` sees.
 PEEK_LINES = 30
 
 
-def _blocks(lines) -> Iterator[list[str]]:
-    """Blocks of non-blank lines (a block longer than :data:`MAX_DOCUMENT_CHARS` cut at a line end)."""
+def _blocks(lines) -> Iterator[tuple[int, list[str]]]:
+    """``(first line, lines)`` of each block of non-blank lines, of at most :data:`MAX_DOCUMENT_CHARS`
+    characters: a longer block is cut at a line end, a longer line at a space (:func:`_pieces`)."""
     block: list[str] = []
-    size = 0
-    for line in lines:
-        if line.strip():
-            block.append(line)
-            size += len(line) + 1
-            if size < MAX_DOCUMENT_CHARS:
-                continue
-        if block:
-            yield block
-            block, size = [], 0
+    size, first = 0, 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            if block:
+                yield first, block
+                block, size = [], 0
+            continue
+        for piece in _pieces(line):
+            if block and size + len(piece) + 1 > MAX_DOCUMENT_CHARS:
+                yield first, block
+                block, size = [], 0
+            if not block:
+                first = number
+            block.append(piece)
+            size += len(piece) + 1
     if block:
-        yield block
+        yield first, block
+
+
+def _pieces(line: str) -> list[str]:
+    """A line cut into pieces shorter than :data:`MAX_DOCUMENT_CHARS`, each at its last whitespace before
+    the limit (or at the limit, in a line without one)."""
+    out = []
+    while len(line) >= MAX_DOCUMENT_CHARS:
+        cut = max(line.rfind(" ", 0, MAX_DOCUMENT_CHARS - 1), line.rfind("\t", 0, MAX_DOCUMENT_CHARS - 1))
+        cut = cut if cut > 0 else MAX_DOCUMENT_CHARS - 1
+        out.append(line[:cut])
+        line = line[cut:].lstrip(" \t")
+    if line:
+        out.append(line)
+    return out
 
 
 def format_document(doc, output_format: str) -> str:

@@ -219,7 +219,7 @@ class SpanMixin:
                     start, end = tokens[first + a].start, tokens[first + b - 1].end
                     found.append(Span(x, start, end, doc.text[start:end], p, first + a, first + b))
                 k += 1
-            out.append(Document(doc.text, tokens, list(doc.sentences), found))
+            out.append(Document(doc.text, tokens, list(doc.sentences), found, doc.line))
         return out
 
     def _span_n(self) -> int:

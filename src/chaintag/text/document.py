@@ -80,19 +80,27 @@ class Document:
         Token index ranges ``(first, last)`` (``last`` exclusive), one per sentence.
     spans : list of Span
         The labelled spans, empty before tagging or for labels without chunks (POS tags).
+    line : int or None
+        The line of the input file where the text starts (1-based), for a document read from a file
+        (:func:`chaintag.api.text_tagging.iter_documents`); None otherwise.
     """
 
     text: str
     tokens: list[Token] = field(default_factory=list)
     sentences: list[tuple[int, int]] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
+    line: int | None = None
 
     def sentence_tokens(self) -> list[list[str]]:
         """The tokens' texts, one list per sentence (what a tagger reads)."""
         return [[t.text for t in self.tokens[a:b]] for a, b in self.sentences]
 
     def to_dict(self) -> dict:
-        """The JSON form: ``{"text", "tokens": [...], "spans": [...], "sentences": [[first, last], ...]}``."""
-        return {"text": self.text, "tokens": [t.to_dict() for t in self.tokens],
-                "spans": [s.to_dict() for s in self.spans],
-                "sentences": [list(s) for s in self.sentences]}
+        """The JSON form: ``{"text", "tokens": [...], "spans": [...], "sentences": [[first, last], ...]}``,
+        and ``"line"`` for a document read from a file."""
+        out = {"text": self.text, "tokens": [t.to_dict() for t in self.tokens],
+               "spans": [s.to_dict() for s in self.spans],
+               "sentences": [list(s) for s in self.sentences]}
+        if self.line is not None:
+            out["line"] = self.line
+        return out
