@@ -167,3 +167,17 @@ def test_stopping_lets_the_request_in_progress_finish(model_file, sig, code):
     assert got["status"] == 200 and got["answer"]["labels"] == chaintag.load(model_file).predict(WORDS)
     assert "stopping: 1 request(s) in progress" in err
     assert ("chaintag serve: terminated" if code == 143 else "chaintag serve: interrupted") in err
+
+
+def test_a_client_that_sends_its_whole_body_first_reads_the_413(model_file):
+    """A body over --max-bytes was answered without being read: Python's urllib, which writes the whole
+    body before it reads, got a broken pipe instead of the documented 413."""
+    import urllib.error
+    import urllib.request
+    with serving(str(model_file), max_bytes=1000) as srv:
+        host, port = srv.server_address[:2]
+        req = urllib.request.Request(f"http://{host}:{port}/tag", data=b"x" * 300_000,
+                                     headers={"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req, timeout=30)
+        assert info.value.code == 413 and "the limit is 1000" in json.loads(info.value.read())["error"]

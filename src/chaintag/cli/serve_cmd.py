@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
                    help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for every interface)")
     p.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
     p.add_argument("--max-sentences", type=int, default=10000, metavar="N",
-                   help="most sentences in one request (default: 10000)")
+                   help="most sentences in one request (default: 10000; with sentences of usual length, "
+                        "--max-tokens is reached first)")
     p.add_argument("--max-bytes", type=int, default=16 * 2 ** 20, metavar="N",
                    help="largest request body in bytes (default: 16 MiB)")
     p.add_argument("--log-requests", action="store_true", help="log every request on stderr")

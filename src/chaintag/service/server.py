@@ -274,7 +274,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self._error(400, f"bad Content-Length {length!r}")
         if n > self.server.max_bytes:
-            return self._error(413, f"the body has {n} bytes; the limit is {self.server.max_bytes}")
+            self._error(413, f"the body has {n} bytes; the limit is {self.server.max_bytes}")
+            return self._discard(n)
         try:
             raw = self.rfile.read(n)
         except OSError:  # timed out (or reset) before the whole body came
@@ -300,6 +301,23 @@ class _Handler(BaseHTTPRequestHandler):
                              + traceback.format_exc())
             return self._send(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
         self._send(200, out)
+
+    def _discard(self, n: int, seconds: float = 2.0) -> None:
+        """Read and drop up to ``n`` bytes of a refused body (at most 4 times ``max_bytes``, for at most
+        ``seconds``) before the connection closes: a client that writes its whole body before it reads
+        the answer (Python's urllib) then reads the 413 instead of a broken pipe."""
+        left = min(n, 4 * self.server.max_bytes)
+        deadline = time.monotonic() + seconds
+        try:
+            self.connection.settimeout(seconds)  # a client that stops sending holds the thread no longer
+            while left > 0 and time.monotonic() < deadline:
+                chunk = self.rfile.read1(min(left, 1 << 16)) if hasattr(self.rfile, "read1") else \
+                    self.rfile.read(min(left, 1 << 16))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except (OSError, ValueError):
+            pass
 
     def do_PUT(self):  # noqa: N802
         page = self.path.split("?", 1)[0]
