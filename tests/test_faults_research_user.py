@@ -78,3 +78,23 @@ def test_tune_refuses_f1_of_labels_without_chunks_and_records_its_metric(tmp_pat
                  "--out", str(tmp_path / "t2"), "-q"]) == 0
     with open(os.path.join(tmp_path, "t2", "best.json"), encoding="utf-8") as fh:
         assert json.load(fh)["metric"] == "accuracy"
+
+
+def test_collins_quick_mode_keeps_the_seeded_dev_split():
+    """--quick rebuilt the data references without their seed: the NP dev split was the last 10 % in file
+    order while the report said "a seeded random 10 %"."""
+    from chaintag_research.collins2002 import _task_data
+    full, quick = _task_data("np", False), _task_data("np", True)
+    for part in ("train", "dev"):
+        assert quick[part].seed == full[part].seed == 0 and quick[part].limit is not None
+        assert "random order (seed 0)" in quick[part].describe()
+
+
+def test_reports_name_the_commit_of_the_code_that_ran():
+    """The SAPO report named "chaintag 0.1.0" only: which code made it could not be told."""
+    from chaintag_research.report import machine_details, source_commit
+    commit = source_commit()
+    assert machine_details()["commit"] == commit
+    if commit is not None:  # a git checkout (a wheel has none)
+        import re
+        assert re.fullmatch(r"[0-9a-f]{12}( \+ changes)?", commit)

@@ -218,12 +218,30 @@ def invocations_table(entries: list[dict]) -> str:
                      "(1, 5, 15 min)", "at end"], rows, align="llrrll")
 
 
+def source_commit() -> str | None:
+    """The git commit of the chaintag source that runs (``abc1234``, ``+ changes`` when the checkout
+    differs from it), or None outside a git checkout: a release number alone does not name the code."""
+    import subprocess
+    import chaintag
+    folder = os.path.dirname(os.path.abspath(chaintag.__file__))
+    try:
+        commit = subprocess.run(["git", "-C", folder, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                                text=True, timeout=10)
+        if commit.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit.stdout.strip() + (" + changes" if dirty else "")
+
+
 def machine_details() -> dict:
-    """CPU count, load average, Python and library versions, for the report."""
+    """CPU count, load average, Python and library versions and the source's commit, for the report."""
     import numpy as np
     from chaintag import __version__
     details = {"python": sys.version.split()[0], "numpy": np.__version__, "chaintag": __version__,
-               "platform": platform.platform(), "cpus": os.cpu_count()}
+               "platform": platform.platform(), "cpus": os.cpu_count(), "commit": source_commit()}
     try:
         import numba
         details["numba"] = numba.__version__

@@ -97,10 +97,15 @@ BEAM_WIDTH = 50
 BEAM_TASKS = ("chunking", "ner")
 #: Passes of the neural learners (full mode; each costs about 15 s per CoNLL-2000 pass on 2 cores).
 NEURAL_EPOCHS = 10
-#: A learner's test curve is "stable" when its last pass is within STABLE_DROP points of its best
-#: and its slope over the last 10 passes is above -STABLE_SLOPE points per pass.
+#: A learner's test curve is "stable" (converged) when its last pass is within STABLE_DROP points of
+#: its best, its slope over the last 10 passes is within +-STABLE_SLOPE points per pass (a curve still
+#: rising has not converged either), and those passes span at most STABLE_SPREAD points (a curve that
+#: swings from pass to pass has not converged, whatever its last pass).
 STABLE_DROP = 0.15
 STABLE_SLOPE = 0.01
+STABLE_SPREAD = 0.5
+#: "Several times faster" (the paper on SAPO against the CRF): a time ratio of at least this.
+SEVERAL_TIMES = 2.0
 #: Learning rate of SAPO and of the CRF (decayed as gamma_0 / (1 + t / |S|)): as in the paper, tuned for
 #: the CRF on dev data (the best mean dev score, docs/results/defaults) and reused for SAPO.
 LEARNING_RATE = 0.5
@@ -367,6 +372,24 @@ def _tail_slope(values: list, last: int = 10) -> float:
 MIN_TIMED_PASSES = 4
 
 
+def stability(values: list, last: int = 10) -> dict:
+    """How a test curve ends: ``drop`` (last pass minus best), ``slope`` (per pass, over the last
+    ``last`` passes), ``spread`` (max minus min over them) and ``stable`` (see :data:`STABLE_DROP`)."""
+    ys = [v for v in values if v is not None]
+    tail = ys[-last:]
+    drop = ys[-1] - max(ys) if ys else 0.0
+    slope = _tail_slope(ys, last)
+    spread = (max(tail) - min(tail)) if tail else 0.0
+    stable = drop >= -STABLE_DROP and abs(slope) <= STABLE_SLOPE and spread <= STABLE_SPREAD
+    return {"drop": drop, "slope": slope, "spread": spread, "stable": stable}
+
+
+def still_improving(r) -> bool:
+    """Whether a run's best dev pass is its last (of more than one): it had not finished improving, so
+    no verdict may say another learner is ahead of it."""
+    return r.run.epochs > 1 and r.summary.get("best_epoch") == r.run.epochs
+
+
 def _pass_seconds(r, clock: str = "cpu_seconds") -> list:
     """CPU seconds (or ``clock="seconds"``: wall) of every pass but the first (which carries one-off
     start-up costs)."""
@@ -464,9 +487,11 @@ def speed_verdict(sapo: list, perceptron: list, crf: list | None = None, alpha: 
         passes, too few for the test to reach the level; else ``confirmed`` when SAPO's median pass is not slower;
         ``not confirmed`` when significantly slower, else ``not refuted`` (a non-significant difference is
         no proof of equality)); with ``crf``: ``crf_ratio`` (the CRF's median
-        over SAPO's), ``crf_p``, ``faster_than_crf`` (``confirmed`` when SAPO is significantly faster,
-        ``contradicted`` when significantly slower, ``not testable`` with too few passes, else ``not
-        confirmed``). No tolerance band is applied: the ratios are reported against the paper's words.
+        over SAPO's), ``crf_p``, ``faster_than_crf`` (the paper: "several times faster": ``confirmed``
+        when SAPO is significantly faster by at least :data:`SEVERAL_TIMES`, ``not confirmed: faster,
+        not several times`` when significantly faster by less, ``contradicted`` when significantly
+        slower, ``not testable`` with too few passes, else ``not confirmed``). The ratios are reported
+        against the paper's words.
     """
     ratio = float(np.median(sapo) / np.median(perceptron))
     p = timing_test(sapo, perceptron)
@@ -481,7 +506,9 @@ def speed_verdict(sapo: list, perceptron: list, crf: list | None = None, alpha: 
         few = min(len(crf), len(sapo)) < MIN_TIMED_PASSES
         out.update(crf_ratio=crf_ratio, crf_p=crf_p,
                    faster_than_crf=("not testable: too few timed passes for the test" if few else
-                                    "confirmed" if crf_ratio > 1 and crf_p < alpha else
+                                    "confirmed" if crf_ratio >= SEVERAL_TIMES and crf_p < alpha else
+                                    f"not confirmed: faster ({crf_ratio:.2f}x), not several times"
+                                    if crf_ratio > 1 and crf_p < alpha else
                                     "contradicted" if crf_ratio < 1 and crf_p < alpha else "not confirmed"))
     return out
 
@@ -553,7 +580,9 @@ CLAIMS = (("crf", "SAPO is more accurate than the CRF"),
           ("beats", "SAPO is more accurate than the perceptron and MIRA variants"),
           ("neural", "SAPO is as accurate as the BiLSTM and BiLSTM-CRF taggers, and much faster"),
           ("converge", "SAPO and CRF converge; perceptron and MIRA diverge as training goes on"),
-          ("weights", "SAPO's weights stay bounded (small), the perceptron's keep growing"),
+          ("weights", "SAPO's weights stay bounded, the perceptron's keep growing (judged on the growth per "
+                      "pass; the paper's \"small\" is not judged: the levels of learners with different "
+                      "update scales are not comparable)"),
           ("speed", "SAPO is about as fast as the perceptron, and faster than the CRF"),
           ("n", "A top-n of n = 5 to 10 suffices"),
           ("beam", "Exact A* search and a beam of width 50 give the same accuracy"))
@@ -586,7 +615,8 @@ def write_report(out_dir: Path, results: dict, runner: Runner, *, tasks, quick: 
           invocations_table(entries),
           *_older_code_lines(results),
           f"- Machine: {before['cpus']} CPUs, {before['platform']}; Python {before['python']}, numpy "
-          f"{before['numpy']}, numba {before.get('numba', '-')}, chaintag {before['chaintag']}. The machine was "
+          f"{before['numpy']}, numba {before.get('numba', '-')}, chaintag {before['chaintag']}"
+          + (f" (commit {before['commit']})" if before.get("commit") else "") + ". The machine was "
           "shared with other work (see the load averages): seconds per pass are indicative, and CPU seconds "
           "(process time) are less affected than wall seconds.\n",
           "## Method\n",
@@ -871,6 +901,11 @@ def _claims_for_task(results: dict, task: str, sig: dict, claims: dict) -> None:
         verdict = ("contradicted: " + ", ".join(label(k) for k in behind) + " significantly more accurate"
                    if behind else "confirmed (no neural learner significantly more accurate)")
         ahead = ahead_verdict(diffs, adj, ALPHA)
+        # a rival whose best dev pass is its last was still improving: no verdict that SAPO is ahead of it
+        rising = [label(k) for k in neural if still_improving(results[k])]
+        if rising and not behind:
+            verdict = ahead = (f"not testable: {', '.join(rising)} still improving at the last pass (the best "
+                               "dev pass is the last)")
         speed = []
         for k in neural:
             sp = speed_verdict(_pass_seconds(sapo), _pass_seconds(results[k])) if _pass_seconds(results[k]) \
@@ -895,17 +930,16 @@ def _claims_for_task(results: dict, task: str, sig: dict, claims: dict) -> None:
     table = [k for k in _table_keys(results, task) if not k.startswith("neural/") and "@" not in k]
     conv, stable = [], {}
     for key in table:
-        r = results[key]
-        drop = r.summary["test_last"] - r.summary["test_max"]
-        slope = _tail_slope(r.curve("test_score"))
-        stable[label(key)] = drop >= -STABLE_DROP and slope >= -STABLE_SLOPE
-        conv.append(f"{label(key)} {drop:+.2f} (slope {slope:+.3f}/pass)")
+        st = stability(results[key].curve("test_score"))
+        stable[label(key)] = st["stable"]
+        conv.append(f"{label(key)} {st['drop']:+.2f} (slope {st['slope']:+.3f}/pass, spread {st['spread']:.2f})")
     sapo_like = [label(k) for k in table if k.endswith(("/sapo", "/crf"))]
     search = [label(k) for k in table if label(k) not in sapo_like]
     claims["converge"].append(
         f"- {spec['title']}: {stable_verdict(stable, sapo_like, search)}. Last pass minus best pass, and the slope "
-        f"of the test {score_name} over the last {min(10, len(sapo.records))} passes (\"stable\": ends within "
-        f"{STABLE_DROP} of its best and a slope above -{STABLE_SLOPE}/pass): " + "; ".join(conv) + ".")
+        f"and spread (max minus min) of the test {score_name} over the last {min(10, len(sapo.records))} passes "
+        f"(\"stable\": ends within {STABLE_DROP} of its best, a slope within +-{STABLE_SLOPE}/pass and a spread "
+        f"of at most {STABLE_SPREAD}): " + "; ".join(conv) + ".")
 
     # weights: relative growth
     wc = {k: results[k].summary["weight_complexity_last"] for k in table}
@@ -1061,4 +1095,5 @@ def _order_section(results: dict, tasks) -> list[str]:
 
 __all__ = ["PAPER", "TASKS", "DEFAULT_TASKS", "EPOCHS", "N_SWEEP", "SWEEP_TASKS", "BEAM_TASKS", "NEURAL_EPOCHS",
            "learner_settings", "runs", "reproduce", "write_report", "ahead_verdict", "weights_verdict",
-           "speed_verdict", "n_verdict", "same_verdict", "stable_verdict", "neural_available"]
+           "speed_verdict", "n_verdict", "same_verdict", "stable_verdict", "stability", "still_improving",
+           "neural_available"]
