@@ -42,12 +42,13 @@ def run(args) -> int:
     if args.json:
         print_json(info)
         return 0
-    print(format_summary(info, model.transitions_.format()))
+    print(format_summary(info, model.transitions_.format() if info.get("transitions") is not None else None))
     return 0
 
 
-def format_summary(info: dict, matrix: str) -> str:
-    """The text report of ``chaintag inspect`` from :meth:`SequenceTagger.summary`'s dict."""
+def format_summary(info: dict, matrix: str | None) -> str:
+    """The text report of ``chaintag inspect`` from :meth:`SequenceTagger.summary`'s dict (``matrix``: the
+    transition table's text, None for a model without one)."""
     lines = [f"model: {info['model']}"]
     file_format = info.get("file_format")
     if file_format:
@@ -87,14 +88,16 @@ def format_summary(info: dict, matrix: str) -> str:
         a = virtual["autotags"]
         lines.append(f"labels of unlabeled text (atag, atag2): {a['words']} words from {a['text_tokens']} tokens "
                      f"of {', '.join(a['sources'])}; {a['folds']} jackknife blocks")
-    lines.append("")
-    lines.append("top attributes per label (weight):")
-    for lab, tops in info["top_features"].items():
-        lines.append(f"  {lab}")
-        for sign, mark in (("positive", "+"), ("negative", "-")):
-            items = ", ".join(f"{a} {w:+.3f}" for a, w in tops[sign]) or "(none)"
-            lines.append(f"    {mark} {items}")
-    lines.append("")
-    lines.append("transitions (rows: previous label, columns: current label; last rows: start and end):")
-    lines.append(matrix)
+    if info["top_features"]:  # a neural model has no attribute weights
+        lines.append("")
+        lines.append("top attributes per label (weight):")
+        for lab, tops in info["top_features"].items():
+            lines.append(f"  {lab}")
+            for sign, mark in (("positive", "+"), ("negative", "-")):
+                items = ", ".join(f"{a} {w:+.3f}" for a, w in tops[sign]) or "(none)"
+                lines.append(f"    {mark} {items}")
+    if matrix is not None:  # the softmax tagger has no transitions
+        lines.append("")
+        lines.append("transitions (rows: previous label, columns: current label; last rows: start and end):")
+        lines.append(matrix)
     return "\n".join(lines)

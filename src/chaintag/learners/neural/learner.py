@@ -217,6 +217,8 @@ class NeuralTagger(SequenceTagger):
 
     # ------------------------------------------------------------ settings
     def _check_params(self) -> None:
+        from ..params import check_params
+        check_params(self)  # every declared parameter within its bounds, as the command line checks them
         if self.optimizer not in OPTIMIZERS:
             raise InputError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, not {self.optimizer!r}")
         if self.char_encoder not in CHAR_ENCODERS:
@@ -342,7 +344,8 @@ class NeuralTagger(SequenceTagger):
         extra_cols = [j for j in range(len(columns)) if j != word_col] if self.feature_dim else []
         forms = [tok[word_col] for sent in rows for tok in sent]
         extra_words, vectors = [], None
-        if self.embeddings is not None:
+        if self.embeddings is not None and not (isinstance(self.embeddings, str)
+                                                and self.embeddings.lower() == "none"):  # 'none': none
             from .vectors import load_vectors
             vwords, vecs = load_vectors(self.embeddings)
             if self.word_dim is not None and self.word_dim != vecs.shape[1]:
@@ -582,7 +585,15 @@ class NeuralTagger(SequenceTagger):
             out[batch["tokens"]] = paths.cpu().numpy().ravel()[batch["flat_pos"]]
         return out
 
-    def predict_marginals(self, sentences) -> list[np.ndarray]:
+    @staticmethod
+    def _refuse_constraints(constrain, fixed) -> None:
+        """Refuse ``constrain`` and ``fixed`` (NotImplementedError), as ``predict`` does."""
+        if constrain or fixed is not None:
+            raise NotImplementedError("constrained and partially labelled decoding are not implemented for the "
+                                      "neural taggers; they are offered by the perceptron, SAPO, CRF and MIRA "
+                                      "models, first or second order")
+
+    def predict_marginals(self, sentences, *, constrain=False, fixed=None) -> list[np.ndarray]:
         """Per-token label probabilities.
 
         Returns
@@ -591,8 +602,14 @@ class NeuralTagger(SequenceTagger):
             One per sentence; columns follow ``labels_``; rows sum to 1. The
             softmax output for :class:`BiLSTM`, the CRF's posterior marginals
             (forward-backward) for :class:`BiLSTMCRF`.
+
+        Raises
+        ------
+        NotImplementedError
+            For ``constrain`` or ``fixed``.
         """
         self._check_fitted()
+        self._refuse_constraints(constrain, fixed)
         rows = as_rows(sentences, len(self.columns_))
         enc = self.extractor_.transform(rows)
         L = len(self.labels_)
@@ -704,7 +721,8 @@ class NeuralTagger(SequenceTagger):
             unused ``features``), with ``n_attributes``
             and ``n_features`` 0 and ``top_features`` empty (no attribute
             weights), ``n_weights`` the number of network parameters, plus
-            ``vocabulary`` (sizes of the word, character and column vocabularies).
+            ``vocabulary`` (sizes of the word, character and column vocabularies); ``transitions``
+            is None for the softmax tagger, which has none.
         """
         self._check_fitted()
         enc = self.extractor_
@@ -718,7 +736,7 @@ class NeuralTagger(SequenceTagger):
             "n_weights": int(len(self.weights_)), "nonzero_weights": int(np.count_nonzero(self.weights_)),
             "vocabulary": {"words": len(enc.words), "chars": len(enc.chars),
                            "columns": [len(v) for v in enc.extras]},
-            "top_features": {}, "transitions": self.transitions_.to_dict(),
+            "top_features": {}, "transitions": self.transitions_.to_dict() if self._crf else None,
             "file_format": getattr(self, "file_format_", None),
         }
 

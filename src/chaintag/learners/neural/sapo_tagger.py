@@ -9,7 +9,6 @@ BiLSTM, emission and transition scores) trained with SAPO's loss
 
 from __future__ import annotations
 
-import numpy as np
 
 from ..base import register
 from ..params import Param
@@ -109,30 +108,6 @@ class BiLSTMSAPO(BiLSTMCRF):
         from .sapo_head import sapo_loss
         return sapo_loss(em, batch["mask"], batch["tags"], *self._crf_params(), int(self.n_best),
                          float(self.margin)).sum()
-
-    def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
-        """The ``k`` best label sequences of each sentence (exact A*), with SAPO's top-k probabilities.
-
-        Returns
-        -------
-        list (one per sentence) of lists of ``(labels, score, probability)``
-            Best first; ``probability`` is ``exp(score)`` normalized over the
-            k sequences returned (SAPO's ``P_k``), so the k sum to 1.
-
-        Raises
-        ------
-        ValueError
-            If ``k < 1``.
-        """
-        out = super().predict_nbest(sentences, k)
-        for cands in out:
-            if not cands or not cands[0][0]:
-                continue
-            sc = np.array([c[1] for c in cands])
-            p = np.exp(sc - sc.max())
-            p /= p.sum()
-            cands[:] = [(labs, s, float(q)) for (labs, s, _), q in zip(cands, p)]
-        return out
 
 
 __all__ = ["BiLSTMSAPO"]

@@ -38,7 +38,7 @@ class BiLSTM(NeuralTagger):
     def _marginals(torch, em, batch):
         return torch.softmax(em, dim=2)
 
-    def predict_nbest(self, sentences, k: int = 5):
+    def predict_nbest(self, sentences, k: int = 5, *, constrain=False, fixed=None):
         """Not offered: the softmax tagger scores tokens independently (use ``bilstm-crf``).
 
         Raises
@@ -101,24 +101,29 @@ class BiLSTMCRF(NeuralTagger):
         chains = [(flat[bounds[i]:bounds[i + 1]], U, s, e) for i in range(len(bounds) - 1)]
         return self._span_probs_scores(chains, chunks, read)
 
-    def predict_nbest(self, sentences, k: int = 5) -> list[list[tuple[list[str], float, float]]]:
+    def predict_nbest(self, sentences, k: int = 5, *, constrain=False,
+                      fixed=None) -> list[list[tuple[list[str], float, float]]]:
         """The ``k`` best label sequences of each sentence, by exact A* search over the network's
         emission scores and the CRF's transitions.
 
         Returns
         -------
         list (one per sentence) of lists of ``(labels, score, probability)``
-            Best first. ``probability`` is the CRF's own probability
-            ``exp(score - log Z(x))`` of the sequence (not renormalized over the k).
+            Best first. ``probability`` is ``exp(score)`` normalized over the k sequences returned,
+            as every learner's n-best gives it (so that :meth:`predict_confidence` reads it; the
+            CRF's own probability of a whole sequence is ``exp(score - log Z(x))``, and its token
+            marginals are :meth:`predict_marginals`').
 
         Raises
         ------
         ValueError
             If ``k < 1``.
+        NotImplementedError
+            For ``constrain`` or ``fixed`` (no constrained search for the neural taggers).
         """
         from ...decoding.nbest import nbest
-        from .crf_layer import log_partition
         self._check_fitted()
+        self._refuse_constraints(constrain, fixed)
         from ..params import check_count
         k = check_count(k)
         rows = as_rows(sentences, len(self.columns_))
@@ -126,17 +131,15 @@ class BiLSTMCRF(NeuralTagger):
         U, s, e = (p.detach().double().cpu().numpy() for p in self._crf_params())
         out: list = [[([], 0.0, 1.0)] for _ in range(enc.n_sentences)]
         sent_of = np.repeat(np.arange(enc.n_sentences), enc.sent_ptr[1:] - enc.sent_ptr[:-1])
-
-        def run(torch, em, batch):
-            return em, log_partition(em, batch["mask"], *self._crf_params())
-
         labs = self.labels_
-        for batch, (em, logz) in self._batched_outputs(enc, None, run):
+        for batch, em in self._batched_outputs(enc, None, lambda torch, em, batch: em):
             em = em.double().cpu().numpy()
-            logz = logz.double().cpu().numpy()
             first = batch["tokens"][np.r_[0, np.cumsum(batch["lengths"])[:-1]]]
             for b, n_tok in enumerate(batch["lengths"].tolist()):
                 cands = nbest(em[b, :n_tok], U, s, e, n=k)
-                out[sent_of[first[b]]] = [([labs[j] for j in path.tolist()], sc, float(np.exp(sc - logz[b])))
-                                          for sc, path in cands]
+                sc = np.array([c[0] for c in cands])
+                p = np.exp(sc - sc.max())
+                p /= p.sum()
+                out[sent_of[first[b]]] = [([labs[j] for j in path.tolist()], score, float(q))
+                                          for (score, path), q in zip(cands, p)]
         return out
