@@ -181,3 +181,24 @@ def test_a_client_that_sends_its_whole_body_first_reads_the_413(model_file):
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(req, timeout=30)
         assert info.value.code == 413 and "the limit is 5000000" in json.loads(info.value.read())["error"]
+
+
+def test_a_request_waiting_for_a_slot_is_not_timed_out(model_file):
+    """The slot was taken before the body was read, so a request that waited for it longer than the
+    request deadline got a false 408 (and a slow upload held a slot)."""
+    model = chaintag.load(model_file)
+    predict = model.predict
+
+    def slow(*a, **k):
+        time.sleep(1.5)
+        return predict(*a, **k)
+    model.predict = slow
+    with serving(model, max_active=1, request_deadline=1.0) as srv:
+        out = []
+        threads = [threading.Thread(target=lambda: out.append(_ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})))
+                   for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert sorted(r.status for r, _ in out) == [200, 200]

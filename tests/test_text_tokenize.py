@@ -216,6 +216,12 @@ def test_each_language_knows_its_abbreviations_titles_and_ordinals(lang, text, s
     ("en", "1. First item\n2. Second item\n- bullet one\n- bullet two",
      [["1.", "First", "item"], ["2.", "Second", "item"], ["-", "bullet", "one"], ["-", "bullet", "two"]]),
     ("en", "a well - known fact", [["a", "well", "-", "known", "fact"]]),  # a dash inside a line opens nothing
+    ("en", "Steps:\n- one\n- two", [["Steps", ":"], ["-", "one"], ["-", "two"]]),
+    # a dash that starts a line of hard-wrapped prose opens nothing
+    ("en", "He said that\n\u2014 as expected \u2014 it failed.",
+     [["He", "said", "that", "\u2014", "as", "expected", "\u2014", "it", "failed", "."]]),
+    ("en", "He said that\n- as expected - it failed.",
+     [["He", "said", "that", "-", "as", "expected", "-", "it", "failed", "."]]),
     # format characters alone are no token (a byte order mark, a word joiner); inside a word they stay
     ("en", "\ufeffIL-2 gene expression.", [["IL-2", "gene", "expression", "."]]),
     ("en", "human \ufeff T \u2060 cells", [["human", "T", "cells"]]),
@@ -236,3 +242,5 @@ def test_a_runaway_sentence_is_cut_at_line_breaks_then_by_length():
     assert [len(s) for s in _sentences(words)] == [MAX_SENTENCE_TOKENS, MAX_SENTENCE_TOKENS, 7]
     short = "\n".join(f"row {i}" for i in range(100))  # 200 tokens: a sentence as before
     assert [len(s) for s in _sentences(short)] == [200]
+    line = " ".join(["w"] * (MAX_SENTENCE_TOKENS + 500))  # pretokenized text: one line is cut too
+    assert [len(s) for s in pretokenized(line).sentence_tokens()] == [MAX_SENTENCE_TOKENS, 500]

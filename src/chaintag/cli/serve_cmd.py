@@ -54,7 +54,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..learners import load
     from ..service import make_server
 
     if args.max_sentences < 1 or args.max_bytes < 1:
@@ -68,14 +67,12 @@ def run(args) -> int:
         raise InputError("--read-timeout must be positive and --grace 0 or more")
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535 (got {args.port})")
-    model = load(args.model)
-    from ..io.file_digest import file_sha256
-    from ..models.resolve import resolve_model
-    server = make_server(model, args.host, args.port, name=args.model, max_bytes=args.max_bytes,
+    server = make_server(args.model, args.host, args.port, name=args.model, max_bytes=args.max_bytes,
                          max_sentences=args.max_sentences, verbose=args.log_requests,
                          request_deadline=args.request_deadline, max_connections=args.max_connections,
                          max_tokens=args.max_tokens, max_work=args.max_work, max_active=args.max_active,
-                         read_timeout=args.read_timeout, digest=file_sha256(resolve_model(args.model)))
+                         read_timeout=args.read_timeout)
+    model = server.service.model
     host, port = server.server_address[:2]
     if not args.quiet:
         print(f"serving {args.model} ({model.algorithm}, {len(model.labels_)} labels) on http://{host}:{port} "

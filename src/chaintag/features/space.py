@@ -76,7 +76,7 @@ class FeatureIndex:
                              f"{len(lab)} features")
         if len(lab) and (int(lab.min()) < 0 or int(lab.max()) >= self.n_labels):
             raise ValueError(f"a feature's label id (feat_label) is outside 0..{self.n_labels - 1}")
-        rising = np.diff(lab.astype(np.int64)) > 0
+        rising = lab[1:] > lab[:-1]  # no copy of the labels (a model may hold millions of features)
         starts = ptr[1:-1]
         rising[starts[(starts > 0) & (starts < len(lab))] - 1] = True  # a new attribute may start lower
         if not rising.all():

@@ -252,7 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
             if page in ("/health", "/healthz"):
                 return self._error(405, "use GET on /health", "GET, HEAD")
             return self._error(404, f"no such endpoint {self.path!r}; use POST /tag or GET /health")
-        with self.server.working():  # a slot of max_active; the server's drain waits for it
+        with self.server.working():  # counted: the server's drain waits for it
             self._post()
 
     def _post(self) -> None:
@@ -289,6 +289,11 @@ class _Handler(BaseHTTPRequestHandler):
         except RecursionError:  # brackets nested past the parser's depth
             return self._error(400, "the body's JSON is nested too deeply")
         from .cancel import ClientGone, client_gone
+        # a slot of max_active once the body is read (a slow upload holds no slot), until it is answered
+        with self.server.slot():
+            self._answer(body, ClientGone, client_gone)
+
+    def _answer(self, body, ClientGone, client_gone) -> None:  # noqa: N803 (the exception class)
         try:
             out = self.server.service.tag(body, cancelled=lambda: client_gone(self.connection))
         except ClientGone as exc:  # nobody to answer: stop, write nothing, close
@@ -345,16 +350,19 @@ class _Server(ThreadingHTTPServer):
 
     @contextlib.contextmanager
     def working(self):
-        """Hold one of the ``max_active`` slots while a request is read, tagged and answered."""
+        """Count a request from its body's reading until it is answered (what :meth:`drain` waits for)."""
         with self._busy_changed:
             self._busy += 1
         try:
-            with self._slots:
-                yield
+            yield
         finally:
             with self._busy_changed:
                 self._busy -= 1
                 self._busy_changed.notify_all()
+
+    def slot(self):
+        """One of the ``max_active`` slots, held while a request is tagged and answered."""
+        return self._slots
 
     @property
     def busy(self) -> int:
@@ -461,12 +469,16 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
         raise InputError("--host: an empty name; give an address (127.0.0.1: this machine only; 0.0.0.0: every "
                          "interface)")
     if isinstance(model, (str, bytes, os.PathLike)):
+        from ..errors import InputError
         from ..io.file_digest import file_sha256
         from ..learners import load
         from ..models.resolve import resolve_model
         name = name or os.fsdecode(model)
-        digest = digest or file_sha256(resolve_model(model))
+        path = resolve_model(model)
+        digest = file_sha256(path)
         model = load(model)
+        if file_sha256(path) != digest:  # the digest /health shows is that of the bytes loaded
+            raise InputError("the model file changed while it was loaded; start again", os.fsdecode(path))
     else:
         from ..learners import as_model
         model = as_model(model)

@@ -31,7 +31,9 @@ are then brought to the conventions of the treebanks the models learn from (Penn
   (the words of those scripts are not segmented: the characters between spaces and punctuation are one
   token); a paragraph separator (U+2029), a form feed or a file, group or record separator ends a
   paragraph as a blank line does, and any other whitespace separates tokens;
-- a bullet (``•``, ``-``, ``*``, ...) at a line's start opens a sentence, as a list item's marker does;
+- a bullet (``•``, ``*``, ...) at a line's start opens a sentence, as a list item's marker does, and so
+  does a dash (``-``, ``–``, ``—``) after a line that ends in ``.``, ``!``, ``?``, ``:`` or ``;`` or is a
+  list item itself (a dash of hard-wrapped prose opens none);
   a token of invisible format characters alone (a byte order mark, a word joiner, a soft hyphen
   between spaces) is no token, as a zero-width space is none; a sentence of more than
   :data:`MAX_SENTENCE_TOKENS` tokens (lines without punctuation) is cut at its line breaks, then
@@ -70,7 +72,10 @@ _LETTER_DOTS = re.compile(r"(?:[^\W\d_]{1,2}\.)+")
 #: A list item's marker: a number of up to three digits or one letter, with a period or a parenthesis.
 _ITEM_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z])[.)]")
 #: Bullets that open a list item at a line's start.
-_BULLETS = frozenset("\u2022\u2023\u25e6\u2043\u2219\u00b7\u25aa\u25ab\u25cf\u25cb\u25a0\u25a1\u2013\u2014-*")
+_BULLETS = frozenset("\u2022\u2023\u25e6\u2043\u2219\u00b7\u25aa\u25ab\u25cf\u25cb\u25a0\u25a1*")
+#: Dashes, which open a list item at a line's start only after a line that ends a sentence or a clause
+#: (``.``, ``:``, ...) or is an item itself: a dash of hard-wrapped prose (``that\n— as expected —``) opens none.
+_DASHES = frozenset("-\u2013\u2014")
 #: Quotation marks that separate the parts of a token of syntok's.
 _QUOTES = "\"\u201c\u201d\u201e\u00ab\u00bb"
 #: Full-width sentence-final marks of Chinese and Japanese text, which end a sentence whatever follows.
@@ -323,9 +328,18 @@ def _at_line_start(start: int, text: str) -> bool:
 
 def _opens_item(token: Token, text: str) -> bool:
     """Whether a token is a list item's marker or a bullet at the start of a line (``1.``, ``2)``, ``a)``,
-    ``•``, ``-``)."""
-    return ((_ITEM_MARKER.fullmatch(token.text) is not None or token.text in _BULLETS)
-            and _at_line_start(token.start, text))
+    ``•``), or a dash there after a line that ends a sentence or a clause or is an item itself."""
+    if not _at_line_start(token.start, text):
+        return False
+    if _ITEM_MARKER.fullmatch(token.text) is not None or token.text in _BULLETS:
+        return True
+    if token.text not in _DASHES:
+        return False
+    line = text.rfind("\n", 0, token.start)
+    before = text[text.rfind("\n", 0, max(line, 0)) + 1:max(line, 0)].strip() if line > 0 else ""
+    first = before.split(None, 1)[0] if before else ""
+    return bool(before) and (before[-1] in ".!?:;" or first in _BULLETS or first in _DASHES
+                             or _ITEM_MARKER.fullmatch(first) is not None)
 
 
 def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> list[list[list[int]]]:
@@ -390,7 +404,8 @@ def pretokenized(text: str) -> Document:
     Returns
     -------
     Document
-        One sentence per non-blank line; offsets into ``text``.
+        One sentence per non-blank line (a line of more than :data:`MAX_SENTENCE_TOKENS` tokens cut
+        into sentences of that many); offsets into ``text``.
     """
     doc = Document(text)
     pos = 0
@@ -401,4 +416,5 @@ def pretokenized(text: str) -> Document:
         if len(doc.tokens) > first:
             doc.sentences.append((first, len(doc.tokens)))
         pos += len(line)
+    doc.sentences = _capped(doc.sentences, doc.tokens, text)  # a line of more than MAX_SENTENCE_TOKENS
     return doc
