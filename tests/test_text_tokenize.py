@@ -244,3 +244,25 @@ def test_a_runaway_sentence_is_cut_at_line_breaks_then_by_length():
     assert [len(s) for s in _sentences(short)] == [200]
     line = " ".join(["w"] * (MAX_SENTENCE_TOKENS + 500))  # pretokenized text: one line is cut too
     assert [len(s) for s in pretokenized(line).sentence_tokens()] == [MAX_SENTENCE_TOKENS, 500]
+
+
+@pytest.mark.parametrize("unit", ["a-", "a\u00ad", "aB", "a. ", "a; ", "z.B."])
+def test_long_words_and_runs_cost_their_length_once(monkeypatch, unit):
+    """A word of many joined pieces (a-a-a-..., 80,000 characters) took 7 s: every piece re-read the
+    word so far (its lower-case form, its letters). The rules now read the characters they need; this
+    counts the characters the abbreviation checks and the line-start scans read, for 2,000 units."""
+    from chaintag.text import tokenize
+    read = [0]
+    known, abbreviation = tokenize._known, tokenize._abbreviation
+
+    def counted(fn):
+        def wrapper(word, *a):
+            read[0] += len(word)
+            return fn(word, *a)
+        return wrapper
+    monkeypatch.setattr(tokenize, "_known", counted(known))
+    monkeypatch.setattr(tokenize, "_abbreviation", counted(abbreviation))
+    text = unit * 2000
+    doc = split_text(text)
+    assert doc.tokens and all(text[t.start:t.end] == t.text for t in doc.tokens)
+    assert read[0] <= 10 * len(text)  # linear; the pieces of the old code read about len(text) ** 2 / 4

@@ -199,6 +199,8 @@ def _check_lang(lang: str) -> None:
 
 def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
     """Token spans ``[start, end]`` of one sentence, joined where the conventions above say so."""
+    # the token being built (``prev``) is read only where a rule needs it, and its last character
+    # otherwise: a word of many joined pieces (``a-a-a-...``) costs its length once, not once a piece
     out: list[list[int]] = []
     n = len(spans)
     for i, (a, b) in enumerate(spans):
@@ -206,40 +208,52 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
             pa, pb = out[-1]
             gap = text[pb:a]
             piece = text[a:b]
-            prev = text[pa:pb]
-            last = i == n - 1
+            end = text[pb - 1]  # the last character of the token so far
             joined = ((gap in _JOINERS or (gap == "" and "'" not in piece and "\u2019" not in piece))
-                      and prev[-1:].isalnum() and piece[:1].isalnum()) or (
-                gap == "" and (_mark(piece[0]) or (_mark(prev[-1]) and piece[:1].isalnum())))
-            nxt = "" if last else text[spans[i + 1][0]:spans[i + 1][1]]
-            follows = (nxt[:1].isalnum() and (len(prev) <= 4 or _known(prev, lang))) or (
-                nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and (len(prev) <= 8 or _known(prev, lang))) or (
-                nxt[:1] == "(" and _known(prev, lang))  # "et al. (2001)"
-            period = (gap == "" and piece == "." and follows and _abbreviation(prev, lang)
-                      and prev[-1:].isalpha() and all(c.isalpha() or c == "." for c in prev))
-            before = text[out[-2][0]:out[-2][1]] if len(out) >= 2 else ""
-            ordinal = (lang == "de" and gap == "" and piece == "." and _german_ordinal(prev, before, nxt))
-            apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and prev[-1:].isalnum()
-            lone = lang != "en" and gap == "" and prev in ("'", "\u2019") and piece[:1].isalpha() and (
+                      and end.isalnum() and piece[:1].isalnum()) or (
+                gap == "" and (_mark(piece[0]) or (_mark(end) and piece[:1].isalnum())))
+            apostrophe = lang != "en" and gap == "" and piece[:1] in "'\u2019" and end.isalnum()
+            lone = lang != "en" and gap == "" and pb - pa == 1 and end in ("'", "\u2019") and piece[:1].isalpha() and (
                 pa == 0 or not text[pa - 1].isalnum())
-            item = (gap == "" and piece in (".", ")") and _ITEM_MARKER.fullmatch(prev + piece) is not None
-                    and _at_line_start(pa, text))
-            if joined or period or apostrophe or lone or item or ordinal:
+            if joined or apostrophe or lone or (gap == "" and piece in (".", ")")
+                                                and _period_joins(out, i, spans, text, lang)):
                 out[-1][1] = b
                 continue
         out.append([a, b])
     return _join_letter_dots(out, text)
 
 
+def _period_joins(out: list[list[int]], i: int, spans: list[list[int]], text: str, lang: str) -> bool:
+    """Whether piece ``i`` (``.`` or ``)``, touching the token ``out[-1]``) belongs to that token: an
+    abbreviation's period, a German ordinal's, or a list item's marker at a line's start."""
+    pa, pb = out[-1]
+    a, b = spans[i]
+    piece, prev = text[a:b], text[pa:pb]
+    nxt = "" if i == len(spans) - 1 else text[spans[i + 1][0]:spans[i + 1][1]]
+    if piece == ".":
+        follows = (nxt[:1].isalnum() and (len(prev) <= 4 or _known(prev, lang))) or (
+            nxt != "" and (nxt[:1] in ",;:)" or nxt[:1].islower()) and (len(prev) <= 8 or _known(prev, lang))) or (
+            nxt[:1] == "(" and _known(prev, lang))  # "et al. (2001)"
+        if (follows and _abbreviation(prev, lang) and prev[-1:].isalpha()
+                and all(c.isalpha() or c == "." for c in prev)):
+            return True
+        before = text[out[-2][0]:out[-2][1]] if len(out) >= 2 else ""
+        if lang == "de" and _german_ordinal(prev, before, nxt):
+            return True
+    return _ITEM_MARKER.fullmatch(prev + piece) is not None and _at_line_start(pa, text)
+
+
 def _join_letter_dots(spans: list[list[int]], text: str) -> list[list[int]]:
     """One-letter abbreviations written together made one token (German ``z.B.``, ``u.a.``), which
     syntok and the period rule leave as ``z.`` ``B.``."""
     out: list[list[int]] = []
+    dots = False  # whether out[-1] is letters with periods (a run of them joined stays one)
     for a, b in spans:
-        if out and out[-1][1] == a and _LETTER_DOTS.fullmatch(text[out[-1][0]:out[-1][1]]) \
-                and _LETTER_DOTS.fullmatch(text[a:b]):
+        piece_dots = _LETTER_DOTS.fullmatch(text[a:b]) is not None
+        if out and out[-1][1] == a and dots and piece_dots:
             out[-1][1] = b
         else:
+            dots = piece_dots
             out.append([a, b])
     return out
 
@@ -321,9 +335,14 @@ def _paragraphs(text: str, segmenter):
 
 
 def _at_line_start(start: int, text: str) -> bool:
-    """Whether only spaces stand between the last line break (or the text's start) and ``start``."""
-    line = text.rfind("\n", 0, start) + 1
-    return not text[line:start].strip()
+    """Whether only spaces stand between the last line break (or the text's start) and ``start`` (read
+    backwards, so that a token deep in a long line costs the spaces before it, not the line)."""
+    k = start - 1
+    while k >= 0 and text[k] != "\n":
+        if not text[k].isspace():
+            return False
+        k -= 1
+    return True
 
 
 def _opens_item(token: Token, text: str) -> bool:
@@ -365,7 +384,7 @@ def _rejoin(sentences: list[list[list[int]]], text: str, lang: str = "en") -> li
                        and _german_ordinal(word, before, nxt))
             semicolon = text[pa:pb] == ";"  # a semicolon joins clauses of one sentence, whatever follows
             if marker or title or ordinal or semicolon:
-                out[-1] = out[-1] + spans
+                out[-1].extend(spans)  # in place: many joins cost their spans, not the sentence so far
                 continue
         out.append(spans)
     return out
