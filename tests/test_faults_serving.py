@@ -64,8 +64,8 @@ def test_head_options_and_two_framings_of_one_body(model_file):
         body = b'{"sentences": [["a"]]}'
         for extra in (b"Content-Length: 22\r\nContent-Length: 53\r\n", b"Content-Length: 22\r\nTransfer-Encoding: chunked\r\n"):
             with socket.create_connection((host, port), timeout=30) as sock:
-                sock.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra
-                             + b"\r\n" + body + b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n")
+                sock.sendall(b"POST /tag HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" + extra
+                             + b"\r\n" + body + b"GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 reply = b""
                 while chunk := sock.recv(65536):
                     reply += chunk
@@ -202,3 +202,50 @@ def test_a_request_waiting_for_a_slot_is_not_timed_out(model_file):
         for t in threads:
             t.join()
     assert sorted(r.status for r, _ in out) == [200, 200]
+
+
+def test_a_local_server_answers_its_own_names_and_json_only(model_file):
+    """Found by a security review: a page of any site could drive a server on 127.0.0.1 (a POST without a
+    Content-Type needs no CORS preflight) and, by DNS rebinding, read its answers (the Host header was
+    not checked); JSON errors echoed the path without nosniff."""
+    with serving(str(model_file)) as srv:
+        host, port = srv.server_address[:2]
+        for name, status in ((f"attacker.example:{port}", 403), (f"localhost:{port}", 200), (f"127.0.0.1:{port}", 200)):
+            resp, out = _ask(srv, "GET", "/health", headers={"Host": name})
+            assert resp.status == status, name
+        resp, out = _ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]}, headers={"Host": "attacker.example"})
+        assert resp.status == 403 and "not this server's name" in out["error"]
+        with socket.create_connection((host, port), timeout=30) as sock:  # a POST without a Content-Type
+            body = b'{"sentences": [["the"]]}'
+            sock.sendall(b"POST /tag HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + str(len(body)).encode()
+                         + b"\r\n\r\n" + body)
+            reply = sock.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 415") and b"(none)" in reply
+        resp, _ = _ask(srv, "GET", "/<script>")
+        assert resp.status == 404 and resp.getheader("X-Content-Type-Options") == "nosniff"
+
+
+def test_a_500_answers_one_line(model_file):
+    model = chaintag.load(model_file)
+
+    def broken(*a, **k):
+        raise RuntimeError("first line\nsecond line\nthird")
+    model.predict = broken
+    with serving(model) as srv:
+        resp, out = _ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})
+    assert resp.status == 500 and out["error"] == "internal error: RuntimeError: first line"
+
+
+def test_a_client_gone_before_the_split_stops_the_work(model_file, monkeypatch):
+    """Splitting a large text ran before the only check that the client was still there."""
+    from chaintag.service import tagging_service
+    from chaintag.service.cancel import ClientGone
+    service = tagging_service.TaggingService(chaintag.load(model_file))
+    import chaintag.text as text_module
+
+    def must_not_split(*a, **k):
+        raise AssertionError("split after the client left")
+    monkeypatch.setattr(text_module, "split_text", must_not_split)
+    with pytest.raises(ClientGone, match="before its text was split"):
+        service.tag({"text": "the dog barks"}, cancelled=lambda: True)
+    assert service.cancelled == 1

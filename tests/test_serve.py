@@ -116,7 +116,7 @@ def test_http_level_errors(server):
     # no Content-Length: a raw request
     host, port = server.server_address[:2]
     with socket.create_connection((host, port), timeout=30) as sock:
-        sock.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n")
+        sock.sendall(b"POST /tag HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\r\n")
         reply = sock.recv(65536).decode()
     assert reply.startswith("HTTP/1.1 411")
     # request lines that http.server cannot read get a status line and a JSON error (nothing was sent, and
@@ -189,7 +189,7 @@ def test_serve_command(model, tmp_path):
 def _partial_post(srv, body: bytes, length: int, close_write: bool) -> bytes:
     host, port = srv.server_address[:2]
     with socket.create_connection((host, port), timeout=20) as sock:
-        sock.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        sock.sendall(b"POST /tag HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      + f"Content-Length: {length}\r\n\r\n".encode() + body)
         if close_write:
             sock.shutdown(socket.SHUT_WR)

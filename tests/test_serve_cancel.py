@@ -51,7 +51,7 @@ def test_a_request_whose_client_left_is_stopped_and_the_server_answers_on(monkey
         host, port = srv.server_address[:2]
         body = json.dumps({"sentences": [SENT] * 1000}).encode()
         c = socket.create_connection((host, port), timeout=10)
-        c.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        c.sendall(b"POST /tag HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                   + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         time.sleep(0.5)
         c.close()

@@ -140,7 +140,7 @@ def test_pos_model_gives_labels_and_no_spans():
 def test_a_text_that_stops_arriving_gets_408(ner):
     with serving(ner, read_timeout=0.5) as srv:
         with socket.create_connection(srv.server_address[:2], timeout=10) as sock:
-            sock.sendall(b"POST /tag HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            sock.sendall(b"POST /tag HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                          b'Content-Length: 100\r\n\r\n{"text": "John')
             reply = sock.recv(65536).decode()
         assert reply.startswith("HTTP/1.1 408") and "did not arrive" in reply

@@ -197,6 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
+        self.send_header("X-Content-Type-Options", "nosniff")  # an echoed path is never read as a page
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         if status >= 400 or getattr(self.server, "stopping", False):
@@ -232,7 +233,25 @@ class _Handler(BaseHTTPRequestHandler):
         self._write(data)
         self._sent(200, len(data))
 
+    def _host_refused(self) -> bool:
+        """Answer 403 (and return True) for a request to a server on the loopback interface whose Host
+        header names another host: a page of another site that rebinds its name to 127.0.0.1 (DNS
+        rebinding) must not read the answers. A server on other interfaces takes any Host."""
+        if not getattr(self.server, "loopback", False):
+            return False
+        host = (self.headers.get("Host") or "").strip().lower()
+        if not host:
+            return False  # HTTP/1.0 without a Host header: no name to check
+        name = host[1:host.index("]")] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
+        if name in ("localhost", "::1") or name.startswith("127.") or name == self.server.bound_host:
+            return False
+        self._error(403, f"Host {host!r} is not this server's name (it listens on the loopback interface: "
+                         "use 127.0.0.1 or localhost)")
+        return True
+
     def do_GET(self):  # noqa: N802 (http.server's naming)
+        if self._host_refused():
+            return
         page = self.path.split("?", 1)[0]  # a query string names nothing
         if page in ("/health", "/healthz"):
             return self._send(200, self.server.service.health())
@@ -247,6 +266,8 @@ class _Handler(BaseHTTPRequestHandler):
     do_HEAD = do_GET  # the same status and headers, no body (a load balancer's probe)
 
     def do_POST(self):  # noqa: N802
+        if self._host_refused():
+            return
         page = self.path.split("?", 1)[0]
         if page != "/tag":
             if page in ("/health", "/healthz"):
@@ -256,9 +277,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._post()
 
     def _post(self) -> None:
-        ctype = self.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
-        if ctype not in ("application/json", "text/json", ""):
-            return self._error(415, f"Content-Type {ctype!r}: send application/json")
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype not in ("application/json", "text/json"):
+            # a JSON type is what a web page of another origin cannot send without asking first (a CORS
+            # preflight, which this server does not answer): no page can drive a local server
+            return self._error(415, f"Content-Type {ctype or '(none)'!r}: send application/json")
         lengths = self.headers.get_all("Content-Length") or []
         if len(set(v.strip() for v in lengths)) > 1 or (lengths and self.headers.get("Transfer-Encoding")):
             # two framings of one body: which one a proxy before us read is unknown (request smuggling)
@@ -304,7 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a bug must not stop the server: report it as a 500, its traceback logged
             sys.stderr.write(f"chaintag serve: internal error answering {self.requestline!r}:\n"
                              + traceback.format_exc())
-            return self._send(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+            reason = (str(exc).strip().splitlines() or [""])[0][:200]  # one line; the log has the rest
+            return self._send(500, {"error": f"internal error: {type(exc).__name__}: {reason}"})
         self._send(200, out)
 
     def _discard(self, n: int, seconds: float = 2.0) -> None:
@@ -490,6 +514,12 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
                       + (" (another server holds the port: choose another with --port)"
                          if exc.errno == errno.EADDRINUSE else "")) from None
     server.daemon_threads = True
+    import ipaddress
+    try:  # a server on the loopback interface answers requests to its own names only (_host_refused)
+        server.loopback = ipaddress.ip_address(server.server_address[0]).is_loopback
+    except ValueError:
+        server.loopback = False
+    server.bound_host = str(host).strip().lower()
     server.service = TaggingService(model, name=name, max_sentences=max_sentences, max_tokens=max_tokens,
                                     max_work=max_work, digest=digest)
     server.max_bytes = int(max_bytes)

@@ -245,6 +245,10 @@ class TaggingService:
         k = int(getattr(self.model, "n_best", 5) or 5) if topn else 1
         # the words are at most the tokens: a text far past the limit is refused before it is split
         self._check_counts(len(text.split()), k)
+        if cancelled is not None and cancelled():  # the client left while the request waited
+            with self._lock:
+                self.cancelled += 1
+            raise ClientGone("the client left before its text was split")
         doc = pretokenized(text) if tokenized else split_text(text, lang)
         if len(doc.sentences) > self.max_sentences:
             raise RequestError(413, f"the text has {len(doc.sentences)} sentences; the limit is "
