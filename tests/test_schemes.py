@@ -345,3 +345,19 @@ def test_span_labels_write_what_label_spans_read(data):
     labels = span_labels(n, spans, scheme, notation)
     assert len(labels) == n
     assert label_spans([labels], scheme, notation) == [spans]
+
+
+def test_predicted_labels_never_change_how_the_gold_is_read():
+    """Found by a differential test against conlleval: the scheme was detected from gold and predictions
+    together, so one predicted U-X in IOE2 data named BILOU, read every gold E-X as a stray and scored a
+    wrong prediction F1 100; M- predicted in IOB1 data named BMES and left the gold no chunk. The gold
+    now keeps its reading (the predictions' foreign labels are strays); predictions still name a scheme
+    that the gold leaves open (E-X predicted where the gold has only I-X)."""
+    gold = [["I-X", "E-X", "O"]] * 3
+    r = evaluate(gold, [["I-X", "E-X", "O"], ["U-X", "O", "O"], ["I-X", "E-X", "O"]])
+    assert (r.scheme, r.n_gold_chunks, r.n_pred_chunks, r.n_correct_chunks) == ("ioe2", 3, 2, 2)
+    assert r.f1 == pytest.approx(80.0) and r.stray_pred == {"U-X": 1} and r.scheme_detected
+    r = evaluate([["I-PER", "I-PER", "O"]] * 3, [["I-PER", "M-PER", "O"]] * 3)
+    assert (r.scheme, r.n_gold_chunks) == ("iob1", 3)
+    r = evaluate([["O", "I-X"]], [["O", "E-X"]])  # the gold's I-X alone leaves IOB1 or IOE1 open
+    assert (r.scheme, r.n_correct_chunks, r.stray_pred) == ("ioe1", 1, {})

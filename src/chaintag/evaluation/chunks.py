@@ -645,10 +645,32 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
     66.67
     """
     _check_inputs(gold, pred)
-    from .schemes import detect_scheme
-    chosen = detect_scheme(gold, pred, scheme, label_format)
+    chosen = _gold_safe_scheme(gold, pred, scheme, label_format)
     tally = _tally(gold, pred, chosen)
     return _result(gold, pred, chosen, tally)
+
+
+def _gold_safe_scheme(gold, pred, scheme, label_format):
+    """The scheme of :func:`~chaintag.evaluation.schemes.detect_scheme`, detected from gold and predictions
+    together, unless it reads the gold into other chunks than the scheme of the gold alone does: the
+    predictions' labels may name a scheme the gold's prefixes leave open (``E-X`` predicted in data whose
+    gold has only ``I-X``), but never change how the gold is read (one ``U-X`` predicted in IOE2 data
+    named BILOU, read every gold ``E-X`` as a stray and scored a wrong prediction 100)."""
+    from .schemes import detect_scheme, split_scheme_spec
+    both = detect_scheme(gold, pred, scheme, label_format)
+    if split_scheme_spec(scheme)[0] not in (None, "auto") or not pred:
+        return both
+    alone = detect_scheme(gold, (), scheme, label_format)
+    if not alone.is_chunking or (alone.name, alone.typed) == (both.name, both.typed):
+        return both
+
+    def gold_chunks(chosen):
+        read = dict(chosen.read)
+        return [_scan(seq, read) for seq in gold]
+    if gold_chunks(both) == gold_chunks(alone):
+        return both
+    from dataclasses import replace
+    return replace(detect_scheme(gold, pred, alone.name, label_format), detected=True)
 
 def _suggest(gold, pred, chosen, stray_gold, stray_pred) -> str | None:
     """The detected scheme when a given scheme leaves strays that the detected one reads, else None."""
