@@ -123,3 +123,22 @@ def test_quiet_silences_the_resource_lines(tmp_path, monkeypatch, capsys):
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert f"resources: reading {vectors}" in err and "resources: k-means of 42 word vectors into 4" in err
+
+
+def test_deep_metadata_and_weights_of_the_wrong_shape_are_refused(model_file, tmp_path, monkeypatch):
+    """Found by a security review: metadata nested 100,000 deep ended in a RecursionError traceback, and a
+    2-D weights array loaded and failed in the compiled kernel (a numba dump as the server's 500)."""
+    from chaintag.io import model_file as mf
+    meta, arrays = load_model(model_file)
+    meta["x"] = "NEST"
+    dumps = mf.json.dumps
+    monkeypatch.setattr(mf.json, "dumps", lambda obj, **kw: dumps(obj, **kw).replace(
+        '"NEST"', "[" * 100_000 + "]" * 100_000))
+    nested = tmp_path / "nested.npz"
+    save_model(nested, meta, {k: np.array(v) for k, v in arrays.items()})
+    monkeypatch.setattr(mf.json, "dumps", dumps)
+    with pytest.raises(ModelFormatError, match="metadata nested too deeply"):
+        chaintag.load(nested)
+    two_d = _rewrite(model_file, tmp_path / "two_d.npz", lambda a: a.__setitem__("weights", a["weights"][:, None]))
+    with pytest.raises(ModelFormatError, match="weights are an array of 2 dimensions"):
+        chaintag.load(two_d)

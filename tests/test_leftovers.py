@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chaintag import StructuredPerceptron
+from chaintag.errors import InputError
 from chaintag.io.atomic import atomic_open, clean_stale_temps
 
 from toy_corpus import LABELS, SENTS  # noqa: E402
@@ -61,8 +62,13 @@ def test_legacy_temps_are_removed_when_a_day_old(tmp_path):
     old.write_bytes(b"x")
     new.write_bytes(b"x")
     os.utime(old, (time.time() - 2 * 86400,) * 2)
-    assert clean_stale_temps(tmp_path) == [str(old)]
-    assert new.exists()
+    other = tmp_path / ".notes.txt.ab12cd34.tmp"  # another program's temporary file, named alike
+    (tmp_path / "notes.txt").write_text("mine")
+    other.write_bytes(b"x")
+    os.utime(other, (time.time() - 2 * 86400,) * 2)
+    assert clean_stale_temps(tmp_path) == []  # no target: an earlier release's temporaries are left
+    assert clean_stale_temps(tmp_path, "m.npz") == [str(old)]  # the file being written: its own only
+    assert new.exists() and other.exists()
 
 
 _WRITER = """
@@ -138,3 +144,25 @@ def test_cli_tag_killed_mid_output(tmp_path):
     r = subprocess.run(cmd, input=_input_lines(), capture_output=True, text=True)
     assert r.returncode == 0 and out.exists()
     assert _temps(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to make another user's link")
+def test_a_link_planted_by_another_user_in_a_shared_folder_is_not_followed(tmp_path):
+    """Found by a security review: the output path's link was resolved by realpath and its target
+    replaced, so a link planted in /tmp by another user made a root run overwrite any file."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    link = shared / "tags.txt"
+    os.symlink(victim, link)
+    os.lchown(link, 65534, 65534)
+    with pytest.raises(InputError, match="symbolic link of another user in a shared folder"):
+        with atomic_open(link) as f:
+            f.write("overwritten")
+    assert victim.read_text() == "keep"
+    os.lchown(link, os.geteuid(), os.getegid())  # the user's own link is followed, as documented
+    with atomic_open(link) as f:
+        f.write("mine")
+    assert victim.read_text() == "mine"

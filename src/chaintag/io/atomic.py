@@ -127,13 +127,15 @@ def _remove_if_unlocked(path: str) -> bool:
         os.close(fd)
 
 
-def clean_stale_temps(folder) -> list[str]:
+def clean_stale_temps(folder, target: str | None = None) -> list[str]:
     """Remove chaintag's temporary files in ``folder`` that no live process owns.
 
     A temporary file ``.NAME.chaintag-PID.XXXXXXXX.tmp`` is removed when no
     process PID exists and no process holds its lock. One of an earlier
-    release (``.NAME.XXXXXXXX.tmp``, no PID) is removed when ``NAME`` exists
-    beside it and the temporary file is over a day old. Errors are ignored.
+    release (``.NAME.XXXXXXXX.tmp``, no PID) is removed only when ``NAME`` is
+    ``target`` (the file being written), which exists, and the temporary file
+    is over a day old: other programs name their temporary files so too.
+    Errors are ignored.
 
     Returns
     -------
@@ -158,7 +160,7 @@ def clean_stale_temps(folder) -> list[str]:
                 continue
         else:
             m = _LEGACY.match(entry.name)
-            if not m or m.group("name") not in names:
+            if not m or target is None or m.group("name") != target or target not in names:
                 continue
             try:
                 if now - entry.stat(follow_symlinks=False).st_mtime < LEGACY_AGE:
@@ -173,6 +175,28 @@ def clean_stale_temps(folder) -> list[str]:
         if _remove_if_unlocked(entry.path):
             removed.append(entry.path)
     return removed
+
+
+def _refuse_planted_link(path: str) -> None:
+    """Refuse to follow a symbolic link that another user may have planted: one in a world-writable
+    folder with the sticky bit (``/tmp``) owned by neither this user nor the folder's owner, the rule of
+    Linux's ``fs.protected_symlinks`` (which resolving the link ourselves would otherwise sidestep).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    try:
+        link = os.lstat(path)
+        if not stat.S_ISLNK(link.st_mode) or not hasattr(os, "geteuid"):
+            return
+        folder = os.stat(os.path.dirname(os.path.abspath(path)) or ".")
+    except OSError:
+        return
+    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+    if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+        raise InputError("is a symbolic link of another user in a shared folder: refusing to follow it "
+                         "(write to another path)", path)
 
 
 def write_error(path, exc: OSError, what: str = "cannot write") -> OutputError:
@@ -265,6 +289,7 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
         When writing fails (a full disk, ...): the message names ``path``.
     """
     shown = os.fsdecode(os.fspath(path))  # a bytes path too, as open() takes it
+    _refuse_planted_link(shown)
     path = os.path.realpath(shown)
     kwargs = {} if "b" in mode else {"encoding": encoding, "newline": newline}
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
@@ -280,7 +305,7 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
         return
     check_writable(path)
     folder = os.path.dirname(path)
-    clean_stale_temps(folder)
+    clean_stale_temps(folder, os.path.basename(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.chaintag-{os.getpid()}.",
                                    suffix=".tmp", dir=folder)

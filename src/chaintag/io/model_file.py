@@ -232,6 +232,8 @@ def load_model(path) -> tuple[dict, dict[str, np.ndarray]]:
         raise
     except (ValueError, UnicodeDecodeError) as exc:
         raise _corrupt(path, f"metadata unreadable: {_one_line(exc)}") from None
+    except RecursionError:  # JSON nested past the parser's depth
+        raise _corrupt(path, "metadata nested too deeply") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise ModelFormatError(f"{path}: not a chaintag model file")
     version = meta.get("format_version")

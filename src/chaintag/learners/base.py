@@ -748,6 +748,8 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
                                             len(model.labels_))
         model.feature_index_.check(model.extractor_.n_attributes)
         model.weights_ = np.asarray(arrays["weights"], dtype=np.float64)
+        if model.weights_.ndim != 1:
+            raise ValueError(f"the weights are an array of {model.weights_.ndim} dimensions, not a vector")
         model.history_ = list(meta.get("history", []))
         model.best_epoch_ = meta.get("best_epoch")
         model.label_field_ = meta.get("label_field")
