@@ -311,12 +311,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, f"the body is not valid JSON: {exc}")
         except RecursionError:  # brackets nested past the parser's depth
             return self._error(400, "the body's JSON is nested too deeply")
-        from .cancel import ClientGone, client_gone
         # a slot of max_active once the body is read (a slow upload holds no slot), until it is answered
         with self.server.slot():
-            self._answer(body, ClientGone, client_gone)
+            self._answer(body)
 
-    def _answer(self, body, ClientGone, client_gone) -> None:  # noqa: N803 (the exception class)
+    def _answer(self, body) -> None:
+        """Tag a parsed request body and answer it (4xx for a bad request, 500 for a bug)."""
+        from .cancel import ClientGone, client_gone
         try:
             out = self.server.service.tag(body, cancelled=lambda: client_gone(self.connection))
         except ClientGone as exc:  # nobody to answer: stop, write nothing, close
