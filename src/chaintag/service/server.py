@@ -61,24 +61,23 @@ At most ``max_active`` requests are tagged at once; the others wait for a
 slot (their connection held), so that memory follows the limits of a few
 requests, not of every open connection. A 500 (a bug) is answered with
 its one-line reason and its traceback goes to the server's stderr.
-:meth:`_Server.drain` lets the requests in progress finish when the
+:meth:`~chaintag.service.connections.LimitedServer.drain` lets the requests in progress finish when the
 server stops (``chaintag serve`` on Ctrl-C or SIGTERM).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import importlib.resources
 import json
 import os
 import socket
 import sys
-import threading
 import time
 import traceback
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
+from .connections import DeadlineReader, LimitedServer, default_max_active
 from .tagging_service import MAX_K, OPTIONS, TEXT_OPTIONS, RequestError, TaggingService  # noqa: F401 (public names)
 
 
@@ -100,37 +99,6 @@ def _static_file(name: str) -> bytes:
     return data
 
 
-class _DeadlineReader:
-    """The connection's input, with a deadline for the whole request: a client that trickles its
-    header lines or body (one byte every few seconds) gets no more than ``seconds`` in all."""
-
-    def __init__(self, raw, sock, seconds: float, idle: float | None):
-        self.raw, self.sock, self.seconds, self.idle = raw, sock, seconds, idle
-        self.deadline = None
-
-    def start(self) -> None:
-        self.deadline = time.monotonic() + self.seconds
-
-    def _arm(self) -> None:
-        if self.deadline is None:
-            return
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the request did not arrive within its deadline")
-        self.sock.settimeout(left if self.idle is None else min(left, self.idle))  # each wait, and in all
-
-    def readline(self, limit=-1):
-        self._arm()
-        return self.raw.readline(limit)
-
-    def read(self, n=-1):
-        self._arm()
-        return self.raw.read(n)
-
-    def __getattr__(self, name):
-        return getattr(self.raw, name)
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "chaintag"
@@ -140,7 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
         # the deadline of a request runs from its first byte; a kept-alive connection waits idle
         # for the next request up to read_timeout (the socket's timeout), as before
         reader = self.rfile
-        if isinstance(reader, _DeadlineReader):
+        if isinstance(reader, DeadlineReader):
             reader.deadline = None
             self.connection.settimeout(self.timeout)
             first = reader.raw.peek(1) if hasattr(reader.raw, "peek") else b"x"
@@ -164,7 +132,7 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         seconds = getattr(self.server, "request_deadline", None)
         if seconds:
-            self.rfile = _DeadlineReader(self.rfile, self.connection, float(seconds), self.timeout)
+            self.rfile = DeadlineReader(self.rfile, self.connection, float(seconds), self.timeout)
 
     def send_error(self, code, message=None, explain=None):
         """Every error as JSON, also those http.server raises itself (an unknown method: 501)."""
@@ -356,86 +324,6 @@ class _Handler(BaseHTTPRequestHandler):
     do_DELETE = do_PATCH = do_OPTIONS = do_PUT
 
 
-class _Server(ThreadingHTTPServer):
-    """The threading server with a listen backlog for hundreds of clients (the standard library's is 5)
-    and a cap on open connections: past it, a new connection gets 503 at once and is closed, so that
-    the file descriptors never run out and the server keeps answering."""
-
-    request_queue_size = 1024
-    max_connections = 256
-
-    def __init__(self, *args, max_active: int = 4, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._open = 0
-        self._open_lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(max(1, int(max_active)))
-        self._busy = 0
-        self._busy_changed = threading.Condition()
-        self.stopping = False
-
-    @contextlib.contextmanager
-    def working(self):
-        """Count a request from its body's reading until it is answered (what :meth:`drain` waits for)."""
-        with self._busy_changed:
-            self._busy += 1
-        try:
-            yield
-        finally:
-            with self._busy_changed:
-                self._busy -= 1
-                self._busy_changed.notify_all()
-
-    def slot(self):
-        """One of the ``max_active`` slots, held while a request is tagged and answered."""
-        return self._slots
-
-    @property
-    def busy(self) -> int:
-        """Requests being read, tagged or answered (or waiting for a slot)."""
-        with self._busy_changed:
-            return self._busy
-
-    def drain(self, seconds: float) -> int:
-        """Let the requests in progress finish (their connections then close) for at most ``seconds``;
-        returns how many are left. Call it once ``serve_forever`` has returned."""
-        self.stopping = True
-        deadline = time.monotonic() + max(0.0, float(seconds))
-        with self._busy_changed:
-            while self._busy and time.monotonic() < deadline:
-                self._busy_changed.wait(deadline - time.monotonic())
-            return self._busy
-
-    def process_request(self, request, client_address):
-        with self._open_lock:
-            full = self._open >= self.max_connections
-            if not full:
-                self._open += 1
-        if full:
-            body = json.dumps({"error": f"the server holds {self.max_connections} connections; "
-                                        "try again later"}).encode()
-            try:
-                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                                b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
-                                + body)
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request, client_address):
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            with self._open_lock:
-                self._open -= 1
-
-
-def default_max_active() -> int:
-    """Requests tagged at once by default: the machine's cores (at least 2)."""
-    return max(2, os.cpu_count() or 1)
-
-
 def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str | None = None,
                 max_bytes: int = 16 * 2 ** 20, max_sentences: int = 10000, verbose: bool = False,
                 read_timeout: float = 30.0, request_deadline: float = 60.0, max_connections: int = 256,
@@ -471,7 +359,7 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
         Most tokens in one request, and most tokens x K (``nbest`` / ``confidence``) or tokens x
         labels (``marginals``); past them the request gets 413.
     max_active : int, optional
-        Requests tagged at once (default :func:`default_max_active`); the others wait for a slot.
+        Requests tagged at once (default :func:`~chaintag.service.connections.default_max_active`); the others wait for a slot.
     digest : str, optional
         The sha256 of the model's file, shown by ``/health`` (``model_sha256``).
 
@@ -508,7 +396,7 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
         from ..learners import as_model
         model = as_model(model)
     try:
-        server = _Server((host, port), _Handler,
+        server = LimitedServer((host, port), _Handler,
                          max_active=default_max_active() if max_active is None else max_active)
     except OSError as exc:  # the address, which the system's message leaves out
         raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}"
