@@ -210,7 +210,9 @@ def test_a_local_server_answers_its_own_names_and_json_only(model_file):
     not checked); JSON errors echoed the path without nosniff."""
     with serving(str(model_file)) as srv:
         host, port = srv.server_address[:2]
-        for name, status in ((f"attacker.example:{port}", 403), (f"localhost:{port}", 200), (f"127.0.0.1:{port}", 200)):
+        for name, status in ((f"attacker.example:{port}", 403), (f"127.0.0.1.attacker.example:{port}", 403),
+                             (f"127.evil.example:{port}", 403), (f"localhost:{port}", 200),
+                             (f"LOCALHOST.:{port}", 200), (f"127.0.0.1:{port}", 200), (f"[::1]:{port}", 200)):
             resp, out = _ask(srv, "GET", "/health", headers={"Host": name})
             assert resp.status == status, name
         resp, out = _ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]}, headers={"Host": "attacker.example"})

@@ -359,5 +359,8 @@ def test_predicted_labels_never_change_how_the_gold_is_read():
     assert r.f1 == pytest.approx(80.0) and r.stray_pred == {"U-X": 1} and r.scheme_detected
     r = evaluate([["I-PER", "I-PER", "O"]] * 3, [["I-PER", "M-PER", "O"]] * 3)
     assert (r.scheme, r.n_gold_chunks) == ("iob1", 3)
+    for spec in ("AUTO", "auto:B-X"):  # however "auto" is written
+        assert evaluate(gold, [["I-X", "E-X", "O"], ["U-X", "O", "O"], ["I-X", "E-X", "O"]],
+                        scheme=spec).n_gold_chunks == 3
     r = evaluate([["O", "I-X"]], [["O", "E-X"]])  # the gold's I-X alone leaves IOB1 or IOE1 open
     assert (r.scheme, r.n_correct_chunks, r.stray_pred) == ("ioe1", 1, {})

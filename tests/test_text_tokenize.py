@@ -217,6 +217,9 @@ def test_each_language_knows_its_abbreviations_titles_and_ordinals(lang, text, s
      [["1.", "First", "item"], ["2.", "Second", "item"], ["-", "bullet", "one"], ["-", "bullet", "two"]]),
     ("en", "a well - known fact", [["a", "well", "-", "known", "fact"]]),  # a dash inside a line opens nothing
     ("en", "Steps:\n- one\n- two", [["Steps", ":"], ["-", "one"], ["-", "two"]]),
+    ("en", "Shopping list\n- milk\n- eggs", [["Shopping", "list"], ["-", "milk"], ["-", "eggs"]]),
+    ("en", "Steps:\n- open the file\n  saved yesterday\n- close it",  # an item wrapped onto an indented line
+     [["Steps", ":"], ["-", "open", "the", "file", "saved", "yesterday"], ["-", "close", "it"]]),
     # a dash that starts a line of hard-wrapped prose opens nothing
     ("en", "He said that\n\u2014 as expected \u2014 it failed.",
      [["He", "said", "that", "\u2014", "as", "expected", "\u2014", "it", "failed", "."]]),

@@ -617,7 +617,9 @@ def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
     Notes
     -----
     The labels are first read in their scheme (:func:`~chaintag.evaluation.
-    schemes.detect_scheme`): BILOU's ``L``/``U`` as ``E``/``S``, BMES's ``M``
+    schemes.detect_scheme`, from gold and predictions together unless that
+    reads the gold into other chunks than the gold's own scheme does: the
+    predictions never change how the gold is read): BILOU's ``L``/``U`` as ``E``/``S``, BMES's ``M``
     as ``I``, labels that fit no prefix of the scheme (strays, counted in
     ``stray_gold`` and ``stray_pred``) as ``O``; with scheme ``none`` there
     are no chunks. Chunks are then read from each sentence with
@@ -656,9 +658,10 @@ def _gold_safe_scheme(gold, pred, scheme, label_format):
     predictions' labels may name a scheme the gold's prefixes leave open (``E-X`` predicted in data whose
     gold has only ``I-X``), but never change how the gold is read (one ``U-X`` predicted in IOE2 data
     named BILOU, read every gold ``E-X`` as a stray and scored a wrong prediction 100)."""
-    from .schemes import detect_scheme, split_scheme_spec
+    from .schemes import detect_scheme, resolve_scheme, split_scheme_spec
     both = detect_scheme(gold, pred, scheme, label_format)
-    if split_scheme_spec(scheme)[0] not in (None, "auto") or not pred:
+    name, spec_format = split_scheme_spec(scheme)
+    if resolve_scheme(name) != "auto" or not pred:
         return both
     alone = detect_scheme(gold, (), scheme, label_format)
     if not alone.is_chunking or (alone.name, alone.typed) == (both.name, both.typed):
@@ -670,7 +673,7 @@ def _gold_safe_scheme(gold, pred, scheme, label_format):
     if gold_chunks(both) == gold_chunks(alone):
         return both
     from dataclasses import replace
-    return replace(detect_scheme(gold, pred, alone.name, label_format), detected=True)
+    return replace(detect_scheme(gold, pred, alone.name, label_format or spec_format), detected=True)
 
 def _suggest(gold, pred, chosen, stray_gold, stray_pred) -> str | None:
     """The detected scheme when a given scheme leaves strays that the detected one reads, else None."""

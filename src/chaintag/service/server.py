@@ -44,14 +44,17 @@ with a 4xx status:
   of columns, an unknown member, a bad ``nbest``/``confidence``/``marginals``
   value, ``fixed`` of the wrong shape or with an unknown label, or fixed
   labels that no valid sequence satisfies;
+- 403: a Host header that is not the server's own name while it listens on the loopback
+  interface (a page of another site whose name was rebound to 127.0.0.1);
 - 404: an unknown path; 405: a method other than GET (or HEAD) on ``/health``
   or POST on ``/tag`` (with an ``Allow`` header); 411: a POST without
   Content-Length (400: several Content-Length values, or one beside a
   Transfer-Encoding); 413: a body over
   ``max_bytes``, more than ``max_sentences`` sentences, ``max_tokens``
   tokens or ``max_work`` units of work (a text counts its sentences and
-  tokens once split); 415: a
-  Content-Type other than JSON; 408: a body that stops arriving (no byte
+  tokens once split); 415: a POST whose Content-Type is not JSON, or
+  missing (what a page of another site can send without a CORS preflight);
+  408: a body that stops arriving (no byte
   for ``read_timeout`` seconds); a body shorter than its Content-Length is
   a 400;
 - 501: an option the model does not offer (n-best for max-ent, constraints
@@ -211,8 +214,15 @@ class _Handler(BaseHTTPRequestHandler):
         if not host:
             return False  # HTTP/1.0 without a Host header: no name to check
         name = host[1:host.index("]")] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
-        if name in ("localhost", "::1") or name.startswith("127.") or name == self.server.bound_host:
+        name = name.rstrip(".")  # "localhost." is localhost
+        if name in ("localhost", self.server.bound_host.rstrip(".")):
             return False
+        import ipaddress
+        try:  # an address, not a name that merely begins with 127. (127.0.0.1.attacker.example)
+            if ipaddress.ip_address(name).is_loopback:
+                return False
+        except ValueError:
+            pass
         self._error(403, f"Host {host!r} is not this server's name (it listens on the loopback interface: "
                          "use 127.0.0.1 or localhost)")
         return True
@@ -361,7 +371,8 @@ def make_server(model, host: str = "127.0.0.1", port: int = 8080, *, name: str |
     max_active : int, optional
         Requests tagged at once (default :func:`~chaintag.service.connections.default_max_active`); the others wait for a slot.
     digest : str, optional
-        The sha256 of the model's file, shown by ``/health`` (``model_sha256``).
+        The sha256 of the model's file, shown by ``/health`` (``model_sha256``), for a model given
+        loaded; for a file or a name it is computed from the bytes loaded (this argument is not read).
 
     Returns
     -------

@@ -354,8 +354,22 @@ def _opens_item(token: Token, text: str) -> bool:
         return True
     if token.text not in _DASHES:
         return False
+    # the next line opens with a dash too (a list of them), or the line before ends a sentence or a
+    # clause or opens an item itself (looking past an item's indented continuation lines)
+    end = text.find("\n", token.start)
+    nxt = text[end + 1:text.find("\n", end + 1) if text.find("\n", end + 1) >= 0 else len(text)] if end >= 0 else ""
+    if nxt.lstrip()[:1] == token.text and nxt.lstrip()[1:2].isspace():
+        return True
     line = text.rfind("\n", 0, token.start)
-    before = text[text.rfind("\n", 0, max(line, 0)) + 1:max(line, 0)].strip() if line > 0 else ""
+    while line > 0:
+        start = text.rfind("\n", 0, line) + 1
+        before = text[start:line]
+        if before.strip() and not (before[:1].isspace() and start > 0):  # not an indented continuation
+            break
+        line = start - 1
+    else:
+        return False
+    before = before.strip()
     first = before.split(None, 1)[0] if before else ""
     return bool(before) and (before[-1] in ".!?:;" or first in _BULLETS or first in _DASHES
                              or _ITEM_MARKER.fullmatch(first) is not None)
