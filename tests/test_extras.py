@@ -107,3 +107,39 @@ def test_the_estimator_tags_with_sklearn():
     from chaintag import make_learner
     tags = make_learner("perceptron").__sklearn_tags__()
     assert tags.input_tags.string and not tags.input_tags.two_d_array and tags.target_tags.required
+
+
+def test_one_error_class_for_every_missing_extra(monkeypatch):
+    """Found by a user of the core install: scikit-learn's, PyTorch's and Dask's absence raised three
+    different classes (two of them named MissingExtraError, one an InputError), none exported."""
+    import sys
+
+    import chaintag
+    from chaintag.distributed.cluster import _import_distributed
+    from chaintag.learners.neural import _torch
+    assert chaintag.MissingExtraError is MissingExtraError is _torch.MissingExtraError
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if Dask were not installed
+    with pytest.raises(chaintag.MissingExtraError, match=r"pip install 'chaintag\[dist\]'"):
+        _import_distributed()
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(chaintag.MissingExtraError, match=r"pip install 'chaintag\[neural\]'"):
+        _torch.require_torch()
+
+
+def test_kmeans_of_vectors_without_scikit_learn_is_refused_before_the_file_is_read(tmp_path, monkeypatch):
+    """The core install read and cached a whole GloVe file (80 MB written) before failing on the
+    missing scikit-learn."""
+    import sys
+
+    from chaintag.features import spec as spec_module
+    from chaintag.resources import files as files_module
+    vectors = tmp_path / "vec.txt"
+    vectors.write_text("the 1 0\ndog 0 1\n")
+    read = []
+    monkeypatch.setattr(files_module, "read_vectors", lambda *a, **k: read.append(a))
+    monkeypatch.setattr(spec_module, "_CACHE", {})
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.cluster", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'chaintag\[clusters\]'"):
+        spec_module.resolve_resources(f"w[0];km4(w[0]);@clusters={vectors}")
+    assert read == []

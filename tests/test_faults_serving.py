@@ -251,3 +251,19 @@ def test_a_client_gone_before_the_split_stops_the_work(model_file, monkeypatch):
     with pytest.raises(ClientGone, match="before its text was split"):
         service.tag({"text": "the dog barks"}, cancelled=lambda: True)
     assert service.cancelled == 1
+
+
+def test_the_service_warms_its_kernels_up_before_the_first_request(model_file):
+    """Found by a user of the core install: the first request with "nbest" waited 10.8 s for the kernels
+    to compile. serve now tags one sentence with predict, the n-best search and the marginals first;
+    what a model does not offer is skipped."""
+    from chaintag.service.tagging_service import TaggingService
+    model = chaintag.load(model_file)
+    calls = []
+    for name in ("predict", "predict_nbest", "predict_marginals"):
+        method = getattr(model, name)
+        setattr(model, name, lambda *a, _m=method, _n=name, **k: (calls.append(_n), _m(*a, **k))[1])
+    TaggingService(model).warm_up()
+    assert calls == ["predict", "predict_nbest", "predict_marginals"]
+    maxent = chaintag.make_learner("maxent", features="w[0]", columns=("word",)).fit(WORDS, LABELS)
+    TaggingService(maxent).warm_up()  # its n-best refusal is not an error here

@@ -331,3 +331,15 @@ def test_train_recipe_fills_defaults_and_yields_to_explicit_options(tmp_path, ca
     m = chaintag.load(model)
     assert m.features.split(";")[0] == "chunking+autotags" and "@autofeatures=pos" in m.features
     assert m.extractor_.autotags.sources == ["a.txt"] and any(t.name == "pos[0]" for t in m.extractor_.templates)
+
+
+def test_a_template_without_its_resource_says_which_kind_serves_it():
+    """Found by a user of the core install: pos+clusters (cluster paths) was told to use the data
+    directory's GloVe file, which cannot serve brownK."""
+    import chaintag
+    from chaintag.errors import InputError
+    words = [["the", "dog"], ["a", "cat"]]
+    with pytest.raises(InputError, match=r"these read cluster paths \(brownK\): a folder of unlabeled text"):
+        chaintag.StructuredPerceptron(features="w[0];brown4(w[0])", columns=("word",)).fit(words, [["D", "N"]] * 2)
+    with pytest.raises(InputError, match=r"these read k-means ids \(kmN\) or vectors: a word-vector file"):
+        chaintag.StructuredPerceptron(features="w[0];km4(w[0])", columns=("word",)).fit(words, [["D", "N"]] * 2)

@@ -14,7 +14,7 @@ Examples
 
 from ._version import __version__  # noqa: E402
 
-from .errors import ChaintagError, InputError, ModelFormatError, NotFittedError  # noqa: E402
+from .errors import ChaintagError, InputError, MissingExtraError, ModelFormatError, NotFittedError  # noqa: E402
 from .lazy import lazy_names  # noqa: E402
 
 #: public name -> module that defines it, imported on first use (PEP 562), so that
@@ -34,7 +34,8 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
-    "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "ModelFormatError", "NotFittedError",
+    "__version__", "Corpus", "load_corpus", "ChaintagError", "InputError", "MissingExtraError", "ModelFormatError",
+    "NotFittedError",
     "EvalResult", "conlleval_report", "evaluate", "SequenceTagger", "StructuredPerceptron", "SAPO", "CRF",
     "CRFLBFGS", "MIRA", "NBestMIRA", "SecondOrderPerceptron", "SecondOrderSAPO", "MaxEnt", "BiLSTM", "BiLSTMCRF",
     "BiLSTMSAPO", "load", "make_learner", "sequence_scorer", "tag_file", "tag_stream", "train", "FeatureSpec",

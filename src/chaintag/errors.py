@@ -39,6 +39,12 @@ class ModelFormatError(ChaintagError, ValueError):
     """A model file is truncated, corrupt, foreign or of an unsupported version."""
 
 
+class MissingExtraError(ChaintagError, ImportError):
+    """An optional dependency is not installed, and a part of chaintag that needs it was asked for; the
+    message names the extra that installs it (``pip install 'chaintag[EXTRA]'``). One class for every
+    extra (scikit-learn, SciPy, PyTorch, Dask, ...), so that one ``except`` catches them all."""
+
+
 class NotFittedError(ChaintagError, RuntimeError, ValueError, AttributeError):
     """A method that needs a fitted model was called before ``fit`` (or ``load``).
 

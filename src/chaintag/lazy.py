@@ -5,14 +5,10 @@ the optional dependencies (scikit-learn, SciPy, matplotlib), which name their ex
 import importlib
 import importlib.util
 
-from .errors import ChaintagError
+from .errors import MissingExtraError  # noqa: F401 (the error of require, named here as before)
 
 #: Optional dependency (the top-level module) -> the name it is installed under.
 DISTRIBUTIONS = {"sklearn": "scikit-learn", "scipy": "SciPy", "matplotlib": "matplotlib", "gensim": "gensim"}
-
-
-class MissingExtraError(ChaintagError, ImportError):
-    """An optional dependency is not installed, and a part of chaintag that needs it was asked for."""
 
 
 def require(module, extra, needed_by):

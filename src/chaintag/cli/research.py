@@ -16,8 +16,9 @@ from ..errors import ChaintagError
 #: The research package's import name.
 PACKAGE = "chaintag_research"
 
-#: How to install it: from the repository root, or from the package index.
-INSTALL_HINT = "pip install -e ./research (from the chaintag repository)"
+#: How to install it: it ships in the source repository (its ``research/`` folder), not in the wheel.
+INSTALL_HINT = ("pip install -e ./research from a checkout of the chaintag source (the research package "
+                "ships in its research/ folder, not with pip install chaintag)")
 
 
 class MissingResearchError(ChaintagError, ImportError):

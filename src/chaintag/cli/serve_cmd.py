@@ -73,6 +73,7 @@ def run(args) -> int:
                          max_tokens=args.max_tokens, max_work=args.max_work, max_active=args.max_active,
                          read_timeout=args.read_timeout)
     model = server.service.model
+    server.service.warm_up()  # the kernels loaded (compiled on a first run) before the first request
     host, port = server.server_address[:2]
     if not args.quiet:
         print(f"serving {args.model} ({model.algorithm}, {len(model.labels_)} labels) on http://{host}:{port} "

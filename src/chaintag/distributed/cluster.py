@@ -11,9 +11,9 @@ def _import_distributed():
     try:
         import distributed
     except ImportError:  # pragma: no cover - depends on the installation
-        from ..errors import InputError
-        raise InputError("distributed training and tagging need dask.distributed: "
-                         "pip install 'chaintag[dist]'") from None
+        from ..errors import MissingExtraError
+        raise MissingExtraError("distributed training and tagging need dask.distributed, which is not installed: "
+                                "pip install 'chaintag[dist]'") from None
     return distributed
 
 

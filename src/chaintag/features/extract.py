@@ -148,10 +148,16 @@ def _resource_functions(templates, resources):
         return None, FUNCTIONS
     if resources is None:
         used = next(t.name for t in templates for a in t.atoms if any(f in names for f in a.functions))
+        paths = any(n.startswith("brown") for n in names)
+        what = ("cluster paths (brownK): a folder of unlabeled text (--resources FOLDER, which needs "
+                "pip install 'chaintag[clusters]'), a table from `chaintag clusters` or a Brown paths file"
+                if paths else
+                "k-means ids (kmN) or vectors: a word-vector file (GloVe, word2vec or fastText text; the "
+                "data directory's glove6b50d/glove.6B.50d.txt is taken when present, with scikit-learn: "
+                "pip install 'chaintag[clusters]'), or a table from `chaintag clusters`")
         raise InputError(f"template {used!r} reads word clusters ({', '.join(names)}), but no cluster "
-                         "resource is given: pass --resources FILE (word vectors, a table from `chaintag "
-                         "clusters` or a Brown paths file; --clusters is the same), or put a known one "
-                         "(glove6b50d/glove.6B.50d.txt) in the data directory")
+                         f"resource is given; these read {what} (--resources, or resources= in Python; "
+                         "--clusters is the same)")
     kept = resources.subset(names)
     table = dict(FUNCTIONS)
     for n in names:

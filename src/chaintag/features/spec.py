@@ -207,6 +207,7 @@ def resolve_resources(features: Spec) -> WordMaps | None:
     paths = resource_paths(features)
     if not paths:
         return None
+    _require_kmeans_first(features, paths)
     try:
         key = tuple((os.path.abspath(p), os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths)
     except OSError:
@@ -215,6 +216,24 @@ def resolve_resources(features: Spec) -> WordMaps | None:
         _CACHE.clear()
         _CACHE[key] = load_resources(paths)
     return _CACHE[key]
+
+
+def _require_kmeans_first(features, paths) -> None:
+    """When templates read k-means ids (``kmN``) of a word-vector file, check that scikit-learn is there
+    before the file is read and cached (400,000 vectors read, 80 MB written, then the missing extra).
+
+    Raises
+    ------
+    chaintag.errors.MissingExtraError
+    """
+    import re
+    text = FeatureSpec.parse(features).to_text()
+    if not re.search(r"\bkm\d+\(", text):
+        return
+    from ..resources.files import sniff_kind
+    if any(os.path.isfile(p) and sniff_kind(p) == "vectors" for p in paths):
+        from ..lazy import require
+        require("sklearn.cluster", "clusters", "k-means clusters of word vectors")
 
 
 def inline(features):

@@ -73,6 +73,20 @@ class TaggingService:
         scheme = model.span_scheme().name if hasattr(model, "span_scheme") else "none"
         self.span_scheme = None if scheme == "none" else scheme
 
+    def warm_up(self) -> None:
+        """Tag one short sentence with ``predict`` and (where the model has them) the n-best search and
+        the marginals, so that their compiled kernels are loaded (or compiled, on a first run) before
+        the first request: that request would otherwise wait seconds. Errors are ignored (a request
+        gets its own)."""
+        token = {} if self.dict_tokens else tuple("x" for _ in range(self.n_columns))
+        sentence = [[token, token]]
+        for call in (lambda: self.model.predict(sentence), lambda: self.model.predict_nbest(sentence, 2),
+                     lambda: self.model.predict_marginals(sentence)):
+            try:
+                call()
+            except Exception:  # noqa: BLE001 - warming only; the model's own refusals come with requests
+                pass
+
     def health(self) -> dict:
         with self._lock:
             served = self.requests

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from ...errors import ChaintagError
+from ...errors import MissingExtraError
 
 #: How to install what the neural learners need.
 INSTALL_HINT = "pip install 'chaintag[neural]'"
-
-
-class MissingExtraError(ChaintagError, ImportError):
-    """PyTorch is not installed, and a neural learner was asked for."""
 
 
 def require_torch():
