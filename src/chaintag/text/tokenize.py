@@ -202,7 +202,6 @@ def _merge(spans: list[list[int]], text: str, lang: str) -> list[list[int]]:
     # the token being built (``prev``) is read only where a rule needs it, and its last character
     # otherwise: a word of many joined pieces (``a-a-a-...``) costs its length once, not once a piece
     out: list[list[int]] = []
-    n = len(spans)
     for i, (a, b) in enumerate(spans):
         if out:
             pa, pb = out[-1]
