@@ -166,6 +166,8 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
     from ..learners import as_model
     from .corpus import require_tokens
     model = as_model(model)
+    from .tag_input import refuse_dict_model
+    refuse_dict_model(model, test.source)  # a column file holds no feature dicts
     require_tokens(test.labels, "the test data", test.source)
     if model_document_columns(model) and not any(c in test.columns for c in DOCUMENT_COLUMNS):
         with_document_columns(test)  # computed from the file's documents (its marker lines)

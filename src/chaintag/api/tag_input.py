@@ -74,6 +74,21 @@ def open_sentences(source="-", *, format: str | None = None, sep: str | None = N
             info, name)
 
 
+def refuse_dict_model(model, name=None) -> None:
+    """Refuse a model trained on feature dicts (python-crfsuite style) for a file: no column or text
+    file gives its tokens, which only Python builds.
+
+    Raises
+    ------
+    chaintag.errors.InputError
+    """
+    from ..features.dicts import DICT_COLUMNS
+    if tuple(getattr(model, "columns_", ())) == DICT_COLUMNS:
+        raise InputError("the model was trained on feature dicts in Python: no column or text file gives "
+                         "its tokens; tag and score it from Python (model.predict, model.evaluate) or "
+                         "through chaintag serve, with tokens as feature dicts", name)
+
+
 def feature_picker(model, columns, n_columns: int, name: str, line: int | None):
     """The input columns the model reads, in its order.
 

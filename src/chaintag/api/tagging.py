@@ -183,6 +183,8 @@ def tag_file(model, source="-", output="-", *, model_path=None, format: str | No
     if model is None:
         from ..learners import load
         model = load(given)  # by its name, so that a cached model is checked against its catalog entry
+    from .tag_input import refuse_dict_model
+    refuse_dict_model(model, None if os.fspath(source) == "-" else os.fspath(source))
     from ..io.writable import check_output_labels
     check_output_labels(getattr(model, "labels_", []), nbest, model_path)  # labels with whitespace, line breaks
     if marginals and getattr(model, "span_confidence", None) == "top-n" and warn is not None:

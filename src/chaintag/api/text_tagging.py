@@ -243,6 +243,8 @@ def tag_text_file(model, source="-", output="-", *, format: str = "raw", output_
     if batch_size < 1:
         raise InputError("--batch-size must be at least 1")
     model = _model(model)
+    from .tag_input import refuse_dict_model
+    refuse_dict_model(model)  # text gives words, not feature dicts
     pos_model = None if pos_model is None else _model(pos_model, "pos_model")  # loaded once, not per batch
     if constrain or scheme:
         from .tag_constraints import constraint_options

@@ -272,7 +272,7 @@ class SequenceTagger(InferenceMixin, SpanMixin, IntrospectionMixin, SklearnTagsM
             flat = list(map(str, flat))
             label_set = set(flat)
         check_labels(label_set, labels)  # no whitespace, line breaks or lone surrogates: a column file holds them
-        self.labels_ = sorted(label_set)
+        self.labels_ = sorted(str(lab) for lab in label_set)  # plain strings (not numpy's str_), as loaded
         label_id = {lab: k for k, lab in enumerate(self.labels_)}
         n_labels = len(self.labels_)
         if n_labels > MAX_LABELS:

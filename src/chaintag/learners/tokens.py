@@ -54,6 +54,9 @@ def as_rows(sentences, n_columns: int | None = None) -> list[list[tuple[str, ...
         if isinstance(sent, str):
             raise InputError(f"sentence {s} is a string; a sentence is a list of tokens "
                              "(split it into words first)")
+        if isinstance(sent, dict):  # a flat list of feature dicts: the sentence level is missing
+            raise InputError(f"sentence {s} is a dict; a sentence is a list of tokens (a feature dict is one "
+                             "token: give a list of sentences, each a list of dicts)")
         if not hasattr(sent, "__len__"):
             raise InputError(f"sentence {s} is {'None' if sent is None else 'a ' + type(sent).__name__}; a sentence "
                              "is a list of tokens")
