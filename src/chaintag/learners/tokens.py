@@ -90,8 +90,9 @@ def _columns(tok, s: int, i: int) -> tuple:
     a row of columns, and ``tuple`` would silently keep only its keys)."""
     if isinstance(tok, dict):
         raise InputError(f"sentence {s}, token {i}: a token is a feature dict, but these tokens are read as "
-                         "columns; a model reads either feature dicts (in fit and predict alike) or column "
-                         "tokens (a string or a tuple of column strings)")
+                         "columns: a model of column tokens, or a learner that reads no feature dicts (the "
+                         "second-order learners, the neural taggers), reads a string or a tuple of column "
+                         "strings; a model trained on feature dicts reads them in fit and predict alike")
     if isinstance(tok, (bytes, bytearray)):
         raise InputError(f"sentence {s}, token {i}: the token {bytes(tok)!r} is bytes; decode it to a string")
     if not isinstance(tok, (tuple, list)) and not hasattr(tok, "__array__"):
