@@ -73,6 +73,15 @@ class TaggingService:
         scheme = model.span_scheme().name if hasattr(model, "span_scheme") else "none"
         self.span_scheme = None if scheme == "none" else scheme
 
+    def _stop_if_gone(self, cancelled, message: str) -> None:
+        """Count and raise :class:`~chaintag.service.cancel.ClientGone` (with ``message``) when ``cancelled``
+        says the client has left."""
+        if cancelled is not None and cancelled():
+            from .cancel import ClientGone
+            with self._lock:
+                self.cancelled += 1
+            raise ClientGone(message)
+
     def warm_up(self) -> None:
         """Tag one short sentence with ``predict`` and (where the model has them) the n-best search and
         the marginals, so that their compiled kernels are loaded (or compiled, on a first run) before
@@ -235,7 +244,6 @@ class TaggingService:
             sentence, token or work limits, 501 for an option the model does not offer.
         """
         from ..text import LANGUAGES, pretokenized, split_text
-        from .cancel import ClientGone
         unknown = sorted(set(body) - TEXT_OPTIONS)
         if "sentences" in unknown:
             raise RequestError(400, 'send "text" or "sentences", not both')
@@ -259,19 +267,13 @@ class TaggingService:
         k = int(getattr(self.model, "n_best", 5) or 5) if topn else 1
         # the words are at most the tokens: a text far past the limit is refused before it is split
         self._check_counts(len(text.split()), k)
-        if cancelled is not None and cancelled():  # the client left while the request waited
-            with self._lock:
-                self.cancelled += 1
-            raise ClientGone("the client left before its text was split")
+        self._stop_if_gone(cancelled, "the client left before its text was split")  # while it waited
         doc = pretokenized(text) if tokenized else split_text(text, lang)
         if len(doc.sentences) > self.max_sentences:
             raise RequestError(413, f"the text has {len(doc.sentences)} sentences; the limit is "
                                     f"{self.max_sentences}: split it")
         self._check_counts(len(doc.tokens), k)
-        if cancelled is not None and cancelled():
-            with self._lock:
-                self.cancelled += 1
-            raise ClientGone(f"the client left before its {len(doc.tokens)} tokens were tagged")
+        self._stop_if_gone(cancelled, f"the client left before its {len(doc.tokens)} tokens were tagged")
         try:
             tagged = self.model.tag_documents([doc], confidence=True, constrain=constrain)[0]
         except NotImplementedError as exc:
@@ -284,7 +286,6 @@ class TaggingService:
 
     def _answer(self, sentences, nbest, confidence, marginals, kw, cancelled) -> dict:
         """The model's answer, computed in batches of sentences (each sentence is tagged on its own)."""
-        from .cancel import ClientGone
         m, step = self.model, self.batch_sentences
         out = {"labels": []}
         if nbest:
@@ -295,10 +296,7 @@ class TaggingService:
             out["marginals"] = []
         fixed = kw.get("fixed")
         for a in range(0, max(len(sentences), 1), step):
-            if cancelled is not None and cancelled():
-                with self._lock:
-                    self.cancelled += 1
-                raise ClientGone(f"the client left after {a} of {len(sentences)} sentences")
+            self._stop_if_gone(cancelled, f"the client left after {a} of {len(sentences)} sentences")
             part = sentences[a:a + step]
             opts = dict(kw, fixed=fixed[a:a + step]) if fixed is not None else kw
             if nbest:
