@@ -39,6 +39,29 @@ def _ask(srv, method, path, body=None, headers=None):
     return resp, (json.loads(data) if data else None)
 
 
+def _ask_together(srv, n: int) -> list:
+    """``n`` requests of one sentence, sent at once from threads; their (response, answer) pairs."""
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(_ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})))
+               for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def _answer_of_a_bug(model_file, exc: Exception):
+    """The answer to one request of a server whose model's predict raises ``exc``."""
+    model = chaintag.load(model_file)
+
+    def broken(*a, **k):
+        raise exc
+    model.predict = broken
+    with serving(model) as srv:
+        return _ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})
+
+
 def test_make_server_takes_a_file_and_health_names_its_digest(model_file):
     """make_server("m.npz") failed ('str' object has no attribute 'columns_') though serve takes a file; and
     /health named the model by its path only, so a replaced file could not be told from the loaded one."""
@@ -102,24 +125,12 @@ def test_requests_wait_for_one_of_max_active_slots(model_file):
                 active[0] -= 1
     model.predict = slow_predict
     with serving(model, max_active=2) as srv:
-        out = []
-        threads = [threading.Thread(target=lambda: out.append(_ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})))
-                   for _ in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        out = _ask_together(srv, 6)
     assert [r.status for r, _ in out] == [200] * 6 and peak[0] == 2
 
 
 def test_a_500_logs_its_traceback(model_file, capfd):
-    model = chaintag.load(model_file)
-
-    def broken(*a, **k):
-        raise ZeroDivisionError("a bug")
-    model.predict = broken
-    with serving(model) as srv:
-        resp, out = _ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})
+    resp, out = _answer_of_a_bug(model_file, ZeroDivisionError("a bug"))
     assert resp.status == 500 and out["error"] == "internal error: ZeroDivisionError: a bug"
     err = capfd.readouterr().err
     assert "internal error answering 'POST /tag HTTP/1.1'" in err and "Traceback" in err and "broken" in err
@@ -194,13 +205,7 @@ def test_a_request_waiting_for_a_slot_is_not_timed_out(model_file):
         return predict(*a, **k)
     model.predict = slow
     with serving(model, max_active=1, request_deadline=1.0) as srv:
-        out = []
-        threads = [threading.Thread(target=lambda: out.append(_ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})))
-                   for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        out = _ask_together(srv, 2)
     assert sorted(r.status for r, _ in out) == [200, 200]
 
 
@@ -228,13 +233,7 @@ def test_a_local_server_answers_its_own_names_and_json_only(model_file):
 
 
 def test_a_500_answers_one_line(model_file):
-    model = chaintag.load(model_file)
-
-    def broken(*a, **k):
-        raise RuntimeError("first line\nsecond line\nthird")
-    model.predict = broken
-    with serving(model) as srv:
-        resp, out = _ask(srv, "POST", "/tag", {"sentences": [WORDS[0]]})
+    resp, out = _answer_of_a_bug(model_file, RuntimeError("first line\nsecond line\nthird"))
     assert resp.status == 500 and out["error"] == "internal error: RuntimeError: first line"
 
 
