@@ -22,10 +22,10 @@ from ..errors import InputError
 def _check_model(model) -> None:
     """Refuse (NotImplementedError) a model that offers no constrained decoding (``constrained_decoding``)."""
     if not getattr(type(model), "constrained_decoding", False):
-        raise NotImplementedError(f"{type(model).__name__} offers no constrained or partially labelled decoding "
-                                  "(the maximum-entropy tagger decodes its local probabilities, the neural "
-                                  "taggers have no constrained search); they are offered by the perceptron, "
-                                  "SAPO, CRF and MIRA models, first or second order")
+        why = getattr(type(model), "constrained_decoding_absent", "")
+        raise NotImplementedError(f"{type(model).__name__} offers no constrained or partially labelled decoding"
+                                  f"{f' ({why})' if why else ''}; they are offered by the perceptron, SAPO, "
+                                  "CRF and MIRA models, first or second order")
 
 
 def _check_first_order(model) -> None:

@@ -248,6 +248,8 @@ class MaxEnt(SequenceTagger):
     supports_checkpoints = False  # one solver run
 
     constrained_decoding = False  # local probabilities, its own Viterbi
+    #: why (chaintag.learners.constrained names it when refusing constrain= and fixed=)
+    constrained_decoding_absent = "it decodes its local probabilities with a Viterbi of its own"
 
     algorithm = "maxent"
     #: no span confidence: it has no n-best search (:mod:`chaintag.learners.spans`)

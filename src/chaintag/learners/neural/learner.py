@@ -172,6 +172,8 @@ class NeuralTagger(SequenceTagger):
     """
 
     constrained_decoding = False  # scores from the network
+    #: why (chaintag.learners.constrained names it when refusing constrain= and fixed=)
+    constrained_decoding_absent = "it is not implemented for the neural taggers"
 
     algorithm = "neural"
     #: The learner embeds the token columns itself: attribute templates (``features``) do not apply.
@@ -585,13 +587,11 @@ class NeuralTagger(SequenceTagger):
             out[batch["tokens"]] = paths.cpu().numpy().ravel()[batch["flat_pos"]]
         return out
 
-    @staticmethod
-    def _refuse_constraints(constrain, fixed) -> None:
+    def _refuse_constraints(self, constrain, fixed) -> None:
         """Refuse ``constrain`` and ``fixed`` (NotImplementedError), as ``predict`` does."""
         if constrain or fixed is not None:
-            raise NotImplementedError("constrained and partially labelled decoding are not implemented for the "
-                                      "neural taggers; they are offered by the perceptron, SAPO, CRF and MIRA "
-                                      "models, first or second order")
+            from ..constrained import _check_model
+            _check_model(self)
 
     def predict_marginals(self, sentences, *, constrain=False, fixed=None) -> list[np.ndarray]:
         """Per-token label probabilities.
