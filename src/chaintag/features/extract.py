@@ -304,6 +304,21 @@ class AttributeExtractor:
         self.attr_offset = np.zeros(len(self.templates) + 1, dtype=np.int64)
 
     # ------------------------------------------------------------------ sizes
+    def column_values(self, column: str) -> set[str]:
+        """The values of ``column`` seen in training, as read (no function applied): what a template
+        ``column[k]`` knows; empty when no template reads the column plainly.
+
+        Parameters
+        ----------
+        column : str
+            A column name (``"pos"``).
+
+        Returns
+        -------
+        set of str
+        """
+        return {v for d in self._derived if d.column == column and not d.functions for v in d.values}
+
     @property
     def n_attributes(self) -> int:
         """Number of attributes in the table."""

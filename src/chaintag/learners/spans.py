@@ -297,10 +297,8 @@ def _check_pos_labels(model, pos_model) -> None:
         When fewer than half of the POS model's labels are among them.
     """
     from ..errors import InputError
-    known = set()
-    for d in getattr(model.extractor_, "_derived", ()):
-        if d.column == "pos" and not d.functions:
-            known.update(d.values)
+    values = getattr(model.extractor_, "column_values", None)  # feature-dict extractors have none
+    known = values("pos") if values is not None else set()
     if not known:
         return
     given = list(pos_model.labels_)
