@@ -109,3 +109,31 @@ def test_stream_folders_are_not_made_for_a_mistyped_path(files, tmp_path, capsys
     assert not (tmp_path / "typo").exists()
     _fails(capsys, base + ["--stream-dir", str(train)], "--stream-dir names a file")
     assert main(base + ["--stream-dir", str(tmp_path / "chunks")]) == 0 and (tmp_path / "chunks").is_dir()
+
+
+def test_every_numeric_parameter_is_typed_so_that_p_converts_it():
+    """A parameter of kind None keeps ``-p name=1.5`` a string: ``-p structure_reg=1.5`` ended in a
+    TypeError traceback inside SAPO's check."""
+    from chaintag.learners import LEARNERS
+    untyped = []
+    for name in LEARNERS:
+        try:
+            cls = LEARNERS[name]
+        except ImportError:  # a learner of an extra not installed
+            continue
+        for param in cls.params:
+            number = isinstance(param.default, (int, float)) and not isinstance(param.default, bool)
+            if number and param.kind is None:
+                untyped.append(f"{name}.{param.name}")
+    assert untyped == []
+
+
+def test_p_gives_structure_reg_as_a_number(files, tmp_path, capsys):
+    train, _, _ = files
+    model = tmp_path / "sr.npz"
+    assert main(["train", "--train", str(train), "--model", str(model), "-a", "sapo", "--epochs", "1",
+                 "--features", "w[0]", "-p", "structure_reg=1.5", "-q"]) == 0
+    from chaintag import load
+    assert load(model).structure_reg == 1.5
+    _fails(capsys, ["train", "--train", str(train), "--model", str(tmp_path / "x.npz"), "-a", "sapo",
+                    "-p", "structure_reg=many"], "structure_reg")

@@ -144,8 +144,8 @@ class SAPO(SequenceTagger):
         Param("stop_ratio", None, float, "stop the top-n search once exp(s_1 - s_k) >= R (variant)", low=1,
               low_open=True, none=True, group="SAPO, CRF and MIRA", metavar="R"),
         *pick("averaged", averaged=False),
-        Param("structure_reg", 0.0, None, "structure regularization (the SAPO authors' variant): a mean piece "
-              "length, 0 (off) or at least 1 (checked by SAPO)", option=""),
+        Param("structure_reg", 0.0, float, "structure regularization (the SAPO authors' variant): a mean piece "
+              "length, 0 (off) or at least 1 (checked by SAPO)", low=0, option=""),
         *pick("epochs", "cc", "feature_space", "shuffle", "random_state", "hash_bits", "progress", "n_jobs",
               shuffle=True),
     )
