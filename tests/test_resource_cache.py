@@ -150,7 +150,23 @@ def test_out_of_range_cached_ids_are_not_trusted(tmp_path, cache, caplog):
     np.savez(npz, ids=np.full(10, 7, dtype=np.int32))  # well formed, but ids >= 3
     with caplog.at_level(logging.WARNING, logger="chaintag.resources"):
         np.testing.assert_array_equal(cached_kmeans(vectors, 3), ids)
-    assert cache["kmeans"] == 2 and "outside" in caplog.text
+    assert cache["kmeans"] == 2 and "damaged" in caplog.text  # its sha256 is not the one described
+
+
+def test_the_arrays_of_another_entry_put_in_an_entrys_place_are_not_trusted(tmp_path, cache, caplog):
+    """Swapped k-means entries whose ids fit both ranges (km3's in km4's place) passed every check and
+    changed the model: each description now holds its arrays' sha256."""
+    vectors = np.random.default_rng(0).normal(size=(40, 3)).astype(np.float32)
+    ids3, ids4 = cached_kmeans(vectors, 3), cached_kmeans(vectors, 4)
+    entries = _entries("kmeans")
+    assert len(entries) == 2
+    blobs = [e.read_bytes() for e in entries]
+    for entry, blob in zip(entries, reversed(blobs)):
+        entry.write_bytes(blob)
+    with caplog.at_level(logging.WARNING, logger="chaintag.resources"):
+        np.testing.assert_array_equal(cached_kmeans(vectors, 3), ids3)
+        np.testing.assert_array_equal(cached_kmeans(vectors, 4), ids4)
+    assert cache["kmeans"] == 4 and caplog.text.count("sha256 differs") == 2
 
 
 def test_a_malformed_vectors_file_gives_one_error_naming_file_and_line(tmp_path, cache, capsys):

@@ -63,7 +63,10 @@ def run(args) -> int:
         ks = sorted(set(args.k))
         centers = None
         for k in ks:
-            maps.clusters[k], centers = _kmeans(maps.vectors, k, args.seed)
+            try:
+                maps.clusters[k], centers = _kmeans(maps.vectors, k, args.seed)
+            except InputError as exc:
+                raise InputError(exc.message, args.vectors) from None
         leaf = hierarchy_paths(centers)
         maps.paths = [leaf[c] if c >= 0 else "" for c in maps.clusters[ks[-1]].tolist()]
         settings = {"method": "vectors+kmeans+ward", "vectors": args.vectors, "ks": ks, "seed": args.seed,
@@ -77,7 +80,7 @@ def run(args) -> int:
         maps, settings = induce(sentences, ks=args.k, dim=args.dim, window=args.window,
                                 min_count=args.min_count, epochs=args.epochs, sg=args.skip_gram,
                                 normalize=() if args.keep_case else ("lower", "norm"), seed=args.seed,
-                                log=lambda m: log(args, m))
+                                log=lambda m: log(args, m), source=", ".join(map(str, args.texts)))
         settings["texts"] = list(args.texts)
     if args.save_vectors and not args.vectors:
         from ..resources.files import write_vectors

@@ -275,7 +275,11 @@ class AttributeExtractor:
         if self._vec_t:
             from .vectors import principal_components, scale_factor
             # the model keeps the reduced vectors (a model read back has vec_dim columns: nothing to reduce)
-            self.resources.vectors = principal_components(self.resources.vector_rows(), self.vec_dim)
+            from ..errors import InputError
+            try:
+                self.resources.vectors = principal_components(self.resources.vector_rows(), self.vec_dim)
+            except InputError as exc:
+                raise InputError(exc.message, getattr(self.resources, "source", None) or None) from None
             self._vectors = np.ascontiguousarray(self.resources.vectors, dtype=np.float32)
             self.vec_factor = scale_factor(self._vectors, self.vec_scale)
         by_key: dict[tuple[str, tuple[str, ...]], int] = {}

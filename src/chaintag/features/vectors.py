@@ -24,6 +24,8 @@ learners with valued kernels read (perceptron, SAPO, CRFs, MIRA, max-ent).
 from __future__ import annotations
 
 import numpy as np
+
+from ..errors import InputError
 from .._jit import njit
 
 
@@ -64,11 +66,19 @@ def principal_components(vectors: np.ndarray, dim: int | None) -> np.ndarray:
     -------
     float32 array, shape (n_words, min(dim, d))
         Each component's sign is fixed so that its largest loading is positive (a deterministic result).
+
+    Raises
+    ------
+    chaintag.errors.InputError
+        When fewer than ``dim`` words have a vector (no more components exist).
     """
     x = np.asarray(vectors, dtype=np.float32)
     if dim is None or dim >= x.shape[1]:
         return x
     live = np.any(x != 0.0, axis=1)
+    if int(live.sum()) < dim:  # n points span at most n principal components
+        raise InputError(f"@vecdim={dim} asks for {dim} principal components; the vectors of "
+                         f"{int(live.sum())} word(s) give at most {int(live.sum())}")
     rows = x[live].astype(np.float64)
     mean = rows.mean(axis=0)
     _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)

@@ -27,6 +27,8 @@ __all__ = ["BOM", "strip_bom", "clean_line", "numbered_lines", "refuse_zip"]
 BOM = "\ufeff"
 #: Signatures that open a zip file (a chaintag model file, ``.npz``, is one).
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+#: The signature that opens a gzip file (``.txt.gz``, ``.vec.gz``).
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 #: Byte-order marks of the encodings whose lines cannot be split at a newline byte (UTF-32 first: its
@@ -74,9 +76,13 @@ def refuse_zip(first: bytes, name: str, encoding: str | None = None) -> None:
         use --model" when the zip holds a model's ``__meta__.npy`` entry, else
         "this is a zip file, not text"; and when it opens UTF-16 or UTF-32 text
         (a byte-order mark of theirs, or NUL bytes, which text in an
-        ASCII-compatible encoding never holds), naming how to convert it.
+        ASCII-compatible encoding never holds), naming how to convert it;
+        and when it opens a gzip file, naming how to decompress it.
         Nothing is raised for other input.
     """
+    if first.startswith(GZIP_MAGIC):
+        raise InputError("this file is gzip-compressed; chaintag reads text: decompress it first "
+                         "(gunzip -k FILE)", name)
     if not first.startswith(ZIP_MAGIC):
         _refuse_wide(first, name, encoding)
         return

@@ -1,6 +1,8 @@
 """Lines of text word-vector files (word2vec ``-binary 0``, GloVe, fastText ``.vec``).
 
-A line is a word and its ``dim`` values, separated by single spaces. Some
+A line is a word and its ``dim`` values, separated by single spaces (a tab
+is read as a space: files written with one between the word and its values,
+or between all fields, are common). Some
 public files have words that hold spaces themselves: GloVe's Common Crawl
 840B file has ``at name@domain.com`` and ``. . .``. As GloVe's own loaders
 read them, the word is then everything before the last ``dim`` fields of the
@@ -15,6 +17,8 @@ here.
 from __future__ import annotations
 
 import logging
+
+from chaintag.errors import InputError
 
 __all__ = ["split_vector_line", "log_spaced_words", "VectorLines", "is_number"]
 
@@ -106,6 +110,9 @@ class VectorLines:
         for lineno, line in self.lines:
             if not line.strip():
                 continue
+            line = line.replace("\t", " ")  # a tab separates fields as a space does (words hold no tab)
+            if line.startswith(" "):
+                raise InputError("the line starts with a space: its word is empty", self.path, lineno)
             fields = line.rstrip(" ").split(" ")
             if lineno == 1 and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
                 self.header = (int(fields[0]), int(fields[1]))

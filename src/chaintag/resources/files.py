@@ -46,28 +46,54 @@ def _lines(path):
     return numbered_lines(path, what="resource file")
 
 
+#: Lines of a resource file read to tell its format (:func:`sniff_kind`).
+SNIFF_LINES = 100
+
+
+def _gazetteer_line(line: str) -> bool:
+    """Whether a line reads as ``type<TAB>string``: a string of one field (``747``, ``IL-2``), or with a field
+    that is not a number (``5 lipoxygenase``), not a vector's values."""
+    fields = line.split("\t")
+    if len(fields) != 2 or not fields[0].strip():
+        return False
+    words = fields[1].split()
+    return bool(words) and (len(words) == 1 or not all(is_number(w) for w in words))
+
+
 def sniff_kind(path) -> str:
     """``"table"``, ``"brown"``, ``"gazetteer"`` or ``"vectors"``: the format of a resource file, from its
-    first line (a gazetteer list: ``type<TAB>string``, its string not a number; ``#`` comments skipped).
+    first lines (``#`` comments and blank lines skipped).
+
+    A cluster table opens with its magic line; a Brown paths file's first line is ``BITS<TAB>WORD``; a
+    gazetteer list has a line ``type<TAB>string`` among its first :data:`SNIFF_LINES` (whatever their order:
+    a first entry whose string is a number, ``PROD<TAB>747``, does not make the list word vectors); word
+    vectors otherwise, their header ``N D`` separated by a space or a tab.
 
     Raises
     ------
     InputError
         When the file cannot be read or is empty.
     """
+    lines = []
     for lineno, line in _lines(path):
-        if line.startswith(TABLE_MAGIC):
+        if not lines and line.startswith(TABLE_MAGIC):
             return "table"
-        if line.lstrip().startswith("#"):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        fields = line.split("\t")
-        if len(fields) in (2, 3) and _BITS.match(fields[0]):
-            return "brown"
-        words = fields[1].split() if len(fields) == 2 else []
-        if fields[0].strip() and words and not all(is_number(w) for w in words):
-            return "gazetteer"  # type<TAB>string: a string with a word (5 lipoxygenase), not a vector's numbers
-        return "vectors"
-    raise InputError("empty resource file", path)
+        lines.append(line)
+        if len(lines) >= SNIFF_LINES:
+            break
+    if not lines:
+        raise InputError("empty resource file", path)
+    head = lines[0].split()
+    if len(head) == 2 and all(t.isdigit() for t in head) and len(lines) > 1 and len(lines[1].split()) > 2:
+        return "vectors"  # the header N D of word2vec and fastText files
+    fields = lines[0].split("\t")
+    if len(fields) in (2, 3) and _BITS.match(fields[0]):
+        return "brown"
+    if any(_gazetteer_line(line) for line in lines):
+        return "gazetteer"
+    return "vectors"
 
 
 def read_brown_paths(path, source: str | None = None) -> WordMaps:
@@ -153,7 +179,8 @@ def read_vectors(path, source: str | None = None) -> WordMaps:
         if len(values) != dim:
             raise InputError(f"{len(values)} values where the vectors have {dim}", path, lineno)
         try:
-            rows.append(np.array(values, dtype=np.float32))
+            with np.errstate(over="ignore"):  # a value beyond float32 becomes inf: refused below, once
+                rows.append(np.array(values, dtype=np.float32))
         except ValueError:
             bad = next(v for v in values if not is_number(v))
             raise InputError(f"value {bad[:40]!r} is not a number", path, lineno) from None

@@ -119,9 +119,28 @@ def check_settings(*, ks=(2,), dim: int = 1, window: int = 1, min_count: int = 1
         raise InputError(f"--seed must be between 0 and 2**32 - 1 (got {seed})")
 
 
+#: Most tokens of one sentence that word2vec reads (gensim's ``MAX_WORDS_IN_BATCH``: it drops the rest of a
+#: longer one, and the words seen only there would keep their random initial vectors): longer lines of
+#: text are cut into pieces of this many tokens.
+MAX_SENTENCE_TOKENS = 10000
+
+
+def sentence_pieces(text: list[list[str]], limit: int = MAX_SENTENCE_TOKENS) -> tuple[list[list[str]], int]:
+    """``text`` with every sentence longer than ``limit`` tokens cut into consecutive pieces of at most
+    ``limit``; returns the pieces and how many sentences were cut."""
+    out, cut = [], 0
+    for sent in text:
+        if len(sent) <= limit:
+            out.append(sent)
+        else:
+            cut += 1
+            out.extend(sent[i:i + limit] for i in range(0, len(sent), limit))
+    return out, cut
+
+
 def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, window: int = 5,
            min_count: int = 2, epochs: int = 5, sg: bool = False, normalize=("lower", "norm"),
-           seed: int = 0, log=None) -> tuple[WordMaps, dict]:
+           seed: int = 0, log=None, source=None) -> tuple[WordMaps, dict]:
     """Word vectors, k-means clusters and hierarchy paths from tokenized text.
 
     Parameters
@@ -136,6 +155,8 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     seed : int
     log : callable, optional
         Called with one line per step.
+    source : str or os.PathLike, optional
+        The text's file or folder, named in errors.
 
     Returns
     -------
@@ -147,7 +168,13 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     Raises
     ------
     InputError
-        When gensim is not installed, or the text is too small for the largest ``k``.
+        When gensim is not installed, the text holds no word seen ``min_count`` times, or it is too small
+        for the largest ``k``.
+
+    Notes
+    -----
+    A sentence of more than :data:`MAX_SENTENCE_TOKENS` tokens (a file without line breaks) is cut into
+    pieces of that many tokens, with a log line: word2vec would read only its first piece.
     """
     check_settings(ks=ks, dim=dim, window=window, min_count=min_count, epochs=epochs, seed=seed)
     try:
@@ -164,6 +191,17 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
 
     text = [[clean(t) for t in s] for s in sentences]
     n_tokens = sum(map(len, text))
+    n_sentences = len(text)
+    text, cut = sentence_pieces(text)
+    if cut:
+        log(f"word2vec: {cut} line(s) longer than {MAX_SENTENCE_TOKENS:,} tokens cut into pieces of that many "
+            "(word2vec reads no more of a sentence)")
+    from collections import Counter
+    counts = Counter(tok for sent in text for tok in sent)
+    if not any(c >= min_count for c in counts.values()):
+        raise InputError(f"the text holds no word seen at least {min_count} times ({n_tokens} tokens, "
+                         f"{len(counts)} distinct); word2vec needs some (more text, or a lower --min-count)",
+                         source)
     t0 = time.perf_counter()
     model = Word2Vec(text, vector_size=dim, window=window, min_count=min_count, sg=int(bool(sg)),
                      epochs=epochs, seed=seed, workers=1, hashfxn=_stable_hash)
@@ -176,7 +214,10 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     centers = None
     for k in ks:
         t1 = time.perf_counter()
-        clusters[k], centers = _kmeans(vectors, k, seed)
+        try:
+            clusters[k], centers = _kmeans(vectors, k, seed)
+        except InputError as exc:
+            raise InputError(f"{exc.message} (--min-count {min_count} keeps {len(words)} words)", source) from None
         log(f"k-means: {k} clusters in {time.perf_counter() - t1:.1f} s")
     leaf_paths = hierarchy_paths(centers)
     finest = clusters[ks[-1]]
@@ -186,7 +227,7 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
                 "scikit-learn": _version("sklearn"), "dim": dim, "window": window,
                 "min_count": min_count, "epochs": epochs, "sg": bool(sg), "ks": ks,
                 "normalize": list(normalize), "seed": seed, "tokens": n_tokens,
-                "sentences": len(text), "words": len(words)}
+                "sentences": n_sentences, "words": len(words)}
     return WordMaps(words, paths, clusters, vectors, normalize, "chaintag clusters"), settings
 
 

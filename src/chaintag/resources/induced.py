@@ -30,7 +30,7 @@ from .wordmaps import WordMaps
 __all__ = ["INDUCE_SETTINGS", "text_files", "text_digest", "cached_induced"]
 
 #: Version of the entry layout and of what :func:`cached_induced` derives (part of every key).
-INDUCED_VERSION = 1
+INDUCED_VERSION = 2
 #: The settings of :func:`chaintag.resources.induce.induce` used for a folder of text (those of
 #: ``chaintag clusters``).
 INDUCE_SETTINGS = {"ks": (64, 256, 1024), "dim": 100, "window": 5, "min_count": 2, "epochs": 5, "sg": False,
@@ -126,7 +126,7 @@ def cached_induced(folder, log=say) -> WordMaps:
     log(f"inducing word vectors and clusters from {len(files)} text file(s) of {folder} (once: the result is "
         "cached; millions of tokens take minutes)")
     sentences = list(read_sentences([str(p) for p in files]))
-    maps, info = induce(sentences, log=log, **settings)
+    maps, info = induce(sentences, log=log, source=folder, **settings)
     maps.source = source
     if key is not None:
         write_entry("induced", key,

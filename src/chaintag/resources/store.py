@@ -2,14 +2,15 @@
 
 An entry ``KIND-KEY`` of the folder :func:`resource_cache_dir` is two files:
 ``KIND-KEY.npz`` (the arrays, uncompressed, no pickle) and ``KIND-KEY.json``
-(what they were derived from, with the names, shapes and dtypes of the
-arrays), each written atomically, the JSON last: an entry without its JSON
+(what they were derived from, with the names, shapes, dtypes and sha256 of
+the arrays), each written atomically, the JSON last: an entry without its JSON
 was not finished and is rebuilt. ``KEY`` is the sha256 of the settings that
 determine the arrays (:func:`entry_key`): the source file's sha256, the
 versions of the code that derived them, ... so a changed source gives a new
 key and an old entry is never read for it. An entry that cannot be read back
 as its JSON describes (a cut or damaged file: the zip CRC, shapes, dtypes, the
-caller's checks) is reported on the ``chaintag.resources`` logger and
+arrays' digests, which also catch the arrays of another entry put in its
+place, the caller's checks) is reported on the ``chaintag.resources`` logger and
 ignored: the caller rebuilds it and the new entry replaces it. A store that
 cannot be written (read-only folder, full disk) is reported the same way;
 the caller goes on with what it computed.
@@ -30,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ChaintagError
+from .digest import array_sha256
 from ..io.atomic import atomic_open
 from ..models.cache import cache_dir
 
@@ -37,7 +39,7 @@ __all__ = ["STORE_FORMAT", "SWITCH_ENV", "resource_cache_dir", "store_enabled", 
            "write_entry"]
 
 #: Version of the entry layout (part of every key).
-STORE_FORMAT = 1
+STORE_FORMAT = 2  # 2: the description holds each array's sha256
 #: Environment variable that turns the store off (``0``, ``off``, ``no``, ``false``).
 SWITCH_ENV = "CHAINTAG_RESOURCE_CACHE"
 
@@ -117,9 +119,11 @@ def read_entry(kind: str, key: str, check: Callable[[dict, dict], None] | None =
                 raise ValueError("its arrays are not the ones described")
             arrays = {name: z[name] for name in z.files}  # read whole: the zip CRC is checked
         for name, arr in arrays.items():
-            if [list(arr.shape), arr.dtype.str] != want[name]:
+            if not isinstance(want[name], list) or [list(arr.shape), arr.dtype.str] != want[name][:2]:
                 raise ValueError(f"array {name} has shape {arr.shape} and dtype {arr.dtype.str}, "
                                  f"not {want[name]}")
+            if want[name][2:] != [array_sha256(arr)]:
+                raise ValueError(f"array {name} is not the one described (its sha256 differs)")
         if check is not None:
             check(arrays, meta)
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
@@ -140,7 +144,7 @@ def write_entry(kind: str, key: str, arrays: dict, meta: dict) -> bool:
         Plain numeric arrays (no object dtype).
     meta : dict
         JSON-ready description (what the arrays were derived from); ``kind``, ``key``
-        and ``arrays`` (names, shapes, dtypes) are added.
+        and ``arrays`` (names, shapes, dtypes, sha256) are added.
 
     Returns
     -------
@@ -151,7 +155,7 @@ def write_entry(kind: str, key: str, arrays: dict, meta: dict) -> bool:
         return False
     npz, meta_path = _paths(kind, key)
     described = {**meta, "kind": kind, "key": key,
-                 "arrays": {n: [list(a.shape), a.dtype.str] for n, a in arrays.items()}}
+                 "arrays": {n: [list(a.shape), a.dtype.str, array_sha256(a)] for n, a in arrays.items()}}
     try:
         npz.parent.mkdir(parents=True, exist_ok=True)
         with atomic_open(npz, "wb") as f:

@@ -202,11 +202,17 @@ class WordMaps:
             raise InputError(f"template function km{n} needs {n} k-means clusters, but the resources "
                              f"({self.source or 'given'}) offer: {', '.join(self.available()) or 'nothing'} "
                              "(give word vectors, or a cluster table with that many clusters)")
-        if self.kmeans_cache is not None:
-            self.clusters[n] = np.asarray(self.kmeans_cache(self.vectors, n, self.vectors_digest), dtype=np.int32)
-        else:
-            from .kmeans import kmeans_ids
-            self.clusters[n] = kmeans_ids(self.vectors, n)
+        try:
+            if self.kmeans_cache is not None:
+                self.clusters[n] = np.asarray(self.kmeans_cache(self.vectors, n, self.vectors_digest),
+                                              dtype=np.int32)
+            else:
+                from .kmeans import kmeans_ids
+                self.clusters[n] = kmeans_ids(self.vectors, n)
+        except InputError as exc:
+            if exc.path is None and self.source:  # the message names the resource it is about
+                raise InputError(exc.message, self.source) from None
+            raise
         return self.clusters[n]
 
     # --------------------------------------------------------- persistence
