@@ -152,3 +152,14 @@ def test_too_few_vectors_for_k_means_name_the_file(isolated, tmp_path, capsys):
     _fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(path),
                     "--train", str(isolated), "--epochs", "1", "--model", str(tmp_path / "m.npz")],
            "v.txt: 3 word vectors cannot make 64 clusters")
+
+
+def test_clusters_warns_when_its_text_is_a_column_file(isolated, tmp_path, capsys):
+    """A labelled column file given as text trained word2vec on its tags and labels too, silently."""
+    pytest.importorskip("gensim")
+    words = tmp_path / "words.txt"
+    words.write_text("He runs .\n" * 5, encoding="utf-8")
+    for text, warned in ((isolated, True), (words, False)):
+        assert main(["clusters", str(text), "--k", "2", "--out", str(tmp_path / "c.tsv")]) == 0
+        err = capsys.readouterr().err
+        assert ("looks like a column file" in err) == warned, err

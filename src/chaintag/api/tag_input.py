@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import re
 
 from ..errors import InputError
+from ..io.column_sniff import column_file_kind
 
 __all__ = ["open_sentences", "feature_picker", "expected_input", "explained", "looks_like_text",
            "column_input_warning", "check_text_options"]
@@ -199,10 +199,6 @@ def looks_like_text(model, tokens) -> bool:
     return False
 
 
-#: A chunk label: a one-letter prefix and a type, in either order (``B-protein``, ``PER_I``).
-_CHUNK_LABEL = re.compile(r"[BIESLUM][-_]\S+|\S+[-_][BIESLUM]")
-
-
 def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | None:
     """A warning when text input begins like a column or CoNLL-U file (the mistake opposite to
     :func:`looks_like_text`); never a refusal, since short text can look like columns.
@@ -218,36 +214,10 @@ def column_input_warning(model, lines: list[str], fmt: str = "raw") -> str | Non
     Returns
     -------
     str or None
-        The warning, or None. It is given for a CoNLL-U block (``# sent_id``/``# text`` comments, or
-        token lines of 10 tab-separated fields with a numeric ID), a CoNLL-2003 ``-DOCSTART-`` line, or
-        at least 3 lines (marker lines such as ``###MEDLINE:123`` left out) that all have the same 2 to
-        6 fields with a tag last on at least 80 % of them (a label of the model, a chunk label such as
-        ``B-protein``, or at most 12 characters with a capital and no lowercase letter: ``NN``, ``O``;
-        5 lines at least when most tags are only of the last kind) and not all the same tag (unless 10
-        lines or more). Two lines such as ``Thank you O`` and ``See you O`` are not
-        enough, nor lines of words, nor three lines ending in ``.``.
+        The warning, or None: when :func:`chaintag.io.column_sniff.column_file_kind` finds the lines
+        those of a column or CoNLL-U file (the model's labels count as tags).
     """
-    if not lines:
-        return None
-    first = lines[0].strip()
-    what = None
-    fields = [line.split("\t") for line in lines if not line.startswith("#")]
-    rows = [line.split() for line in lines
-            if not (len(line.split()) == 1 and line.lstrip().startswith(("#", "-DOCSTART-")))]
-    if first.startswith(("# sent_id", "# text", "# newdoc")) or (
-            fields and all(len(f) == 10 and f[0].split("-")[0].split(".")[0].isdigit() for f in fields)):
-        what = "a CoNLL-U file"
-    elif first.split()[:1] == ["-DOCSTART-"]:
-        what = "a column file (its first line is a -DOCSTART- marker)"
-    elif len(rows) >= 3 and 2 <= len(rows[0]) <= 6 and all(len(r) == len(rows[0]) for r in rows):
-        labels = set(getattr(model, "labels_", ()))
-        strong = sum(r[-1] in labels or _CHUNK_LABEL.fullmatch(r[-1]) is not None for r in rows)
-        caps = sum(not (r[-1] in labels or _CHUNK_LABEL.fullmatch(r[-1])) and len(r[-1]) <= 12
-                   and not any(c.islower() for c in r[-1]) and any(c.isupper() for c in r[-1]) for r in rows)
-        if (5 * (strong + caps) >= 4 * len(rows) and (len({r[-1] for r in rows}) > 1 or len(rows) >= 10)
-                and (5 * strong >= 4 * len(rows) or len(rows) >= 5)):
-            what = (f"a column file (each of its first {len(rows)} lines has {len(rows[0])} fields, most ending "
-                    "in a tag)")
+    what = column_file_kind(lines, getattr(model, "labels_", ()))
     if what is None:
         return None
     return (f"warning: this input looks like {what}, but --format {fmt} reads it as text, every line "

@@ -80,6 +80,7 @@ def read_sentences(sources: Iterable[str], data_dir=None) -> Iterator[list[str]]
     for src in sources:
         if os.path.isfile(src):
             from ..io.text_lines import numbered_lines  # byte-order marks and CRLF dropped
+            _warn_if_columns(src)
             for _, line in numbered_lines(src, what="text"):
                 toks = line.split()
                 if toks:
@@ -90,6 +91,23 @@ def read_sentences(sources: Iterable[str], data_dir=None) -> Iterator[list[str]]
                 yield [tok if isinstance(tok, str) else tok[0] for tok in sent]
         else:
             raise InputError("neither a text file nor a dataset reference such as conll2000:train", src)
+
+
+def _warn_if_columns(path) -> None:
+    """Warn (logger ``chaintag.resources``) when a text file begins like a column or CoNLL-U file: its tags
+    and labels would be read as words."""
+    import itertools
+    import logging
+    from ..io.column_sniff import column_file_kind
+    from ..io.text_lines import numbered_lines
+    head = [line for _, line in itertools.islice(
+        ((n, ln) for n, ln in numbered_lines(path, what="text") if ln.strip()), 30)]
+    what = column_file_kind(head)
+    if what is not None:
+        logging.getLogger("chaintag.resources").warning(
+            "warning: %s looks like %s, but it is read as text, every field a word (its tags and labels "
+            "too); give the words alone, one sentence a line (a dataset reference such as conll2000:train "
+            "reads only its words)", path, what)
 
 
 def check_settings(*, ks=(2,), dim: int = 1, window: int = 1, min_count: int = 1, epochs: int = 1,
