@@ -98,3 +98,34 @@ def test_reports_name_the_commit_of_the_code_that_ran():
     if commit is not None:  # a git checkout (a wheel has none)
         import re
         assert re.fullmatch(r"[0-9a-f]{12}( \+ changes)?", commit)
+
+
+def test_the_compare_report_says_which_learners_read_no_attributes():
+    """The report said "Attributes: `chunking` for every learner" of a BiLSTM, which ignores --features."""
+    from types import SimpleNamespace
+    from chaintag_research.compare import _attributes_line
+    run = lambda label, learner: SimpleNamespace(label=label, learner=learner, features="chunking")  # noqa: E731
+    assert _attributes_line([run("perceptron", "perceptron"), run("sapo", "sapo")]) == \
+        "`chunking` for every learner"
+    assert _attributes_line([run("perceptron", "perceptron"), run("bilstm:hidden=8", "bilstm")]) == \
+        "`chunking` for every learner but `bilstm:hidden=8`, which read the words themselves"
+    assert _attributes_line([run("bilstm-crf", "bilstm-crf")]) == \
+        "none: `bilstm-crf` read the words themselves (--features is not used)"
+
+
+def test_compare_warns_of_clusters_that_no_template_reads(tmp_path, capsys):
+    """``compare --clusters FILE --features chunking`` named the file in the report's attributes, silently
+    unused (train says so)."""
+    pytest.importorskip("chaintag_research")
+    from chaintag.cli.main import main
+    data = tmp_path / "d.txt"
+    data.write_text("He PRP B-NP\nruns VBZ B-VP\n. . O\n\nShe PRP B-NP\nsings VBZ B-VP\n\n" * 10, encoding="utf-8")
+    paths = tmp_path / "paths.txt"
+    paths.write_text("0101\tHe\t5\n0110\truns\t3\n", encoding="utf-8")
+    out = tmp_path / "cmp"
+    assert main(["compare", "-a", "perceptron", "--features", "chunking", "--clusters", str(paths), "--train",
+                 str(data), "--test", str(data), "--epochs", "1", "--out", str(out), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert f"--clusters {paths} not used: no template of --features chunking reads word clusters" in err
+    report = (out / "README.md").read_text(encoding="utf-8")
+    assert "Attributes: `chunking` for every learner" in report and "@clusters" not in report

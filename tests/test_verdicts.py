@@ -85,13 +85,22 @@ def test_n_verdict():
     ns = [1, 2, 5, 10, 20, 50]
     scores = [92.7, 93.5, 93.8, 93.8, 93.7, 93.6]
     p = [0.001, 0.001, 0.2, 0.9, 0.8]
-    assert sapo.n_verdict(ns, scores, p) == "confirmed (no significant gain beyond n = 5)"
+    assert sapo.n_verdict(ns, scores, p) == "confirmed (no significant gain beyond n = 5, up to n = 50)"
     assert sapo.n_verdict(ns, [92.7, 93.5, 93.6, 94.0, 94.0, 94.0], [0.001, 0.001, 0.01, 0.9, 0.9]).startswith(
         "confirmed for n = 10")
     v = sapo.n_verdict(ns, [92.7, 93.5, 93.6, 93.7, 94.2, 94.3], [0.001, 0.001, 0.5, 0.001, 0.9])
     assert v == "not confirmed: n = 20 is significantly better than n = 10"
     v = sapo.n_verdict(ns, [92.7, 93.5, 93.8, 93.8, 93.0, 93.0], [0.001, 0.001, 0.5, 0.001, 0.9])
-    assert v == "confirmed (no significant gain beyond n = 5); n = 20 is significantly worse than n = 10"
+    assert v == "confirmed (no significant gain beyond n = 5, up to n = 50); n = 20 is significantly worse than n = 10"
+
+
+def test_n_verdict_says_when_no_larger_n_was_run():
+    """The quick sweep (n = 1, 5, 10) said "no significant gain beyond" n = 10, which it never ran."""
+    v = sapo.n_verdict([1, 5, 10], [92.0, 93.0, 93.6], [0.001, 0.01])
+    assert v == ("confirmed for n = 10 (n = 10 is significantly better than n = 5; no n above 10 was run, so a "
+                 "gain beyond it is not tested)")
+    assert sapo.n_verdict([1, 5], [92.0, 93.0], [0.001]) == ("confirmed (no significant gain beyond n = 5; no n "
+                                                             "above 5 was run)")
 
 
 def test_same_verdict():

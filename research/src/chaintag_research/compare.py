@@ -308,6 +308,18 @@ def _rows(runs, results, metric: str) -> list[dict]:
     return rows
 
 
+def _attributes_line(runs) -> str:
+    """What the report says of the attributes: the neural learners read the words themselves and ignore
+    ``--features``."""
+    neural = [r.label for r in runs if getattr(learner_class(r.learner), "learns_representation", False)]
+    if not neural:
+        return f"`{runs[0].features}` for every learner"
+    named = ", ".join(f"`{n}`" for n in neural)
+    if len(neural) == len(runs):
+        return f"none: {named} read the words themselves (--features is not used)"
+    return f"`{runs[0].features}` for every learner but {named}, which read the words themselves"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -323,7 +335,7 @@ def _write_report(out_dir: Path, runs, results, rows, runner: Runner, *, metric:
     md = ["# Learner comparison\n",
           "- Data: " + "; ".join(f"{part} `{getattr(first, part).ref}` ({_plural(n, 'sentence')}, "
                                   f"{_plural(t, 'token')})" for part, (n, t) in size.items()) + f". Score: {score}.",
-          f"- Attributes: `{first.features}` for every learner; {_plural(epochs, 'epoch')} (learners without "
+          f"- Attributes: {_attributes_line(runs)}; {_plural(epochs, 'epoch')} (learners without "
           "epochs are trained once).",
           "- Epoch read: " + ("the best epoch on the development data (the test data chooses nothing)."
                               if first.dev is not None else "the last one (no development data was given)."),

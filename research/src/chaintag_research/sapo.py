@@ -104,6 +104,9 @@ NEURAL_EPOCHS = 10
 STABLE_DROP = 0.15
 STABLE_SLOPE = 0.01
 STABLE_SPREAD = 0.5
+#: The passes at the end of a curve that the stability rule reads; a run of fewer passes cannot show that
+#: a curve has settled, so its verdict on convergence is "not testable".
+STABLE_WINDOW = 10
 #: "Several times faster" (the paper on SAPO against the CRF): a time ratio of at least this.
 SEVERAL_TIMES = 2.0
 #: Learning rate of SAPO and of the CRF (decayed as gamma_0 / (1 + t / |S|)): as in the paper, tuned for
@@ -372,7 +375,7 @@ def _tail_slope(values: list, last: int = 10) -> float:
 MIN_TIMED_PASSES = 4
 
 
-def stability(values: list, last: int = 10) -> dict:
+def stability(values: list, last: int = STABLE_WINDOW) -> dict:
     """How a test curve ends: ``drop`` (last pass minus best), ``slope`` (per pass, over the last
     ``last`` passes), ``spread`` (max minus min over them) and ``stable`` (see :data:`STABLE_DROP`)."""
     ys = [v for v in values if v is not None]
@@ -537,8 +540,8 @@ def n_verdict(ns, scores, p_adjusted, alpha: float = ALPHA) -> str:
     -------
     str
         ``not confirmed`` when some step beyond n = 10 is a significant gain, ``confirmed for n = 10`` when
-        the step 5 -> 10 is one, else ``confirmed``; a note follows when a step beyond n = 5 is a
-        significant loss.
+        the step 5 -> 10 is one, else ``confirmed``, each saying up to which n it was tested (or that no
+        larger n was run); a note follows when a step beyond n = 5 is a significant loss.
     """
     ns, scores = list(ns), list(scores)
     gains = [(ns[i], ns[i + 1]) for i in range(len(ns) - 1)
@@ -549,9 +552,12 @@ def n_verdict(ns, scores, p_adjusted, alpha: float = ALPHA) -> str:
     if beyond:
         verdict = "not confirmed: " + ", ".join(f"n = {b} is significantly better than n = {a}" for a, b in beyond)
     elif any(a >= 5 for a, _ in gains):
-        verdict = "confirmed for n = 10 (n = 10 is significantly better than n = 5; no significant gain beyond)"
+        verdict = ("confirmed for n = 10 (n = 10 is significantly better than n = 5; "
+                   + (f"no significant gain beyond, up to n = {ns[-1]})" if ns[-1] > 10 else
+                      "no n above 10 was run, so a gain beyond it is not tested)"))
     else:
-        verdict = "confirmed (no significant gain beyond n = 5)"
+        verdict = "confirmed (no significant gain beyond n = 5" + (f", up to n = {ns[-1]})" if ns[-1] > 5 else
+                                                                   "; no n above 5 was run)")
     if losses:
         verdict += "; " + ", ".join(f"n = {b} is significantly worse than n = {a}" for a, b in losses)
     return verdict
@@ -944,9 +950,13 @@ def _claims_for_task(results: dict, task: str, sig: dict, claims: dict) -> None:
         conv.append(f"{label(key)} {st['drop']:+.2f} (slope {st['slope']:+.3f}/pass, spread {st['spread']:.2f})")
     sapo_like = [label(k) for k in table if k.endswith(("/sapo", "/crf"))]
     search = [label(k) for k in table if label(k) not in sapo_like]
+    n_passes = len(sapo.records)
+    converge = (stable_verdict(stable, sapo_like, search) if n_passes >= STABLE_WINDOW else
+                f"not testable: {n_passes} passes, fewer than the {STABLE_WINDOW} at the end of a curve that the "
+                "stability rule reads")
     claims["converge"].append(
-        f"- {spec['title']}: {stable_verdict(stable, sapo_like, search)}. Last pass minus best pass, and the slope "
-        f"and spread (max minus min) of the test {score_name} over the last {min(10, len(sapo.records))} passes "
+        f"- {spec['title']}: {converge}. Last pass minus best pass, and the slope "
+        f"and spread (max minus min) of the test {score_name} over the last {min(STABLE_WINDOW, n_passes)} passes "
         f"(\"stable\": ends within {STABLE_DROP} of its best, a slope within +-{STABLE_SLOPE}/pass and a spread "
         f"of at most {STABLE_SPREAD}): " + "; ".join(conv) + ".")
 

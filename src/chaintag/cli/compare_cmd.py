@@ -49,8 +49,12 @@ def run(args) -> int:
     if args.epochs < 1:
         raise InputError("--epochs must be at least 1")
     if args.clusters:
-        from ..features.spec import with_clusters
-        args.features = with_clusters(args.features, args.clusters)
+        from ..features.spec import uses_resources, with_clusters
+        if uses_resources(args.features):
+            args.features = with_clusters(args.features, args.clusters)
+        else:  # as train says of resources that no template reads
+            print(f"warning: --clusters {' '.join(args.clusters)} not used: no template of --features "
+                  f"{args.features} reads word clusters or vectors (brownK, kmN, vec)", file=sys.stderr)
     options = {"columns": args.columns, "label_field": args.label_field, "sep": sep_value(args.sep),
                "encoding": None if args.encoding == "utf-8" else args.encoding, "format": args.format}
     parts = ["chaintag", "compare", "-a", *args.algorithms, "--features", args.features, "--train", args.train,
