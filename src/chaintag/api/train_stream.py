@@ -79,8 +79,10 @@ def _why_not(args, name: str) -> str | None:
     return None
 
 
-def wants_stream(args, name: str) -> bool:
-    """Whether this run trains streamed (see the module's note).
+def wants_stream(args, name: str, log=None) -> bool:
+    """Whether this run trains streamed (see the module's note). With ``log``, a training file large
+    enough to stream by default that is held in memory for another reason (``--checkpoint-dir``, ...)
+    is said, with the reason: its memory is then several times the streamed run's.
 
     Raises
     ------
@@ -100,6 +102,9 @@ def wants_stream(args, name: str) -> bool:
         return reason is None  # the shards, hence the model, are the same either way
     from ..learners import LEARNERS
     if reason or not LEARNERS[name].streams_exactly:  # else the model would not be the in-memory one
+        if reason and log is not None and LEARNERS[name].streams_exactly and _large(args):
+            log(f"training data held in memory, not streamed as files of {AUTO_BYTES >> 20} MiB or more are by "
+                f"default: {reason}")
         return False
     shuffle = args.shuffle if args.shuffle is not None else LEARNERS[name]().shuffle
     if shuffle:
@@ -109,6 +114,15 @@ def wants_stream(args, name: str) -> bool:
         return os.path.getsize(resolve(args.train, args.data_dir).path) >= AUTO_BYTES
     except (OSError, ValueError):
         return False  # the in-memory reader names the problem
+
+
+def _large(args) -> bool:
+    """Whether the training file is large enough to stream by default."""
+    from ..data.datasets import resolve
+    try:
+        return os.path.getsize(resolve(args.train, args.data_dir).path) >= AUTO_BYTES
+    except (OSError, ValueError):
+        return False
 
 
 def head_corpus(args):

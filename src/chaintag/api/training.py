@@ -208,7 +208,8 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         opts.algorithm = DEFAULT_ALGORITHM  # chosen before the data is read: the learner of every kind but one
         opts.algorithm_default = "runs whose learner is chosen before the data is read"
     streamed = wants_stream(opts, second_order_name(opts.algorithm) if opts.order == 2
-                            else opts.algorithm or DEFAULT_ALGORITHM)
+                            else opts.algorithm or DEFAULT_ALGORITHM, log=log)
+    opts.streamed_run = streamed  # what the advice after an interrupt reads
     train = _read_training_data(opts, streamed, log)
     from .train_checks import KIND_ALGORITHMS, task_kind
     opts.task_kind = task_kind(train.columns, train.labels)  # read once: learner, attributes, settings
@@ -219,6 +220,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
     dev, test = _held_out_data(opts, train, log, streamed)
     name = second_order_name(opts.algorithm) if opts.order == 2 else opts.algorithm
     learner = _make_learner(opts, name, train, settings)
+    opts.epochs_run = getattr(learner, "epochs", None)
     if getattr(opts, "kind_settings", None):
         log(f"{name} settings for {opts.default_kind} with the default attributes (chosen on dev with them; "
             "options given win): " + ", ".join(f"{k}={v}" for k, v in opts.kind_settings.items()))

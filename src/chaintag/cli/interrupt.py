@@ -11,9 +11,30 @@ def _command_line(args) -> str:
     return "chaintag " + " ".join(shlex.quote(a) for a in argv) if argv else "the same command"
 
 
+def _written_since(path, started) -> bool:
+    """Whether ``path`` is a file written (replaced) since ``started`` (a ``time.time()``)."""
+    if not path or path == "-" or started is None:
+        return False
+    try:
+        return os.path.isfile(path) and os.path.getmtime(path) >= started - 1e-3
+    except OSError:
+        return False
+
+
 def train_hint(args) -> str:
-    """The resume advice of ``chaintag train``: from the checkpoint when there is one."""
+    """The resume advice of ``chaintag train``: what was saved before the interrupt, else how to resume
+    (from the checkpoint when there is one)."""
+    started = getattr(args, "started", None)
+    model = getattr(args, "model", None)
+    if _written_since(model, started):
+        history = getattr(args, "history", None)
+        missing = (f"; the history ({history}) was not written" if history and not _written_since(history, started)
+                   else "")
+        return f"the model was saved whole to {model} before the interrupt{missing}"
     if not getattr(args, "checkpoint_dir", None):
+        if getattr(args, "streamed_run", False):
+            return ("nothing was saved; streamed training keeps no checkpoint: to be able to resume, train in "
+                    "memory (--no-stream) with --checkpoint-dir DIR, then again with --resume")
         return ("nothing was saved; to be able to resume an interrupted training, run it with "
                 "--checkpoint-dir DIR, then again with --resume")
     from ..learners.checkpoint import FILE_NAME
@@ -27,8 +48,12 @@ def train_hint(args) -> str:
     again = _command_line(args)
     if "--resume" not in again:
         again += " --resume"
-    return (f"the checkpoint in {args.checkpoint_dir} holds epochs 1-{epoch}: resume at epoch {epoch + 1} "
-            f"with: {again}")
+    held = "epoch 1" if epoch == 1 else f"epochs 1-{epoch}"
+    total = getattr(args, "epochs_run", None) or getattr(args, "epochs", None)
+    if total is not None and epoch >= total:
+        return (f"the checkpoint in {args.checkpoint_dir} holds all the epochs ({held}): write the model "
+                f"without training again with: {again}")
+    return f"the checkpoint in {args.checkpoint_dir} holds {held}: resume at epoch {epoch + 1} with: {again}"
 
 
 def cached_runs_hint(args) -> str:

@@ -64,6 +64,17 @@ def _catch_sigterm():
     return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _ignore_interrupts():
+    """Ignore Ctrl-C (main thread only) while an interrupted command reports and cleans up; returns the
+    restorer. A second Ctrl-C there raised KeyboardInterrupt out of the clean-up: a traceback, exit -2."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return lambda: signal.signal(signal.SIGINT, old)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``chaintag`` console script.
 
@@ -88,6 +99,9 @@ def main(argv=None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the resume advice after Ctrl-C
     restore = _catch_sigterm()
     restore_gc = _fewer_collections()
+    restore_sigint = lambda: None  # noqa: E731 - replaced when an interrupt is being reported
+    import time
+    args.started = time.time()  # what an interrupted command wrote is what changed since
     try:
         return int(args.run(args) or 0)
     except (ChaintagError, OSError, NotImplementedError) as exc:
@@ -105,10 +119,12 @@ def main(argv=None) -> int:
               "(--cc, --hash-bits, a smaller feature set) or a machine with more memory", file=sys.stderr)
         return 2
     except Terminated:
+        restore_sigint = _ignore_interrupts()  # an impatient second Ctrl-C does not cut the report short
         hint = _resume_hint(args)
         print(f"chaintag {args.command}: terminated" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 143
     except KeyboardInterrupt:
+        restore_sigint = _ignore_interrupts()
         hint = _resume_hint(args)
         print(f"chaintag {args.command}: interrupted" + (f"; {hint}" if hint else ""), file=sys.stderr)
         return 130
@@ -116,6 +132,7 @@ def main(argv=None) -> int:
         restore()
         restore_gc()
         restore_messages()
+        restore_sigint()
         if argv is None:  # the command line of this process, which exits next
             _skip_final_collection()
 

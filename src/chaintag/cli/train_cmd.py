@@ -165,6 +165,14 @@ def _validate(args) -> None:
         raise InputError(f"--hash-bits must be between 1 and 30 (got {args.hash_bits})")
     if args.resume and not args.checkpoint_dir:
         raise InputError("--resume needs --checkpoint-dir")
+    if args.history == "-":
+        raise InputError("--history -: the history is a file of JSON lines, written when training ends "
+                         "(standard output carries the report); give a path")
+    if args.model and args.checkpoint_dir:
+        from ..learners.checkpoint import FILE_NAME
+        if os.path.realpath(args.model) == os.path.realpath(os.path.join(args.checkpoint_dir, FILE_NAME)):
+            raise InputError(f"--model {args.model} would overwrite the checkpoint of --checkpoint-dir "
+                             f"{args.checkpoint_dir}; save the model outside that folder")
     for opt in ("model", "history"):
         path = getattr(args, opt)
         if path:

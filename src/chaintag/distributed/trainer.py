@@ -179,6 +179,12 @@ class _MixingSource:
         return hashlib.sha256((ckpt.fingerprint(t.learner, self.data, self.dev_pack)
                                + f"|mixing {t.mixing}|shards {min(t.k, self.n_sentences)}").encode()).hexdigest()
 
+    def settings(self) -> dict:
+        """The learner's settings with the mixing and the number of shards, recorded with a checkpoint."""
+        from ..learners.checkpoint import run_settings
+        t = self.t
+        return run_settings(t.learner, mixing=t.mixing, shards=min(t.k, self.n_sentences))
+
     def state(self) -> dict:
         """The checkpoint's view of the run: the mixed weights and every shard's carried state."""
         flat = {"mixed": self.mixed}

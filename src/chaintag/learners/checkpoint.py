@@ -58,6 +58,40 @@ def fingerprint(model, data, dev_pack=None) -> str:
     return h.hexdigest()
 
 
+def run_settings(learner, **extra) -> dict:
+    """The settings a checkpoint records beside its fingerprint, so that a refusal to resume can name what
+    differs: the algorithm and the hyper-parameters (except epochs, progress, device and time budget), as
+    JSON values, with ``extra`` (a distributed run's mixing and shards)."""
+    params = {k: v for k, v in learner._stored_params().items()
+              if k not in ("epochs", "progress", "device", "max_seconds")}
+    return json.loads(json.dumps({"algorithm": learner.algorithm, **params, **extra}, sort_keys=True, default=str))
+
+
+def vocabulary_digest(learner) -> str | None:
+    """sha256 of the attribute extractor's saved state (its vocabularies: the words, tags and other values
+    the attribute ids stand for), or None for a learner without one. The fingerprint counts the attribute
+    ids, not their values: the same data with one word replaced everywhere had the same fingerprint."""
+    extractor = getattr(learner, "extractor_", None)
+    if extractor is None or not hasattr(extractor, "state"):
+        return None
+    state = extractor.state()
+    meta, arrays = state if isinstance(state, tuple) else (state, {})
+    h = hashlib.sha256(json.dumps(meta, sort_keys=True, default=str).encode())
+    for name in sorted(arrays):
+        h.update(name.encode() + b"\0")
+        h.update(np.ascontiguousarray(arrays[name]).tobytes())
+    return h.hexdigest()
+
+
+def _difference(then: dict | None, now: dict | None) -> str:
+    """What differs between the recorded settings and this run's, in words ("" when unknown or none)."""
+    if not isinstance(then, dict) or not isinstance(now, dict):
+        return ""
+    names = sorted(k for k in set(then) | set(now) if then.get(k, "(unset)") != now.get(k, "(unset)"))
+    return "; ".join(f"{k}: {then.get(k, '(unset)')!r} in the checkpoint, {now.get(k, '(unset)')!r} now"
+                     for k in names)
+
+
 # folders this process holds, by (real path, thread): a holder may take its own lock again
 _HELD: dict[tuple[str, int], int] = {}
 
@@ -111,7 +145,8 @@ def folder_lock(folder):
         os.close(fd)
 
 
-def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple, print_: str) -> None:
+def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple, print_: str,
+                    settings: dict | None = None, vocabulary: str | None = None) -> None:
     """Write the state after ``epoch`` to ``folder/checkpoint.npz`` (atomically).
 
     Raises
@@ -131,7 +166,8 @@ def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple,
         arrays["best_weights"] = best_weights
     meta = {"algorithm": "checkpoint", "epoch": epoch, "scalars": scalars, "history": history,
             "best_score": None if not np.isfinite(best_score) else best_score, "best_epoch": best_epoch,
-            "fingerprint": print_}
+            "fingerprint": print_, **({"settings": settings} if settings is not None else {}),
+            **({"vocabulary": vocabulary} if vocabulary is not None else {})}
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, FILE_NAME)
     try:
@@ -143,21 +179,41 @@ def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple,
                           getattr(exc, "errno", None)) from None
 
 
-def load_checkpoint(folder, state: dict, print_: str):
+def load_checkpoint(folder, state: dict, print_: str, settings: dict | None = None,
+                    vocabulary: str | None = None):
     """Put a saved state back into ``state``; returns (epoch, history, best) or None if there is none.
+
+    Parameters
+    ----------
+    settings : dict, optional
+        This run's :func:`run_settings`: a refusal names the settings that differ from the checkpoint's.
+    vocabulary : str, optional
+        This run's :func:`vocabulary_digest`, checked against a checkpoint that records one.
 
     Raises
     ------
     chaintag.errors.InputError
-        When the checkpoint was made with other data or settings.
+        When the file is no checkpoint (a model file), or the checkpoint was made with other data or
+        settings (those that differ named, when the checkpoint records them).
     """
     path = os.path.join(folder, FILE_NAME)
     if not os.path.exists(path):
         return None
     meta, arrays = load_model(path)
+    if meta.get("algorithm") != "checkpoint":
+        raise InputError(f"this is not a checkpoint but a model file ({meta.get('algorithm')}); remove it or use "
+                         "another --checkpoint-dir (the model is written with --model, outside that folder)", path)
     if meta.get("fingerprint") != print_:
-        raise InputError("this checkpoint was made with other training data or settings; "
+        differs = _difference(meta.get("settings"), settings)
+        if differs:
+            raise InputError(f"this checkpoint was made with other settings ({differs}); resume with its "
+                             "settings, or remove it or use another --checkpoint-dir", path)
+        same = " (the settings are the same)" if isinstance(meta.get("settings"), dict) and settings else ""
+        raise InputError(f"this checkpoint was made with other training data or settings{same}; "
                          "remove it or use another --checkpoint-dir", path)
+    if meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary:
+        raise InputError("this checkpoint was made with other training data (the same settings and counts, "
+                         "other words or values); remove it or use another --checkpoint-dir", path)
     for key, value in arrays.items():
         if key.startswith("state."):
             name = key[len("state."):]

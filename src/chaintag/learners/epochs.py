@@ -152,6 +152,11 @@ class MemorySource:
             data = SimpleNamespace(gold=data.gold, ent_val=data.ent_val, index=self.layout.source)
         return self.learner._fingerprint(data, self.dev_pack)
 
+    def settings(self) -> dict:
+        """The learner's settings, recorded with a checkpoint (:func:`chaintag.learners.checkpoint.run_settings`)."""
+        from .checkpoint import run_settings
+        return run_settings(self.learner)
+
     def warm_up(self) -> None:
         """Compile the epoch kernels (or load them from numba's cache) with an epoch over no sentences,
         on a copy of the state unless the learner's empty epoch changes nothing."""
@@ -187,16 +192,21 @@ class Checkpoints(Callback):
     def __init__(self, folder, resume: bool = False, mode=None, explain=None):
         self.folder, self.resume, self.mode, self.explain = folder, resume, mode, explain
         self.print_ = ""
+        self.settings = self.vocabulary = None
 
     def on_start(self, run: Run) -> None:
         from ..progress import say
         from . import checkpoint as ckpt
         self.print_ = run.source.fingerprint()
+        settings = getattr(run.source, "settings", None)
+        self.settings = settings() if settings is not None else None
+        learner = getattr(run.source, "learner", None) or getattr(getattr(run.source, "t", None), "learner", None)
+        self.vocabulary = ckpt.vocabulary_digest(learner) if learner is not None else None
         if not self.resume:
             return
         state = run.source.state()
         try:
-            restored = ckpt.load_checkpoint(self.folder, state, self.print_)
+            restored = ckpt.load_checkpoint(self.folder, state, self.print_, self.settings, self.vocabulary)
         except InputError as exc:
             raise (exc if self.explain is None else self.explain(exc)) from None
         if restored is None:
@@ -218,7 +228,8 @@ class Checkpoints(Callback):
     def on_epoch(self, run: Run, epoch: int, record: dict) -> None:
         from . import checkpoint as ckpt
         ckpt.save_checkpoint(self.folder, epoch, run.source.state(), run.history,
-                             (run.best_score, run.best_weights, run.best_epoch), self.print_)
+                             (run.best_score, run.best_weights, run.best_epoch), self.print_, self.settings,
+                             self.vocabulary)
 
 
 class TimeBudget(Callback):

@@ -159,6 +159,23 @@ def _table_and_index(extractor, acc: list, n_labels: int, cc: int, space: str) -
     return index
 
 
+def stream_dir_error(exc: OSError, folder: str):
+    """The error of a chunk folder that cannot be written: one line naming ``--stream-dir`` and the folder
+    with the reason (numpy's partial write says only "N requested and M written": a full disk)."""
+    import shutil
+    from ..errors import OutputError
+    if exc.errno is not None:
+        reason = exc.strerror or os.strerror(exc.errno)
+    else:
+        try:
+            full = shutil.disk_usage(folder).free < 16 * 2**20
+        except OSError:
+            full = False
+        reason = "no space left on device" if full else str(exc)
+    return OutputError(f"{folder}: cannot write the training data's arrays to the chunk folder ({reason}); free "
+                       "some space or give another --stream-dir", folder, exc.errno)
+
+
 def _write_chunks(extractor, chunks, folder: str, index: FeatureIndex, label_id: dict,
                   n_labels: int) -> tuple[list[int], int]:
     """Pass 3: each chunk's arrays, to disk; returns the chunk bounds and the token count."""
@@ -170,7 +187,10 @@ def _write_chunks(extractor, chunks, folder: str, index: FeatureIndex, label_id:
         ent_lo, ent_n = feature_entries(attrs.attr_ids, index.feat_ptr, n_labels)
         gold = np.fromiter((label_id[y] for ls in labels for y in ls), dtype=np.int32, count=attrs.n_tokens)
         for name, arr in zip(ARRAYS, (attrs.sent_ptr, attrs.tok_ptr, ent_lo, ent_n, gold)):
-            np.save(corpus.path(c, name), arr)
+            try:
+                np.save(corpus.path(c, name), arr)
+            except OSError as exc:
+                raise stream_dir_error(exc, os.path.dirname(os.path.abspath(folder))) from None
         bounds.append(bounds[-1] + attrs.n_sentences)
         n_tokens += attrs.n_tokens
         del attrs, ent_lo, ent_n, gold

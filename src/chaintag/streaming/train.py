@@ -61,8 +61,12 @@ def fit_streamed(learner, source, *, dev=None, folder=None, chunk_sentences: int
 
     remove_stale_chunks(folder)
     from ..learners.transaction import fit_transaction
-    with fit_transaction(learner), \
-            tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder) as tmp:
+    from .extract import stream_dir_error
+    try:
+        chunk_dir = tempfile.TemporaryDirectory(prefix=f"chaintag-chunks-{os.getpid()}-", dir=folder)
+    except OSError as exc:  # a read-only or missing folder
+        raise stream_dir_error(exc, folder or tempfile.gettempdir()) from None
+    with fit_transaction(learner), chunk_dir as tmp:
         corpus, dev_pack = prepare_streamed(learner, chunks, tmp, dev, source)
         _train_chunks(learner, fam, corpus, dev_pack)
         learner._finish_fit()

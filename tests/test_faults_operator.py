@@ -1,0 +1,145 @@
+"""An operator's long runs: what an interrupted run says it saved, resume advice, full or unwritable chunk
+folders, refusals to resume that name what differs, and a second Ctrl-C during the clean-up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from chaintag.cli.interrupt import train_hint
+from chaintag.cli.main import main
+
+TRAIN = "He PRP B-NP\nruns VBZ B-VP\n. . O\n\nShe PRP B-NP\nsings VBZ B-VP\n\n" * 10
+
+
+@pytest.fixture()
+def train(tmp_path):
+    path = tmp_path / "train.txt"
+    path.write_text(TRAIN, encoding="utf-8")
+    return path
+
+
+def _fails(capsys, argv, *messages) -> None:
+    assert main(argv) == 2, argv
+    err = capsys.readouterr().err
+    assert all(m in err for m in messages) and "Traceback" not in err, err
+
+
+def test_an_interrupt_after_the_model_is_saved_says_so(train, tmp_path, capsys, monkeypatch):
+    """Ctrl-C while the test report was printed said "nothing was saved" of a whole model file."""
+    from chaintag.cli import train_cmd
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(train_cmd, "report", interrupted)
+    model, history = tmp_path / "m.npz", tmp_path / "h.jsonl"
+    assert main(["train", "-a", "perceptron", "--features", "w[0]", "--train", str(train), "--test", str(train),
+                 "--epochs", "1", "--model", str(model)]) == 130
+    err = capsys.readouterr().err
+    assert f"the model was saved whole to {model} before the interrupt" in err and "nothing was saved" not in err
+    # an older model file at the path is not taken for this run's
+    started = time.time() + 5
+    hint = train_hint(SimpleNamespace(model=str(model), started=started, checkpoint_dir=None, history=None))
+    assert hint.startswith("nothing was saved")
+    hint = train_hint(SimpleNamespace(model=str(model), started=time.time() - 60, history=str(history)))
+    assert hint.endswith(f"the history ({history}) was not written")
+
+
+def test_the_advice_after_a_checkpointed_run_that_finished_its_epochs(train, tmp_path):
+    """It said "holds epochs 1-3: resume at epoch 4" when the 3 epochs asked for were done."""
+    ck = tmp_path / "ck"
+    assert main(["train", "-q", "-a", "perceptron", "--features", "w[0]", "--train", str(train), "--epochs", "1",
+                 "--model", str(tmp_path / "m.npz"), "--checkpoint-dir", str(ck)]) == 0
+    args = SimpleNamespace(model=None, checkpoint_dir=str(ck), argv=["train", "--epochs", "1"], epochs=1)
+    assert train_hint(args) == (f"the checkpoint in {ck} holds all the epochs (epoch 1): write the model "
+                                "without training again with: chaintag train --epochs 1 --resume")
+    args.epochs = 3
+    assert train_hint(args).startswith(f"the checkpoint in {ck} holds epoch 1: resume at epoch 2")
+
+
+def test_a_streamed_run_is_not_advised_a_checkpoint_it_cannot_take():
+    hint = train_hint(SimpleNamespace(model=None, checkpoint_dir=None, streamed_run=True))
+    assert "--no-stream" in hint and "--checkpoint-dir" in hint
+
+
+def test_a_large_file_held_in_memory_for_a_checkpoint_is_said(train, tmp_path, capsys, monkeypatch):
+    """--checkpoint-dir turned off the default streaming of a large file: 4 times the memory, no word."""
+    from chaintag.api import train_stream
+    monkeypatch.setattr(train_stream, "AUTO_BYTES", 10)
+    assert main(["train", "-a", "perceptron", "--features", "w[0]", "--train", str(train), "--epochs", "1",
+                 "--model", str(tmp_path / "m.npz"), "--checkpoint-dir", str(tmp_path / "ck")]) == 0
+    err = capsys.readouterr().err
+    assert "training data held in memory, not streamed" in err and "--checkpoint-dir" in err, err
+
+
+def test_a_chunk_folder_that_cannot_be_written_is_named(train, tmp_path, capsys, monkeypatch):
+    """A full --stream-dir said "2260087 requested and 798688 written"; a read-only one gave a raw errno."""
+    import shutil
+    from chaintag.streaming import extract
+
+    def partial(*a, **k):
+        raise OSError("2260087 requested and 798688 written")
+    monkeypatch.setattr(extract.np, "save", partial)
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: SimpleNamespace(total=1, used=1, free=0))
+    folder = tmp_path / "chunks"
+    folder.mkdir()
+    argv = ["train", "-a", "perceptron", "--features", "w[0]", "--train", str(train), "--epochs", "1",
+            "--model", str(tmp_path / "m.npz"), "--stream", "--stream-dir", str(folder)]
+    _fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (no space left "
+                         "on device); free some space or give another --stream-dir")
+    monkeypatch.undo()
+    import tempfile
+
+    def refused(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", refused)
+    _fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (Permission "
+                         "denied)")
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_refusal_to_resume_names_the_settings_that_differ(train, tmp_path, capsys):
+    ck, model = tmp_path / "ck", tmp_path / "m.npz"
+    base = ["train", "-q", "-a", "sapo", "--features", "w[0]", "--train", str(train), "--model", str(model),
+            "--checkpoint-dir", str(ck)]
+    assert main(base + ["--epochs", "1", "-p", "l2=2"]) == 0
+    _fails(capsys, base + ["--epochs", "2", "--resume"],
+           "this checkpoint was made with other settings (l2: 2.0 in the checkpoint, 1.0 now)")
+    other = tmp_path / "other.txt"
+    other.write_text(TRAIN.replace("sings", "dances"), encoding="utf-8")
+    argv = base + ["--epochs", "2", "-p", "l2=2", "--resume"]
+    argv[argv.index(str(train))] = str(other)
+    _fails(capsys, argv, "other training data (the same settings and counts, other words or values)")
+    # a model file is no checkpoint; nor may the model overwrite the checkpoint
+    (ck / "checkpoint.npz").write_bytes(model.read_bytes())
+    _fails(capsys, base + ["--epochs", "2", "-p", "l2=2", "--resume"], "this is not a checkpoint but a model file")
+    argv = base + ["--epochs", "2"]
+    argv[argv.index(str(model))] = str(ck / "checkpoint.npz")
+    _fails(capsys, argv, "would overwrite the checkpoint of --checkpoint-dir")
+    _fails(capsys, base[:-2] + ["--history", "-"], "--history -: the history is a file")
+
+
+def test_a_second_ctrl_c_during_the_report_of_the_first_is_ignored(train, tmp_path, monkeypatch):
+    """A second Ctrl-C while the interrupt was reported ended in a traceback and exit -2."""
+    from chaintag.cli import main as main_module, train_cmd
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    def impatient(args):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the signal is handled here, inside the report of the first
+        return "advice"
+    monkeypatch.setattr(train_cmd, "_run", interrupted)
+    monkeypatch.setattr(main_module, "_resume_hint", impatient)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        rc = main(["train", "-a", "perceptron", "--train", str(train), "--model", str(tmp_path / "m.npz")])
+    except KeyboardInterrupt:
+        pytest.fail("the second Ctrl-C escaped the clean-up")
+    assert rc == 130 and signal.getsignal(signal.SIGINT) == before
