@@ -42,12 +42,17 @@ def test_an_interrupt_after_the_model_is_saved_says_so(train, tmp_path, capsys, 
                  "--epochs", "1", "--model", str(model)]) == 130
     err = capsys.readouterr().err
     assert f"the model was saved whole to {model} before the interrupt" in err and "nothing was saved" not in err
-    # an older model file at the path is not taken for this run's
-    started = time.time() + 5
-    hint = train_hint(SimpleNamespace(model=str(model), started=started, checkpoint_dir=None, history=None))
-    assert hint.startswith("nothing was saved")
-    hint = train_hint(SimpleNamespace(model=str(model), started=time.time() - 60, history=str(history)))
+    # a file at the path that this run did not write (a model with a clock ahead, copied in) is not its
+    future = tmp_path / "future.npz"
+    future.write_bytes(model.read_bytes())
+    os.utime(future, (time.time() + 600, time.time() + 600))
+    monkeypatch.setattr(train_cmd, "_run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert main(["train", "-a", "perceptron", "--train", str(train), "--model", str(future)]) == 130
+    assert "nothing was saved" in capsys.readouterr().err
+    hint = train_hint(SimpleNamespace(model=str(model), model_saved=True, history=str(history)))
     assert hint.endswith(f"the history ({history}) was not written")
+    hint = train_hint(SimpleNamespace(model=str(model), model_saved=True, history=str(history), history_written=True))
+    assert hint == f"the model was saved whole to {model} before the interrupt"
 
 
 def test_the_advice_after_a_checkpointed_run_that_finished_its_epochs(train, tmp_path):
@@ -60,6 +65,9 @@ def test_the_advice_after_a_checkpointed_run_that_finished_its_epochs(train, tmp
                                 "without training again with: chaintag train --epochs 1 --resume")
     args.epochs = 3
     assert train_hint(args).startswith(f"the checkpoint in {ck} holds epoch 1: resume at epoch 2")
+    # interrupted before the learner is made, without --epochs: the checkpoint's own count of epochs asked for
+    args.epochs = None
+    assert "holds all the epochs (epoch 1)" in train_hint(args)
 
 
 def test_a_streamed_run_is_not_advised_a_checkpoint_it_cannot_take():
@@ -99,7 +107,7 @@ def test_a_chunk_folder_that_cannot_be_written_is_named(train, tmp_path, capsys,
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(tempfile, "TemporaryDirectory", refused)
     _fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (Permission "
-                         "denied)")
+                         "denied); give another --stream-dir (a folder you can write)")
     assert not (tmp_path / "m.npz").exists()
 
 
@@ -121,7 +129,16 @@ def test_a_refusal_to_resume_names_the_settings_that_differ(train, tmp_path, cap
     argv = base + ["--epochs", "2"]
     argv[argv.index(str(model))] = str(ck / "checkpoint.npz")
     _fails(capsys, argv, "would overwrite the checkpoint of --checkpoint-dir")
+    for name in ("checkpoint.npz", "checkpoint.lock"):
+        _fails(capsys, base + ["--epochs", "2", "--history", str(ck / name)],
+               f"--history {ck / name} would overwrite the checkpoint")
     _fails(capsys, base[:-2] + ["--history", "-"], "--history -: the history is a file")
+    # settings and data both differ: both said, and no advice that would fail on the data
+    (ck / "checkpoint.npz").unlink()
+    assert main(base + ["--epochs", "1", "-p", "l2=2"]) == 0
+    argv = base + ["--epochs", "2", "--threads", "2", "-p", "l2=2", "--resume"]
+    argv[argv.index(str(train))] = str(other)
+    _fails(capsys, argv, "n_jobs (--threads): 1 in the checkpoint, 2 now", "and other training data")
 
 
 def test_a_second_ctrl_c_during_the_report_of_the_first_is_ignored(train, tmp_path, monkeypatch):

@@ -77,8 +77,10 @@ def test_vector_files_with_tabs_read_as_with_spaces(tmp_path):
 def test_a_line_that_starts_with_a_space_is_refused_naming_it(tmp_path):
     path = tmp_path / "v.txt"
     path.write_text(VECTORS + " 0.1 0.2 0.3\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"v.txt:4: the line starts with a space"):
+    with pytest.raises(InputError, match=r"v.txt:4: the line's word is empty \(it starts with a space\)"):
         read_vectors(path)
+    path.write_text(VECTORS + "  0.1 0.2 0.3\n", encoding="utf-8")  # a word of one space, as before
+    assert read_vectors(path).words[-1] == " "
 
 
 def test_a_value_beyond_float32_is_refused_without_a_numpy_warning(tmp_path):
@@ -90,13 +92,20 @@ def test_a_value_beyond_float32_is_refused_without_a_numpy_warning(tmp_path):
             read_vectors(path)
 
 
-@pytest.mark.parametrize("text", ["PROD\t747\nLOC\tRome\n", "LOC\tRome\nPROD\t747\n", "YEAR\t2020\n",
-                                  "PROT\t5 lipoxygenase\n"])
+@pytest.mark.parametrize("text", ["PROD\t747\nLOC\tRome\n", "LOC\tRome\nPROD\t747\n",
+                                  "YEAR\t2020\nEVENT\tOlympics\n", "PROT\t5 lipoxygenase\n"])
 def test_a_gazetteer_list_is_one_whatever_its_first_entry(text, tmp_path):
     """``PROD<TAB>747`` first made the list word vectors, dropped with 'no template reads word vectors'."""
     path = tmp_path / "list.tsv"
     path.write_text(text, encoding="utf-8")
     assert sniff_kind(path) == "gazetteer"
+
+
+@pytest.mark.parametrize("text", ["the\t17\nof\t3\n", "the\t0.1\nof\t0.3\n", "3 2\nthe 0.1 0.2\n"])
+def test_word_and_number_lines_alone_are_no_gazetteer(text, tmp_path):
+    path = tmp_path / "w.txt"
+    path.write_text(text, encoding="utf-8")
+    assert sniff_kind(path) == "vectors"
 
 
 def test_the_cli_keeps_a_gazetteer_list_whose_first_entry_is_a_number(isolated, tmp_path, capsys):
@@ -143,7 +152,7 @@ def test_more_principal_components_than_words_is_refused_naming_the_file(isolate
     _fails(capsys, ["train", "-q", "-a", "perceptron", "--features", "chunking;vec(lower(w[0]));@vecdim=3",
                     "--resources", str(two), "--train", str(isolated), "--epochs", "1",
                     "--model", str(tmp_path / "m.npz")],
-           "two.txt: @vecdim=3 asks for 3 principal components; the vectors of 2 word(s) give at most 2")
+           "two.txt: @vecdim=3 asks for 3 principal components; the vectors of 2 word(s) give at most 1")
 
 
 def test_too_few_vectors_for_k_means_name_the_file(isolated, tmp_path, capsys):

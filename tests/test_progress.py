@@ -121,4 +121,4 @@ def test_cli_train_terminated_says_how_to_resume(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(StructuredPerceptron, "_run_epoch", stop_in_epoch_2)
     assert main(argv) == 143
     err = capsys.readouterr().err
-    assert "terminated; the checkpoint in" in err and "holds epochs 1-1: resume at epoch 2" in err
+    assert "terminated; the checkpoint in" in err and "holds epoch 1: resume at epoch 2" in err

@@ -175,3 +175,9 @@ def test_the_page_and_its_files(server):
         got, out, _ = request(server, "GET", path)
         assert got == 404 and "no such endpoint" in out["error"]
     assert request(server, "POST", "/", {"text": "a"})[0] == 404
+
+
+def test_health_says_what_a_span_confidence_is_and_the_server_header_has_no_trailing_space(server):
+    status, out, resp = request(server, "GET", "/health")
+    assert status == 200 and out["confidence"] == "probability"  # a CRF's
+    assert resp.getheader("Server") == "chaintag"

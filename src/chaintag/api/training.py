@@ -249,9 +249,11 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
             learner.save(opts.model)
         except OSError as exc:  # a full disk, ...: keep the trained state, say where
             raise _model_not_saved(opts, learner, exc) from None
+        opts.model_saved = True  # what the advice after an interrupt reads
     train_seconds = time.perf_counter() - t0
     result = TrainResult(learner, _report(opts, name, learner, train, dev, streamed, train_seconds, log))
     result.history_error = _write_history(opts, learner)
+    opts.history_written = bool(getattr(opts, "history", None)) and result.history_error is None
     if test is not None:
         t1 = time.perf_counter()
         result.test = learner.evaluate(test.tokens, test.labels)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ..progress import plural
 from .common import add_common, print_json
 
@@ -13,7 +15,8 @@ def add_parser(sub) -> None:
                     "the numbers of attributes and features, the top positive and negative attributes "
                     "of each label and the transition matrix of a model file (as `crfsuite dump` does "
                     "for CRFsuite models).")
-    p.add_argument("model", metavar="MODEL", help="model file from chaintag train")
+    p.add_argument("model", metavar="MODEL", help="model file from chaintag train, or a ready model's name "
+                   "(chaintag models list)")
     p.add_argument("--top", type=int, default=5, metavar="K",
                    help="top positive and negative attributes shown per label (default: 5)")
     p.add_argument("--labels", metavar="L1,L2", default=None,
@@ -39,6 +42,11 @@ def run(args) -> int:
                              f"(its labels: {', '.join(model.labels_)})")
         info["top_features"] = {lab: info["top_features"][lab] for lab in wanted}
     info["model"] = args.model
+    from ..models.catalog import MODELS
+    from ..models.resolve import looks_like_name
+    catalog = MODELS.get(args.model) if looks_like_name(args.model) and not os.path.isfile(args.model) else None
+    if catalog is not None:  # a ready model: what it learned from and the licence it carries
+        info["catalog"] = {"trained_on": catalog.train_source(), "licence": catalog.licence}
     if args.json:
         print_json(info)
         return 0
@@ -57,6 +65,9 @@ def format_summary(info: dict, matrix: str | None) -> str:
     lines += [f"algorithm: {info['algorithm']} ({info['class']})",
              "settings: " + ", ".join(f"{k}={v!r}" for k, v in sorted(info["params"].items()))]
     train = info.get("training")
+    catalog = info.get("catalog")
+    if catalog:
+        lines.append(f"ready model: trained on {catalog['trained_on']}; licence {catalog['licence']}")
     if train:
         lines.append(f"training data: {plural(train['n_sentences'], 'sentence')}, {plural(train['n_tokens'], 'token')}")
     else:

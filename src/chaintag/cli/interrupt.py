@@ -11,24 +11,13 @@ def _command_line(args) -> str:
     return "chaintag " + " ".join(shlex.quote(a) for a in argv) if argv else "the same command"
 
 
-def _written_since(path, started) -> bool:
-    """Whether ``path`` is a file written (replaced) since ``started`` (a ``time.time()``)."""
-    if not path or path == "-" or started is None:
-        return False
-    try:
-        return os.path.isfile(path) and os.path.getmtime(path) >= started - 1e-3
-    except OSError:
-        return False
-
-
 def train_hint(args) -> str:
     """The resume advice of ``chaintag train``: what was saved before the interrupt, else how to resume
     (from the checkpoint when there is one)."""
-    started = getattr(args, "started", None)
     model = getattr(args, "model", None)
-    if _written_since(model, started):
+    if model and getattr(args, "model_saved", False):  # set by the library once the model file is written
         history = getattr(args, "history", None)
-        missing = (f"; the history ({history}) was not written" if history and not _written_since(history, started)
+        missing = (f"; the history ({history}) was not written" if history and not getattr(args, "history_written", False)
                    else "")
         return f"the model was saved whole to {model} before the interrupt{missing}"
     if not getattr(args, "checkpoint_dir", None):
@@ -41,7 +30,8 @@ def train_hint(args) -> str:
     from ..io.model_file import load_model
     path = os.path.join(args.checkpoint_dir, FILE_NAME)
     try:
-        epoch = int(load_model(path)[0].get("epoch"))
+        meta = load_model(path)[0]
+        epoch = int(meta.get("epoch"))
     except Exception:  # no checkpoint yet, or one being written
         return (f"no epoch was finished; rerun with --checkpoint-dir {args.checkpoint_dir} --resume "
                 "(it starts at epoch 1)")
@@ -49,7 +39,8 @@ def train_hint(args) -> str:
     if "--resume" not in again:
         again += " --resume"
     held = "epoch 1" if epoch == 1 else f"epochs 1-{epoch}"
-    total = getattr(args, "epochs_run", None) or getattr(args, "epochs", None)
+    # the epochs asked for: this command's, else those of the run that wrote the checkpoint
+    total = getattr(args, "epochs", None) or getattr(args, "epochs_run", None) or meta.get("epochs")
     if total is not None and epoch >= total:
         return (f"the checkpoint in {args.checkpoint_dir} holds all the epochs ({held}): write the model "
                 f"without training again with: {again}")

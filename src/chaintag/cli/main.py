@@ -100,8 +100,6 @@ def main(argv=None) -> int:
     restore = _catch_sigterm()
     restore_gc = _fewer_collections()
     restore_sigint = lambda: None  # noqa: E731 - replaced when an interrupt is being reported
-    import time
-    args.started = time.time()  # what an interrupted command wrote is what changed since
     try:
         return int(args.run(args) or 0)
     except (ChaintagError, OSError, NotImplementedError) as exc:

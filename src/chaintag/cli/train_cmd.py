@@ -168,11 +168,14 @@ def _validate(args) -> None:
     if args.history == "-":
         raise InputError("--history -: the history is a file of JSON lines, written when training ends "
                          "(standard output carries the report); give a path")
-    if args.model and args.checkpoint_dir:
-        from ..learners.checkpoint import FILE_NAME
-        if os.path.realpath(args.model) == os.path.realpath(os.path.join(args.checkpoint_dir, FILE_NAME)):
-            raise InputError(f"--model {args.model} would overwrite the checkpoint of --checkpoint-dir "
-                             f"{args.checkpoint_dir}; save the model outside that folder")
+    if args.checkpoint_dir:
+        from ..learners.checkpoint import FILE_NAME, LOCK_NAME
+        kept = {os.path.realpath(os.path.join(args.checkpoint_dir, name)) for name in (FILE_NAME, LOCK_NAME)}
+        for opt in ("model", "history"):
+            path = getattr(args, opt)
+            if path and os.path.realpath(path) in kept:
+                raise InputError(f"--{opt} {path} would overwrite the checkpoint of --checkpoint-dir "
+                                 f"{args.checkpoint_dir} (or its lock); write it outside that folder")
     for opt in ("model", "history"):
         path = getattr(args, opt)
         if path:

@@ -66,7 +66,7 @@ def data_dir_places(data_dir: str | os.PathLike | None = None) -> str:
 
     def mark(text: str, ok: bool, why: str) -> None:
         nonlocal used
-        places.append(f"{text} ({'used' if ok and not used else why})")
+        places.append(f"{text} ({'used' if ok and not used else 'not used: an earlier place is' if ok else why})")
         used = used or ok
 
     mark(f"--data-dir {data_dir}" if data_dir is not None else "--data-dir", data_dir is not None, "not given")

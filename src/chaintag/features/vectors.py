@@ -76,9 +76,9 @@ def principal_components(vectors: np.ndarray, dim: int | None) -> np.ndarray:
     if dim is None or dim >= x.shape[1]:
         return x
     live = np.any(x != 0.0, axis=1)
-    if int(live.sum()) < dim:  # n points span at most n principal components
+    if int(live.sum()) - 1 < dim:  # n centred points span at most n - 1 principal components
         raise InputError(f"@vecdim={dim} asks for {dim} principal components; the vectors of "
-                         f"{int(live.sum())} word(s) give at most {int(live.sum())}")
+                         f"{int(live.sum())} word(s) give at most {max(int(live.sum()) - 1, 0)}")
     rows = x[live].astype(np.float64)
     mean = rows.mean(axis=0)
     _, _, vt = np.linalg.svd(rows - mean, full_matrices=False)

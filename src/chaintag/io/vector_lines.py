@@ -111,14 +111,14 @@ class VectorLines:
             if not line.strip():
                 continue
             line = line.replace("\t", " ")  # a tab separates fields as a space does (words hold no tab)
-            if line.startswith(" "):
-                raise InputError("the line starts with a space: its word is empty", self.path, lineno)
             fields = line.rstrip(" ").split(" ")
             if lineno == 1 and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
                 self.header = (int(fields[0]), int(fields[1]))
                 self.dim = self.header[1]
                 continue
             word, values, has_space = split_vector_line(line, self.dim)
+            if word == "":  # a line " 0.1 0.2" (a word of spaces, "  0.1 0.2", is a word)
+                raise InputError("the line's word is empty (it starts with a space)", self.path, lineno)
             if has_space:
                 spaced += 1
                 example = example or word

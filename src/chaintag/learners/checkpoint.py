@@ -79,7 +79,7 @@ def vocabulary_digest(learner) -> str | None:
     h = hashlib.sha256(json.dumps(meta, sort_keys=True, default=str).encode())
     for name in sorted(arrays):
         h.update(name.encode() + b"\0")
-        h.update(np.ascontiguousarray(arrays[name]).tobytes())
+        h.update(memoryview(np.ascontiguousarray(arrays[name])).cast("B"))  # no copy of large vectors
     return h.hexdigest()
 
 
@@ -88,8 +88,13 @@ def _difference(then: dict | None, now: dict | None) -> str:
     if not isinstance(then, dict) or not isinstance(now, dict):
         return ""
     names = sorted(k for k in set(then) | set(now) if then.get(k, "(unset)") != now.get(k, "(unset)"))
-    return "; ".join(f"{k}: {then.get(k, '(unset)')!r} in the checkpoint, {now.get(k, '(unset)')!r} now"
-                     for k in names)
+    return "; ".join(f"{k}{_OPTIONS.get(k, '')}: {then.get(k, '(unset)')!r} in the checkpoint, "
+                     f"{now.get(k, '(unset)')!r} now" for k in names)
+
+
+#: The command-line options of settings whose names differ from them.
+_OPTIONS = {"n_jobs": " (--threads)", "random_state": " (--seed)", "shards": " (--workers)",
+            "mixing": " (--mixing)", "algorithm": " (--algorithm)"}
 
 
 # folders this process holds, by (real path, thread): a holder may take its own lock again
@@ -146,7 +151,8 @@ def folder_lock(folder):
 
 
 def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple, print_: str,
-                    settings: dict | None = None, vocabulary: str | None = None) -> None:
+                    settings: dict | None = None, vocabulary: str | None = None,
+                    epochs: int | None = None) -> None:
     """Write the state after ``epoch`` to ``folder/checkpoint.npz`` (atomically).
 
     Raises
@@ -167,7 +173,8 @@ def save_checkpoint(folder, epoch: int, state: dict, history: list, best: tuple,
     meta = {"algorithm": "checkpoint", "epoch": epoch, "scalars": scalars, "history": history,
             "best_score": None if not np.isfinite(best_score) else best_score, "best_epoch": best_epoch,
             "fingerprint": print_, **({"settings": settings} if settings is not None else {}),
-            **({"vocabulary": vocabulary} if vocabulary is not None else {})}
+            **({"vocabulary": vocabulary} if vocabulary is not None else {}),
+            **({"epochs": int(epochs)} if epochs is not None else {})}
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, FILE_NAME)
     try:
@@ -206,8 +213,11 @@ def load_checkpoint(folder, state: dict, print_: str, settings: dict | None = No
     if meta.get("fingerprint") != print_:
         differs = _difference(meta.get("settings"), settings)
         if differs:
-            raise InputError(f"this checkpoint was made with other settings ({differs}); resume with its "
-                             "settings, or remove it or use another --checkpoint-dir", path)
+            data = (meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary)
+            raise InputError(f"this checkpoint was made with other settings ({differs})"
+                             + (" and other training data (other words or values)" if data else
+                                "; resume with its settings") + ", or remove it or use another --checkpoint-dir",
+                             path)
         same = " (the settings are the same)" if isinstance(meta.get("settings"), dict) and settings else ""
         raise InputError(f"this checkpoint was made with other training data or settings{same}; "
                          "remove it or use another --checkpoint-dir", path)

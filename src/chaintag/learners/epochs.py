@@ -220,7 +220,8 @@ class Checkpoints(Callback):
         for _ in range(done):  # replay the sample orders of the epochs done
             run.order()
         run.done = done
-        say(self.mode, f"resuming from the checkpoint in {self.folder}: epochs 1-{done} restored, "
+        say(self.mode, f"resuming from the checkpoint in {self.folder}: "
+                       f"{'epoch 1' if done == 1 else f'epochs 1-{done}'} restored, "
                        f"continuing at epoch {done + 1} of {run.epochs}" if done < run.epochs else
                        f"resuming from the checkpoint in {self.folder}: "
                        + ("the one epoch is done" if done == 1 else f"all {done} epochs are done"))
@@ -229,7 +230,7 @@ class Checkpoints(Callback):
         from . import checkpoint as ckpt
         ckpt.save_checkpoint(self.folder, epoch, run.source.state(), run.history,
                              (run.best_score, run.best_weights, run.best_epoch), self.print_, self.settings,
-                             self.vocabulary)
+                             self.vocabulary, run.epochs)
 
 
 class TimeBudget(Callback):

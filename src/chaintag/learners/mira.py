@@ -46,6 +46,9 @@ class MIRA(SequenceTagger):
     large-margin training of dependency parsers. ACL 2005.
     """
 
+    #: Span confidence is ``exp(score) / Z`` of scores these updates do not calibrate: a relative score.
+    confidence_is_probability = False
+
     streams_exactly = True  # lazy averaging carries from chunk to chunk exactly
 
     mixing_family = "lazy"  # weights and lazily averaged sums

@@ -68,6 +68,9 @@ class StructuredPerceptron(SequenceTagger):
     [['D', 'N']]
     """
 
+    #: Span confidence is ``exp(score) / Z`` of scores these updates do not calibrate: a relative score.
+    confidence_is_probability = False
+
     streams_exactly = True  # lazy averaging carries from chunk to chunk exactly
 
     mixing_family = "lazy"  # weights and lazily averaged sums

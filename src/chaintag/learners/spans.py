@@ -34,6 +34,10 @@ class SpanMixin:
 
     #: How span confidence is computed: ``"forward-backward"`` or ``"top-n"`` (see the module text).
     span_confidence = "forward-backward"
+    #: Whether that confidence is a probability the learner was trained to give (CRF, SAPO's top-n, the
+    #: neural taggers); False: a relative score (the perceptron and MIRA: most spans come out at
+    #: 0.99-1.00, right or wrong). ``chaintag serve`` says which on ``/health`` and its page.
+    confidence_is_probability = True
 
     def span_scheme(self, scheme: str | None = None):
         """The chunk scheme that reads this model's labels into spans.
@@ -204,7 +208,7 @@ class SpanMixin:
             _check_pos_labels(self, pos_model)
         sents = [s for doc in documents for s in doc.sentence_tokens()]
         if piped and sents:
-            sents = [list(zip(words, tags)) for words, tags in zip(sents, pos_model.predict(sents))]
+            sents = _piped_tokens(self, sents, pos_model.predict(sents))
         labels, spans = self.predict_spans(sents, confidence=confidence, constrain=constrain, scheme=scheme) \
             if sents else ([], [])
         out, k = [], 0
@@ -282,6 +286,35 @@ def _split_probs(log_probs, span_ptr) -> list[list[float]]:
     probs = np.clip(np.exp(log_probs), 0.0, 1.0).tolist()
     bounds = span_ptr.tolist()
     return [probs[bounds[s]:bounds[s + 1]] for s in range(len(bounds) - 1)]
+
+
+#: The Penn Treebank's escapes of brackets in words (the WSJ files, CoNLL-2000: ``-LRB-``), against the
+#: brackets themselves (raw text, UD EWT).
+BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-LCB-", "}": "-RCB-"}
+#: The two Penn Treebank conventions for the tags of round brackets: ``(`` ``)`` (WSJ, CoNLL-2000) and
+#: ``-LRB-`` ``-RRB-`` (UD EWT's XPOS, the en-pos model).
+BRACKET_TAGS = {"(": "-LRB-", ")": "-RRB-"}
+
+
+def _other_form(value: str, table: dict, known: set) -> str:
+    """``value``, or its other form in ``table`` (either way) when only that one is ``known``."""
+    if value in known or not known:
+        return value
+    other = table.get(value)
+    if other is None:
+        other = next((k for k, v in table.items() if v == value), None)
+    return other if other is not None and other in known else value
+
+
+def _piped_tokens(model, sentences, tags) -> list:
+    """``(word, tag)`` tokens for ``model`` from words and a POS model's tags, brackets written as the model
+    read them in training: a chunker of CoNLL-2000 (words ``-LRB-``, tags ``(``) given raw text's ``(`` and
+    en-pos's ``-LRB-`` saw an unknown word and an unknown tag, and put brackets in chunks."""
+    values = getattr(model.extractor_, "column_values", None)
+    words_known = values("word") if values is not None else set()
+    tags_known = values("pos") if values is not None else set()
+    return [[(_other_form(w, BRACKET_WORDS, words_known), _other_form(t, BRACKET_TAGS, tags_known))
+             for w, t in zip(words, sent_tags)] for words, sent_tags in zip(sentences, tags)]
 
 
 def _check_pos_labels(model, pos_model) -> None:

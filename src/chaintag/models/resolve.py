@@ -69,6 +69,8 @@ def resolve_model(model: str | os.PathLike) -> str | os.PathLike:
     """
     text = os.fspath(model)
     if isinstance(text, bytes) or not looks_like_name(text) or (os.path.exists(text) and not os.path.isdir(text)):
+        if isinstance(text, str) and not os.path.exists(text) and text.lower() in MODELS:
+            raise InputError(f"no model file {text!r}; model names are lower case: {text.lower()}")
         return model
     info = MODELS.get(text)
     if info is None:

@@ -50,14 +50,14 @@ def _lines(path):
 SNIFF_LINES = 100
 
 
-def _gazetteer_line(line: str) -> bool:
-    """Whether a line reads as ``type<TAB>string``: a string of one field (``747``, ``IL-2``), or with a field
-    that is not a number (``5 lipoxygenase``), not a vector's values."""
+def _gazetteer_line(line: str, numbers: bool = False) -> bool:
+    """Whether a line reads as ``type<TAB>string``: a string with a field that is not a number (``IL-2``,
+    ``5 lipoxygenase``), not a vector's values; with ``numbers``, also a string of one number (``747``)."""
     fields = line.split("\t")
-    if len(fields) != 2 or not fields[0].strip():
+    if len(fields) != 2 or not fields[0].strip() or is_number(fields[0]):
         return False
     words = fields[1].split()
-    return bool(words) and (len(words) == 1 or not all(is_number(w) for w in words))
+    return bool(words) and (not all(is_number(w) for w in words) or (numbers and len(words) == 1))
 
 
 def sniff_kind(path) -> str:
@@ -65,9 +65,10 @@ def sniff_kind(path) -> str:
     first lines (``#`` comments and blank lines skipped).
 
     A cluster table opens with its magic line; a Brown paths file's first line is ``BITS<TAB>WORD``; a
-    gazetteer list has a line ``type<TAB>string`` among its first :data:`SNIFF_LINES` (whatever their order:
-    a first entry whose string is a number, ``PROD<TAB>747``, does not make the list word vectors); word
-    vectors otherwise, their header ``N D`` separated by a space or a tab.
+    gazetteer list's first :data:`SNIFF_LINES` are all ``type<TAB>string``, one at least with a string that is
+    not a number (whatever their order: a first entry ``PROD<TAB>747`` does not make the list word vectors;
+    ``the<TAB>17`` lines alone are not a list); word vectors otherwise, their header ``N D`` separated by a
+    space or a tab.
 
     Raises
     ------
@@ -91,8 +92,8 @@ def sniff_kind(path) -> str:
     fields = lines[0].split("\t")
     if len(fields) in (2, 3) and _BITS.match(fields[0]):
         return "brown"
-    if any(_gazetteer_line(line) for line in lines):
-        return "gazetteer"
+    if any(_gazetteer_line(line) for line in lines) and all(_gazetteer_line(line, True) for line in lines):
+        return "gazetteer"  # a list may hold numbers (PROD<TAB>747) beside its words; word<TAB>17 alone is no list
     return "vectors"
 
 

@@ -100,8 +100,8 @@ class LimitedServer(ThreadingHTTPServer):
             if not full:
                 self._open += 1
         if full:
-            body = json.dumps({"error": f"the server holds {self.max_connections} connections; "
-                                        "try again later"}).encode()
+            held = f"{self.max_connections} connection{'' if self.max_connections == 1 else 's'}"
+            body = json.dumps({"error": f"the server holds {held}, its limit; try again later"}).encode()
             try:
                 request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
                                 b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"

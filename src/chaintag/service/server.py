@@ -8,10 +8,13 @@ Built on the standard library's :class:`http.server.ThreadingHTTPServer`
     ``/static/``) to paste text, tag it and see the spans highlighted.
 ``GET /health``
     ``{"status": "ok", "algorithm", "labels", "columns", "model",
-    "requests_served", "accepts_text", "span_scheme"}``: ``accepts_text``
-    tells whether the model can tag raw text (it reads the words only),
-    ``span_scheme`` the chunk scheme of its labels (null for labels that
-    make no chunks, such as POS tags).
+    "requests_served", "accepts_text", "span_scheme", "confidence"}``:
+    ``accepts_text`` tells whether the model can tag raw text (it reads the
+    words only), ``span_scheme`` the chunk scheme of its labels (null for
+    labels that make no chunks, such as POS tags), ``confidence`` what a
+    span's confidence is: ``"probability"``, ``"relative"`` (the perceptron's
+    and MIRA's scores, not probabilities: the page shows no badge value) or
+    null.
 ``POST /tag``
     Body: a JSON object ``{"sentences": [[token, ...], ...]}`` where a token
     is a string (one-column models), a list of column strings (the model's
@@ -106,6 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "chaintag"
     sys_version = ""  # the Server header names chaintag only, not the Python release
+
+    def version_string(self) -> str:
+        return self.server_version  # without the space the standard library puts before sys_version
 
     def handle_one_request(self):
         # the deadline of a request runs from its first byte; a kept-alive connection waits idle

@@ -102,7 +102,8 @@ class TaggingService:
         return {"status": "ok", "algorithm": self.model.algorithm, "labels": list(self.model.labels_),
                 "columns": list(self.columns), "model": self.name, "model_sha256": self.digest,
                 "loaded_at": self.loaded_at, "requests_served": served,
-                "accepts_text": self.text_refusal is None, "span_scheme": self.span_scheme}
+                "accepts_text": self.text_refusal is None, "span_scheme": self.span_scheme,
+                "confidence": confidence_kind(self.model)}
 
     # ------------------------------------------------------------ validation
     def _tokens(self, sentences) -> list:
@@ -148,14 +149,14 @@ class TaggingService:
         or x labels for the marginals' answer) passes the work limit."""
         self._check_counts(sum(len(s) for s in sentences), k, per_label)
 
-    def _check_counts(self, n: int, k: int, per_label: int = 1) -> None:
+    def _check_counts(self, n: int, k: int, per_label: int = 1, what: str = "the batch") -> None:
         if n > self.max_tokens:
-            raise RequestError(413, f"{n} tokens in one request; the limit is {self.max_tokens}: split the batch")
+            raise RequestError(413, f"{n} tokens in one request; the limit is {self.max_tokens}: split {what}")
         work = n * max(k, per_label)
         if work > self.max_work:
             raise RequestError(413, f"{n} tokens x {max(k, per_label)} (the top-K, or the labels of the "
                                     f"marginals) is {work} units of work; the limit is {self.max_work}: "
-                                    "split the batch or ask for a smaller K")
+                                    f"split {what} or ask for a smaller K")
 
     @staticmethod
     def _k(body, key):
@@ -266,7 +267,7 @@ class TaggingService:
         topn = constrain or getattr(self.model, "span_confidence", "") == "top-n"
         k = int(getattr(self.model, "n_best", 5) or 5) if topn else 1
         # the words are at most the tokens: a text far past the limit is refused before it is split
-        self._check_counts(len(text.split()), k)
+        self._check_counts(len(text.split()), k, what="the text")
         self._stop_if_gone(cancelled, "the client left before its text was split")  # while it waited
         doc = pretokenized(text) if tokenized else split_text(text, lang)
         if len(doc.sentences) > self.max_sentences:
@@ -326,3 +327,11 @@ def _check_value(value: str, where: str) -> None:
 
 def _kind(x) -> str:
     return "null" if x is None else type(x).__name__
+
+
+def confidence_kind(model) -> str | None:
+    """What a span's confidence is for ``model``: ``"probability"`` (trained to be one), ``"relative"`` (the
+    perceptron's and MIRA's: not a probability) or None (no confidence)."""
+    if getattr(model, "span_confidence", None) is None:
+        return None
+    return "probability" if getattr(model, "confidence_is_probability", True) else "relative"

@@ -164,16 +164,18 @@ def stream_dir_error(exc: OSError, folder: str):
     with the reason (numpy's partial write says only "N requested and M written": a full disk)."""
     import shutil
     from ..errors import OutputError
+    import errno as errnos
     if exc.errno is not None:
-        reason = exc.strerror or os.strerror(exc.errno)
+        reason, full = exc.strerror or os.strerror(exc.errno), exc.errno in (errnos.ENOSPC, errnos.EDQUOT)
     else:
         try:
             full = shutil.disk_usage(folder).free < 16 * 2**20
         except OSError:
             full = False
         reason = "no space left on device" if full else str(exc)
-    return OutputError(f"{folder}: cannot write the training data's arrays to the chunk folder ({reason}); free "
-                       "some space or give another --stream-dir", folder, exc.errno)
+    advice = "free some space or give another --stream-dir" if full else "give another --stream-dir (a folder you can write)"
+    return OutputError(f"{folder}: cannot write the training data's arrays to the chunk folder ({reason}); {advice}",
+                       folder, exc.errno)
 
 
 def _write_chunks(extractor, chunks, folder: str, index: FeatureIndex, label_id: dict,

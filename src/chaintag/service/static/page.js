@@ -28,16 +28,22 @@ function spanType(label) { // B-PER, I-PER, PER-B, S-LOC ... -> PER, LOC; O -> n
 
 function formatConfidence(c) { return c === null || c === undefined ? "" : c.toFixed(2); }
 
+// "probability", "relative" (the perceptron's and MIRA's scores: not probabilities) or null (from /health)
+let confidenceKind = "probability";
+function shownConfidence(span) { return confidenceKind === "probability" ? span.confidence : null; }
+
 async function describeModel() {
   try {
     const res = await fetch("/health", { headers: { Accept: "application/json" } });
     const info = await res.json();
     spanScheme = info.span_scheme;
+    confidenceKind = info.confidence === undefined ? "probability" : info.confidence;
     if (spanScheme) info.labels.forEach((lab) => { const t = spanType(lab); if (t) colour(t); });
     $("show-labels").checked = !spanScheme;
     const parts = [info.model || "model", info.algorithm, info.labels.length + " labels"];
     if (spanScheme) parts.push("spans: " + Array.from(colours.keys()).join(", ") + " (" + spanScheme + ")");
     else parts.push("token labels, no spans");
+    if (spanScheme && confidenceKind === "relative") parts.push("confidence: relative scores, not probabilities");
     $("model").textContent = parts.join(" \u00b7 ");
     if (!info.accepts_text) showError("This model reads more than the words, so it cannot tag raw text.");
   } catch (err) {
@@ -66,10 +72,10 @@ function spanNode(span) {
 }
 
 function badgeNode(span) {
-  const text = span.label + (span.confidence === null ? "" : " " + formatConfidence(span.confidence));
+  const c = shownConfidence(span);
+  const text = span.label + (c === null ? "" : " " + formatConfidence(c));
   const badge = el("span", "badge", text);
-  badge.setAttribute("aria-label", span.label + (span.confidence === null ? "" :
-    ", confidence " + formatConfidence(span.confidence)));
+  badge.setAttribute("aria-label", span.label + (c === null ? "" : ", confidence " + formatConfidence(c)));
   return badge;
 }
 
@@ -107,7 +113,9 @@ function draw(doc) {
   body.replaceChildren();
   for (const s of spans) {
     const row = el("tr");
-    row.append(el("td", "", s.text), el("td", "", s.label), el("td", "", formatConfidence(s.confidence)));
+    const c = confidenceKind === "relative" && s.confidence !== null ? formatConfidence(s.confidence) + " (relative)"
+      : formatConfidence(s.confidence);
+    row.append(el("td", "", s.text), el("td", "", s.label), el("td", "", c));
     body.append(row);
   }
   $("spans").hidden = spans.length === 0;
