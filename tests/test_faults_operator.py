@@ -8,11 +8,11 @@ import signal
 import time
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from chaintag.cli.interrupt import train_hint
 from chaintag.cli.main import main
+from cli_helpers import fails
 
 TRAIN = "He PRP B-NP\nruns VBZ B-VP\n. . O\n\nShe PRP B-NP\nsings VBZ B-VP\n\n" * 10
 
@@ -23,11 +23,6 @@ def train(tmp_path):
     path.write_text(TRAIN, encoding="utf-8")
     return path
 
-
-def _fails(capsys, argv, *messages) -> None:
-    assert main(argv) == 2, argv
-    err = capsys.readouterr().err
-    assert all(m in err for m in messages) and "Traceback" not in err, err
 
 
 def test_an_interrupt_after_the_model_is_saved_says_so(train, tmp_path, capsys, monkeypatch):
@@ -98,7 +93,7 @@ def test_a_chunk_folder_that_cannot_be_written_is_named(train, tmp_path, capsys,
     folder.mkdir()
     argv = ["train", "-a", "perceptron", "--features", "w[0]", "--train", str(train), "--epochs", "1",
             "--model", str(tmp_path / "m.npz"), "--stream", "--stream-dir", str(folder)]
-    _fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (no space left "
+    fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (no space left "
                          "on device); free some space or give another --stream-dir")
     monkeypatch.undo()
     import tempfile
@@ -106,7 +101,7 @@ def test_a_chunk_folder_that_cannot_be_written_is_named(train, tmp_path, capsys,
     def refused(*a, **k):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(tempfile, "TemporaryDirectory", refused)
-    _fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (Permission "
+    fails(capsys, argv, f"{folder}: cannot write the training data's arrays to the chunk folder (Permission "
                          "denied); give another --stream-dir (a folder you can write)")
     assert not (tmp_path / "m.npz").exists()
 
@@ -116,29 +111,29 @@ def test_a_refusal_to_resume_names_the_settings_that_differ(train, tmp_path, cap
     base = ["train", "-q", "-a", "sapo", "--features", "w[0]", "--train", str(train), "--model", str(model),
             "--checkpoint-dir", str(ck)]
     assert main(base + ["--epochs", "1", "-p", "l2=2"]) == 0
-    _fails(capsys, base + ["--epochs", "2", "--resume"],
+    fails(capsys, base + ["--epochs", "2", "--resume"],
            "this checkpoint was made with other settings (l2: 2.0 in the checkpoint, 1.0 now)")
     other = tmp_path / "other.txt"
     other.write_text(TRAIN.replace("sings", "dances"), encoding="utf-8")
     argv = base + ["--epochs", "2", "-p", "l2=2", "--resume"]
     argv[argv.index(str(train))] = str(other)
-    _fails(capsys, argv, "other training data (the same settings and counts, other words or values)")
+    fails(capsys, argv, "other training data (the same settings and counts, other words or values)")
     # a model file is no checkpoint; nor may the model overwrite the checkpoint
     (ck / "checkpoint.npz").write_bytes(model.read_bytes())
-    _fails(capsys, base + ["--epochs", "2", "-p", "l2=2", "--resume"], "this is not a checkpoint but a model file")
+    fails(capsys, base + ["--epochs", "2", "-p", "l2=2", "--resume"], "this is not a checkpoint but a model file")
     argv = base + ["--epochs", "2"]
     argv[argv.index(str(model))] = str(ck / "checkpoint.npz")
-    _fails(capsys, argv, "would overwrite the checkpoint of --checkpoint-dir")
+    fails(capsys, argv, "would overwrite the checkpoint of --checkpoint-dir")
     for name in ("checkpoint.npz", "checkpoint.lock"):
-        _fails(capsys, base + ["--epochs", "2", "--history", str(ck / name)],
+        fails(capsys, base + ["--epochs", "2", "--history", str(ck / name)],
                f"--history {ck / name} would overwrite the checkpoint")
-    _fails(capsys, base[:-2] + ["--history", "-"], "--history -: the history is a file")
+    fails(capsys, base[:-2] + ["--history", "-"], "--history -: the history is a file")
     # settings and data both differ: both said, and no advice that would fail on the data
     (ck / "checkpoint.npz").unlink()
     assert main(base + ["--epochs", "1", "-p", "l2=2"]) == 0
     argv = base + ["--epochs", "2", "--threads", "2", "-p", "l2=2", "--resume"]
     argv[argv.index(str(train))] = str(other)
-    _fails(capsys, argv, "n_jobs (--threads): 1 in the checkpoint, 2 now", "and other training data")
+    fails(capsys, argv, "n_jobs (--threads): 1 in the checkpoint, 2 now", "and other training data")
 
 
 def test_a_second_ctrl_c_during_the_report_of_the_first_is_ignored(train, tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from chaintag.cli.main import main
+from cli_helpers import fails
 from chaintag.errors import InputError
 from chaintag.resources.files import read_vectors, sniff_kind
 
@@ -27,12 +28,6 @@ def isolated(tmp_path, monkeypatch):
     train.write_text(TRAIN, encoding="utf-8")
     return train
 
-
-def _fails(capsys, argv, *messages) -> str:
-    assert main(argv) == 2, argv
-    err = capsys.readouterr().err
-    assert all(m in err for m in messages) and "Traceback" not in err, err
-    return err
 
 
 def test_a_line_longer_than_word2vecs_sentence_limit_is_cut_so_every_word_is_trained():
@@ -122,7 +117,7 @@ def test_the_cli_keeps_a_gazetteer_list_whose_first_entry_is_a_number(isolated, 
 def test_gzip_files_are_named_as_such(isolated, tmp_path, capsys):
     path = tmp_path / "v.txt.gz"
     path.write_bytes(gzip.compress(VECTORS.encode()))
-    _fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(path), "--train",
+    fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(path), "--train",
                     str(isolated), "--epochs", "1", "--model", str(tmp_path / "m.npz")],
            "v.txt.gz: this file is gzip-compressed", "gunzip")
 
@@ -133,23 +128,23 @@ def test_text_too_small_for_word2vec_names_the_source_and_min_count(isolated, tm
     folder = tmp_path / "empty"
     folder.mkdir()
     (folder / "a.txt").write_text("", encoding="utf-8")
-    _fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(folder),
+    fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(folder),
                     "--train", str(isolated), "--epochs", "1", "--model", str(tmp_path / "m.npz")],
            f"{folder}: the text holds no word seen at least 2 times", "--min-count")
     uniq = tmp_path / "uniq.txt"
     uniq.write_text("a b c\nd e f\n", encoding="utf-8")
-    _fails(capsys, ["clusters", str(uniq), "--k", "2", "--out", str(tmp_path / "c.tsv")],
+    fails(capsys, ["clusters", str(uniq), "--k", "2", "--out", str(tmp_path / "c.tsv")],
            "uniq.txt: the text holds no word seen at least 2 times (6 tokens, 6 distinct)")
     few = tmp_path / "few.txt"
     few.write_text("a b a b c\n", encoding="utf-8")
-    _fails(capsys, ["clusters", str(few), "--k", "4", "--out", str(tmp_path / "c.tsv")],
+    fails(capsys, ["clusters", str(few), "--k", "4", "--out", str(tmp_path / "c.tsv")],
            "few.txt: 2 word vectors cannot make 4 clusters (--min-count 2 keeps 2 words)")
 
 
 def test_more_principal_components_than_words_is_refused_naming_the_file(isolated, tmp_path, capsys):
     two = tmp_path / "two.txt"
     two.write_text("the 0.1 0.2 0.3 0.4\nruns 0.3 0.1 0.0 0.2\n", encoding="utf-8")
-    _fails(capsys, ["train", "-q", "-a", "perceptron", "--features", "chunking;vec(lower(w[0]));@vecdim=3",
+    fails(capsys, ["train", "-q", "-a", "perceptron", "--features", "chunking;vec(lower(w[0]));@vecdim=3",
                     "--resources", str(two), "--train", str(isolated), "--epochs", "1",
                     "--model", str(tmp_path / "m.npz")],
            "two.txt: @vecdim=3 asks for 3 principal components; the vectors of 2 word(s) give at most 1")
@@ -158,7 +153,7 @@ def test_more_principal_components_than_words_is_refused_naming_the_file(isolate
 def test_too_few_vectors_for_k_means_name_the_file(isolated, tmp_path, capsys):
     path = tmp_path / "v.txt"
     path.write_text(VECTORS, encoding="utf-8")
-    _fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(path),
+    fails(capsys, ["train", "-a", "perceptron", "--features", "chunking+km", "--resources", str(path),
                     "--train", str(isolated), "--epochs", "1", "--model", str(tmp_path / "m.npz")],
            "v.txt: 3 word vectors cannot make 64 clusters")
 
