@@ -140,6 +140,7 @@ def test_kmeans_of_vectors_without_scikit_learn_is_refused_before_the_file_is_re
     monkeypatch.setattr(spec_module, "_CACHE", {})
     monkeypatch.setitem(sys.modules, "sklearn", None)
     monkeypatch.setitem(sys.modules, "sklearn.cluster", None)
-    with pytest.raises(MissingExtraError, match=r"pip install 'chaintag\[clusters\]'"):
-        spec_module.resolve_resources(f"w[0];km4(w[0]);@clusters={vectors}")
+    for features in (f"w[0];km4(w[0]);@clusters={vectors}", f"pos+km;@clusters={vectors}"):  # a preset's too
+        with pytest.raises(MissingExtraError, match=r"pip install 'chaintag\[clusters\]'"):
+            spec_module.resolve_resources(features)
     assert read == []

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from chaintag import _jit
 
@@ -69,3 +70,39 @@ def test_numba_cache_dir_is_still_honoured(tmp_path, monkeypatch):
     assert locator.get_source_stamp()[1] == _jit.kernel_digest()
     monkeypatch.setattr(config, "CACHE_DIR", "")
     assert type(type(viterbi_kernel._cache._impl)(viterbi_kernel.py_func).locator).__name__ == "ChaintagInTreeCacheLocator"
+
+
+def test_a_kernel_is_compiled_without_a_cache_where_none_can_be_written(monkeypatch, caplog):
+    """A read-only installation with no writable home: numba refused cache=True when a kernel was defined,
+    so every command failed, --version included. The kernel now compiles uncached, with one warning."""
+    import logging
+    from chaintag import _jit
+    calls = []
+
+    def fake_njit(*args, **kwargs):
+        calls.append(kwargs.get("cache"))
+
+        def define(func):
+            if kwargs.get("cache"):
+                raise RuntimeError(f"cannot cache function {func.__name__!r}: no locator available for file 'x.py'")
+            return func
+        return define
+    monkeypatch.setattr(_jit, "_numba_njit", fake_njit)
+    monkeypatch.setattr(_jit, "_WARNED", [])
+    with caplog.at_level(logging.WARNING, logger="chaintag"):
+        first = _jit.njit(cache=True)(lambda x: x + 1)
+        second = _jit.njit(cache=True, nogil=True)(lambda x: x * 2)
+    assert first(1) == 2 and second(2) == 4 and calls == [True, False, True, False]
+    assert caplog.text.count("NUMBA_CACHE_DIR") == 1  # warned once
+
+
+def test_other_errors_of_a_kernel_definition_are_not_hidden(monkeypatch):
+    from chaintag import _jit
+
+    def fake_njit(*args, **kwargs):
+        def define(func):
+            raise RuntimeError("something else")
+        return define
+    monkeypatch.setattr(_jit, "_numba_njit", fake_njit)
+    with pytest.raises(RuntimeError, match="something else"):
+        _jit.njit(cache=True)(lambda x: x)

@@ -14,17 +14,48 @@ list against the package).
 
 With a numba whose cache classes differ from those this module knows, the
 kernels keep numba's own stamps.
+
+Where no cache folder can be written (a read-only installation, and a home
+folder that is missing or read-only: containers, services), numba refuses
+``cache=True`` when the kernel is defined, which made every command fail,
+``--version`` included. :func:`njit` then compiles the kernel without a
+cache, with one warning naming ``NUMBA_CACHE_DIR``.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import os
 
-from numba import njit, prange  # noqa: F401 (the names the kernel modules import)
+from numba import njit as _numba_njit, prange  # noqa: F401 (the names the kernel modules import)
 
 __all__ = ["KERNEL_MODULES", "kernel_digest", "njit", "prange"]
+
+_LOG = logging.getLogger("chaintag")
+_WARNED = []
+
+
+def njit(*args, **kwargs):
+    """numba's ``njit``; with ``cache=True`` where no cache folder can be written, the kernel is compiled
+    without a cache (each process compiles it again) and a warning says how to give one."""
+    decorator = _numba_njit(*args, **kwargs)
+    if not kwargs.get("cache") or (args and callable(args[0])):
+        return decorator
+
+    def define(func):
+        try:
+            return decorator(func)
+        except RuntimeError as exc:
+            if "cannot cache" not in str(exc):
+                raise
+            if not _WARNED:
+                _WARNED.append(True)
+                _LOG.warning("chaintag: compiled kernels cannot be cached (no writable folder for numba's "
+                             "cache); every run compiles them again: set NUMBA_CACHE_DIR to a writable folder")
+            return _numba_njit(*args, **{**kwargs, "cache": False})(func)
+    return define
 
 KERNEL_MODULES = (
     "decoding/beam.py", "decoding/constraints.py", "decoding/forward_backward.py", "decoding/nbest.py",

@@ -227,8 +227,8 @@ def _require_kmeans_first(features, paths) -> None:
     chaintag.errors.MissingExtraError
     """
     import re
-    text = FeatureSpec.parse(features).to_text()
-    if not re.search(r"\bkm\d+\(", text):
+    # the functions of the templates, a preset's expanded (pos+km names no km256 in its text)
+    if not any(re.fullmatch(r"km\d+", name) for name in FeatureSpec.parse(features).function_names()):
         return
     from ..resources.files import sniff_kind
     if any(os.path.isfile(p) and sniff_kind(p) == "vectors" for p in paths):
