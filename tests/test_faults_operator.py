@@ -60,9 +60,11 @@ def test_the_advice_after_a_checkpointed_run_that_finished_its_epochs(train, tmp
                                 "without training again with: chaintag train --epochs 1 --resume")
     args.epochs = 3
     assert train_hint(args).startswith(f"the checkpoint in {ck} holds epoch 1: resume at epoch 2")
-    # interrupted before the learner is made, without --epochs: the checkpoint's own count of epochs asked for
-    args.epochs = None
-    assert "holds all the epochs (epoch 1)" in train_hint(args)
+    # interrupted before the learner is made, without --epochs: the checkpoint's own count of epochs asked for,
+    # named in the advised command (whose default could be fewer)
+    args.epochs, args.argv = None, ["train"]
+    assert train_hint(args).endswith("holds all the epochs (epoch 1): write the model without training again "
+                                     "with: chaintag train --resume --epochs 1")
 
 
 def test_a_streamed_run_is_not_advised_a_checkpoint_it_cannot_take():
@@ -112,7 +114,7 @@ def test_a_refusal_to_resume_names_the_settings_that_differ(train, tmp_path, cap
             "--checkpoint-dir", str(ck)]
     assert main(base + ["--epochs", "1", "-p", "l2=2"]) == 0
     fails(capsys, base + ["--epochs", "2", "--resume"],
-           "this checkpoint was made with other settings (l2: 2.0 in the checkpoint, 1.0 now)")
+           "this checkpoint was made with other settings (l2 (--l2): 2.0 in the checkpoint, 1.0 now)")
     other = tmp_path / "other.txt"
     other.write_text(TRAIN.replace("sings", "dances"), encoding="utf-8")
     argv = base + ["--epochs", "2", "-p", "l2=2", "--resume"]
@@ -134,6 +136,12 @@ def test_a_refusal_to_resume_names_the_settings_that_differ(train, tmp_path, cap
     argv = base + ["--epochs", "2", "--threads", "2", "-p", "l2=2", "--resume"]
     argv[argv.index(str(train))] = str(other)
     fails(capsys, argv, "n_jobs (--threads): 1 in the checkpoint, 2 now", "and other training data")
+    # a setting that shapes the vocabulary changed: no claim about the data, and the advice to resume
+    argv = base + ["--epochs", "2", "-p", "l2=2", "--resume"]
+    argv[argv.index("w[0]")] = "w[0];w[-1]"
+    err = fails(capsys, argv, "features (--features): 'w[0]' in the checkpoint, 'w[0];w[-1]' now",
+                "; resume with its settings, or remove it")
+    assert "other training data" not in err
 
 
 def test_a_second_ctrl_c_during_the_report_of_the_first_is_ignored(train, tmp_path, monkeypatch):

@@ -29,6 +29,10 @@ def test_brackets_reach_a_chunker_as_it_read_them_in_training():
                         [["DT", "NN", "-LRB-", "DT", "NN", "-RRB-", "-LRB-"]])
     assert got == [[("the", "DT"), ("dog", "NN"), ("-LRB-", "("), ("a", "DT"), ("cat", "NN"), ("-RRB-", ")"),
                     ("[", "(")]]  # "-LSB-" is no word of this chunker: "[" stays
+    # a chunker that reads the words lowercased and the tags' suffixes sees them through its functions
+    lowered = _fit("perceptron", chunk_train, chunk_labels, features="lower(w[0]);suf1(pos[0])", epochs=3,
+                   columns=["word", "pos"])
+    assert _piped_tokens(lowered, [["the", "("]], [["DT", "-LRB-"]]) == [[("the", "DT"), ("-LRB-", "(")]]
     pos = _fit("perceptron", [["the", "dog", "(", "a", "cat", ")"]] * 8,
                [["DT", "NN", "-LRB-", "DT", "NN", "-RRB-"]] * 8, features="pos", epochs=3)
     doc = chunker.tag_text("the dog (a cat)", pos_model=pos)

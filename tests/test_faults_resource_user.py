@@ -76,6 +76,9 @@ def test_a_line_that_starts_with_a_space_is_refused_naming_it(tmp_path):
         read_vectors(path)
     path.write_text(VECTORS + "  0.1 0.2 0.3\n", encoding="utf-8")  # a word of one space, as before
     assert read_vectors(path).words[-1] == " "
+    path.write_text(VECTORS + " cat 0.1 0.2 0.3\n", encoding="utf-8")  # refused before; not the word " cat"
+    with pytest.raises(InputError, match=r"v.txt:4: the line starts with a space before its word"):
+        read_vectors(path)
 
 
 def test_a_value_beyond_float32_is_refused_without_a_numpy_warning(tmp_path):
@@ -88,7 +91,8 @@ def test_a_value_beyond_float32_is_refused_without_a_numpy_warning(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["PROD\t747\nLOC\tRome\n", "LOC\tRome\nPROD\t747\n",
-                                  "YEAR\t2020\nEVENT\tOlympics\n", "PROT\t5 lipoxygenase\n"])
+                                  "YEAR\t2020\nEVENT\tOlympics\n", "PROT\t5 lipoxygenase\n",
+                                  "PER\tJohn Smith\nLOC\tNew York\t\nORG\tIBM\n", "PER\tJohn\nLOC\t\n"])
 def test_a_gazetteer_list_is_one_whatever_its_first_entry(text, tmp_path):
     """``PROD<TAB>747`` first made the list word vectors, dropped with 'no template reads word vectors'."""
     path = tmp_path / "list.tsv"

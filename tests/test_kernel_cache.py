@@ -106,3 +106,15 @@ def test_other_errors_of_a_kernel_definition_are_not_hidden(monkeypatch):
     monkeypatch.setattr(_jit, "_numba_njit", fake_njit)
     with pytest.raises(RuntimeError, match="something else"):
         _jit.njit(cache=True)(lambda x: x)
+
+
+def test_numba_s_own_refusal_to_cache_is_the_one_caught(monkeypatch):
+    """numba cannot cache a function without a source file; that refusal, numba's own words, is the one the
+    fallback catches (the tests above fake it)."""
+    from chaintag import _jit
+    monkeypatch.setattr(_jit, "_WARNED", [])  # this process's kernels stay cached
+    namespace = {}
+    exec("def double(x):\n    return 2 * x\n", namespace)  # no file: no cache locator
+    assert _jit.njit(cache=True)(namespace["double"])(21) == 42
+    assert _jit.njit(namespace["double"], cache=True)(4) == 8  # the direct form
+    assert _jit.uncached()

@@ -37,16 +37,22 @@ _LOG = logging.getLogger("chaintag")
 _WARNED = []
 
 
+def uncached() -> bool:
+    """Whether a kernel had to be compiled without a cache in this process (see :func:`njit`)."""
+    return bool(_WARNED)
+
+
 def njit(*args, **kwargs):
     """numba's ``njit``; with ``cache=True`` where no cache folder can be written, the kernel is compiled
     without a cache (each process compiles it again) and a warning says how to give one."""
-    decorator = _numba_njit(*args, **kwargs)
-    if not kwargs.get("cache") or (args and callable(args[0])):
-        return decorator
+    if not kwargs.get("cache"):
+        return _numba_njit(*args, **kwargs)
+    if args and callable(args[0]):  # njit(func, cache=True)
+        return njit(*args[1:], **kwargs)(args[0])
 
     def define(func):
         try:
-            return decorator(func)
+            return _numba_njit(*args, **kwargs)(func)
         except RuntimeError as exc:
             if "cannot cache" not in str(exc):
                 raise

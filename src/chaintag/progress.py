@@ -129,8 +129,10 @@ def compile_step(mode: str | None):
             if rec is None:
                 return "loaded from the cache, or compiled on a first run"
             n = sum(1 for _, ev in rec.buffer if ev.is_start)
-            return ("loaded from the cache" if n == 0 else
-                    f"compiled on this run: {plural(n, 'function')}; later runs load them from the cache")
+            from ._jit import uncached
+            later = ("no cache folder can be written: every run compiles them" if uncached() else
+                     "later runs load them from the cache")
+            return "loaded from the cache" if n == 0 else f"compiled on this run: {plural(n, 'function')}; {later}"
 
         with step(mode, "compiled kernels", detail):
             yield

@@ -199,6 +199,7 @@ def run_training(opts, log=None, settings=None) -> TrainResult:
         def log(message):
             return None
     t0 = time.perf_counter()
+    opts.model_saved = opts.history_written = False  # set once written (the advice after an interrupt)
     check_options_given(opts)
     check_algorithm(opts.algorithm)
     check_checkpoint_kept(opts)

@@ -39,8 +39,13 @@ def train_hint(args) -> str:
     if "--resume" not in again:
         again += " --resume"
     held = "epoch 1" if epoch == 1 else f"epochs 1-{epoch}"
-    # the epochs asked for: this command's, else those of the run that wrote the checkpoint
-    total = getattr(args, "epochs", None) or getattr(args, "epochs_run", None) or meta.get("epochs")
+    # the epochs asked for: this command's, else those of the run that wrote the checkpoint (named in the
+    # advised command, whose default could be fewer than the checkpoint holds)
+    total = getattr(args, "epochs", None)
+    if total is None and meta.get("epochs"):
+        total = int(meta["epochs"])
+        again += f" --epochs {total}"
+    total = total or getattr(args, "epochs_run", None)
     if total is not None and epoch >= total:
         return (f"the checkpoint in {args.checkpoint_dir} holds all the epochs ({held}): write the model "
                 f"without training again with: {again}")

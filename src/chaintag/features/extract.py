@@ -323,6 +323,28 @@ class AttributeExtractor:
         """
         return {v for d in self._derived if d.column == column and not d.functions for v in d.values}
 
+    def knows(self, column: str, value: str) -> bool | None:
+        """Whether a template that reads ``column`` saw ``value`` in training, through its functions
+        (``lower(w[0])`` knows ``-LRB-`` when it saw ``-lrb-``); None when no template reads the column.
+
+        Parameters
+        ----------
+        column : str
+        value : str
+
+        Returns
+        -------
+        bool or None
+        """
+        derived = [d for d in self._derived if d.column == column and d.values]
+        if not derived:
+            return None
+        for d in derived:
+            v = d.apply(value)
+            if v is not None and v in d.index:
+                return True
+        return False
+
     @property
     def n_attributes(self) -> int:
         """Number of attributes in the table."""

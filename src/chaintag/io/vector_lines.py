@@ -117,8 +117,10 @@ class VectorLines:
                 self.dim = self.header[1]
                 continue
             word, values, has_space = split_vector_line(line, self.dim)
-            if word == "":  # a line " 0.1 0.2" (a word of spaces, "  0.1 0.2", is a word)
-                raise InputError("the line's word is empty (it starts with a space)", self.path, lineno)
+            if word == "" or (word[0] == " " and word.strip()):  # " 0.1 0.2", " cat 0.1 0.2" (a word all of
+                # spaces, "  0.1 0.2" once the dimension is known, is a word of GloVe's Common Crawl files)
+                raise InputError("the line starts with a space before its word" if word.strip() else
+                                 "the line's word is empty (it starts with a space)", self.path, lineno)
             if has_space:
                 spaced += 1
                 example = example or word

@@ -87,14 +87,38 @@ def _difference(then: dict | None, now: dict | None) -> str:
     """What differs between the recorded settings and this run's, in words ("" when unknown or none)."""
     if not isinstance(then, dict) or not isinstance(now, dict):
         return ""
-    names = sorted(k for k in set(then) | set(now) if then.get(k, "(unset)") != now.get(k, "(unset)"))
-    return "; ".join(f"{k}{_OPTIONS.get(k, '')}: {then.get(k, '(unset)')!r} in the checkpoint, "
+    names = _differing(then, now)
+    algorithm = now.get("algorithm") or then.get("algorithm")
+    return "; ".join(f"{k} ({_option(k, algorithm)}): {then.get(k, '(unset)')!r} in the checkpoint, "
                      f"{now.get(k, '(unset)')!r} now" for k in names)
 
 
-#: The command-line options of settings whose names differ from them.
-_OPTIONS = {"n_jobs": " (--threads)", "random_state": " (--seed)", "shards": " (--workers)",
-            "mixing": " (--mixing)", "algorithm": " (--algorithm)"}
+def _differing(then: dict, now: dict) -> list[str]:
+    return sorted(k for k in set(then) | set(now) if then.get(k, "(unset)") != now.get(k, "(unset)"))
+
+
+#: Settings named otherwise on the command line than in Python.
+_OPTIONS = {"n_jobs": "--threads", "random_state": "--seed", "shards": "--workers", "averaged": "--average",
+            "shuffle": "--shuffle", "features": "--features", "columns": "--columns", "cc": "--cc",
+            "feature_space": "--feature-space", "hash_bits": "--hash-bits", "algorithm": "--algorithm",
+            "mixing": "--mixing"}
+#: Settings that shape the attribute vocabulary: with one of them changed, another vocabulary says nothing
+#: of the training data.
+VOCABULARY_SETTINGS = frozenset({"features", "hash_bits", "columns", "cc", "feature_space", "algorithm"})
+
+
+def _option(name: str, algorithm) -> str:
+    """The command-line option that sets a learner setting (``-p NAME=VALUE`` when none does)."""
+    if name in _OPTIONS:
+        return _OPTIONS[name]
+    try:
+        from . import LEARNERS
+        for param in LEARNERS[algorithm].params:
+            if param.name == name:
+                return f"-p {name}=..." if param.option == "" else (param.option or "--" + name.replace("_", "-"))
+    except Exception:  # noqa: BLE001 - an unknown learner or setting: its plain name
+        pass
+    return "--" + name.replace("_", "-")
 
 
 # folders this process holds, by (real path, thread): a holder may take its own lock again
@@ -213,10 +237,13 @@ def load_checkpoint(folder, state: dict, print_: str, settings: dict | None = No
     if meta.get("fingerprint") != print_:
         differs = _difference(meta.get("settings"), settings)
         if differs:
-            data = (meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary)
+            # another vocabulary is other data only when no setting that shapes the vocabulary changed
+            data = (meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary
+                    and not VOCABULARY_SETTINGS & set(_differing(meta["settings"], settings)))
             raise InputError(f"this checkpoint was made with other settings ({differs})"
-                             + (" and other training data (other words or values)" if data else
-                                "; resume with its settings") + ", or remove it or use another --checkpoint-dir",
+                             + (" and other training data (other words or values): remove it or use another "
+                                "--checkpoint-dir" if data else
+                                "; resume with its settings, or remove it or use another --checkpoint-dir"),
                              path)
         same = " (the settings are the same)" if isinstance(meta.get("settings"), dict) and settings else ""
         raise InputError(f"this checkpoint was made with other training data or settings{same}; "

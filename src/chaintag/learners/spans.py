@@ -296,24 +296,30 @@ BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-
 BRACKET_TAGS = {"(": "-LRB-", ")": "-RRB-"}
 
 
-def _other_form(value: str, table: dict, known: set) -> str:
-    """``value``, or its other form in ``table`` (either way) when only that one is ``known``."""
-    if value in known or not known:
+def _other_form(value: str, table: dict, knows) -> str:
+    """``value``, or its other form in ``table`` (either way) when only that one is known (``knows(v)``:
+    True, False, or None when no template reads the column)."""
+    if value not in table and value not in table.values():
+        return value
+    if knows(value) is not False:
         return value
     other = table.get(value)
     if other is None:
         other = next((k for k, v in table.items() if v == value), None)
-    return other if other is not None and other in known else value
+    return other if other is not None and knows(other) else value
 
 
 def _piped_tokens(model, sentences, tags) -> list:
     """``(word, tag)`` tokens for ``model`` from words and a POS model's tags, brackets written as the model
-    read them in training: a chunker of CoNLL-2000 (words ``-LRB-``, tags ``(``) given raw text's ``(`` and
-    en-pos's ``-LRB-`` saw an unknown word and an unknown tag, and put brackets in chunks."""
-    values = getattr(model.extractor_, "column_values", None)
-    words_known = values("word") if values is not None else set()
-    tags_known = values("pos") if values is not None else set()
-    return [[(_other_form(w, BRACKET_WORDS, words_known), _other_form(t, BRACKET_TAGS, tags_known))
+    read them in training (through its templates' functions: ``lower(w[0])`` saw ``-lrb-``): a chunker of
+    CoNLL-2000 (words ``-LRB-``, tags ``(``) given raw text's ``(`` and en-pos's ``-LRB-`` saw an unknown
+    word and an unknown tag, and put brackets in chunks."""
+    knows = getattr(model.extractor_, "knows", None)
+    if knows is None:  # feature-dict extractors
+        return [list(zip(words, sent_tags)) for words, sent_tags in zip(sentences, tags)]
+    word = lambda v: knows("word", v)  # noqa: E731
+    tag = lambda v: knows("pos", v)  # noqa: E731
+    return [[(_other_form(w, BRACKET_WORDS, word), _other_form(t, BRACKET_TAGS, tag))
              for w, t in zip(words, sent_tags)] for words, sent_tags in zip(sentences, tags)]
 
 

@@ -50,14 +50,14 @@ def _lines(path):
 SNIFF_LINES = 100
 
 
-def _gazetteer_line(line: str, numbers: bool = False) -> bool:
-    """Whether a line reads as ``type<TAB>string``: a string with a field that is not a number (``IL-2``,
-    ``5 lipoxygenase``), not a vector's values; with ``numbers``, also a string of one number (``747``)."""
+def _gazetteer_line(line: str) -> bool:
+    """Whether a line reads as ``type<TAB>string`` with a string that is not only numbers (``IL-2``,
+    ``5 lipoxygenase``), not a word and a vector's values."""
     fields = line.split("\t")
-    if len(fields) != 2 or not fields[0].strip() or is_number(fields[0]):
+    if len(fields) < 2 or not fields[0].strip() or is_number(fields[0]):
         return False
     words = fields[1].split()
-    return bool(words) and (not all(is_number(w) for w in words) or (numbers and len(words) == 1))
+    return bool(words) and not all(is_number(w) for w in words)
 
 
 def sniff_kind(path) -> str:
@@ -65,10 +65,10 @@ def sniff_kind(path) -> str:
     first lines (``#`` comments and blank lines skipped).
 
     A cluster table opens with its magic line; a Brown paths file's first line is ``BITS<TAB>WORD``; a
-    gazetteer list's first :data:`SNIFF_LINES` are all ``type<TAB>string``, one at least with a string that is
-    not a number (whatever their order: a first entry ``PROD<TAB>747`` does not make the list word vectors;
-    ``the<TAB>17`` lines alone are not a list); word vectors otherwise, their header ``N D`` separated by a
-    space or a tab.
+    gazetteer list has a line ``type<TAB>string`` whose string is not a number among its first
+    :data:`SNIFF_LINES` (whatever their order: a first entry ``PROD<TAB>747`` does not make the list word
+    vectors; ``the<TAB>17`` lines alone are no list, nor a list of numbers alone); word vectors otherwise,
+    their header ``N D`` separated by a space or a tab.
 
     Raises
     ------
@@ -92,8 +92,8 @@ def sniff_kind(path) -> str:
     fields = lines[0].split("\t")
     if len(fields) in (2, 3) and _BITS.match(fields[0]):
         return "brown"
-    if any(_gazetteer_line(line) for line in lines) and all(_gazetteer_line(line, True) for line in lines):
-        return "gazetteer"  # a list may hold numbers (PROD<TAB>747) beside its words; word<TAB>17 alone is no list
+    if any(_gazetteer_line(line) for line in lines):
+        return "gazetteer"  # whatever its other lines: numbers (PROD<TAB>747), a trailing tab (refused by the reader)
     return "vectors"
 
 

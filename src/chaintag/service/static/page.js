@@ -30,7 +30,10 @@ function formatConfidence(c) { return c === null || c === undefined ? "" : c.toF
 
 // "probability", "relative" (the perceptron's and MIRA's scores: not probabilities) or null (from /health)
 let confidenceKind = "probability";
-function shownConfidence(span) { return confidenceKind === "probability" ? span.confidence : null; }
+function shownConfidence(span) {
+  return confidenceKind === "probability" && span.confidence !== undefined ? span.confidence : null;
+}
+let described = null; // the /health request, which the first answer waits for
 
 async function describeModel() {
   try {
@@ -66,8 +69,9 @@ function tokenNode(tok) {
 function spanNode(span) {
   const mark = el("mark", "span " + colour(span.label));
   mark.dataset.label = span.label;
-  if (span.confidence !== null) mark.dataset.confidence = String(span.confidence);
-  mark.title = span.label + (span.confidence === null ? "" : ", confidence " + span.confidence);
+  const c = shownConfidence(span);
+  if (c !== null) mark.dataset.confidence = String(c);
+  mark.title = span.label + (c === null ? "" : ", confidence " + formatConfidence(c));
   return mark;
 }
 
@@ -130,6 +134,7 @@ async function tag(event) {
   const button = $("tag");
   button.disabled = true;
   showError("");
+  if (described) await described; // what a confidence is, before the first answer is drawn
   try {
     const res = await fetch("/tag", {
       method: "POST",
@@ -152,5 +157,5 @@ document.addEventListener("DOMContentLoaded", () => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("form").requestSubmit();
   });
   $("show-labels").addEventListener("change", (e) => $("result").classList.toggle("labels", e.target.checked));
-  describeModel();
+  described = describeModel();
 });
