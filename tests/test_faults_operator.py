@@ -163,3 +163,25 @@ def test_a_second_ctrl_c_during_the_report_of_the_first_is_ignored(train, tmp_pa
     except KeyboardInterrupt:
         pytest.fail("the second Ctrl-C escaped the clean-up")
     assert rc == 130 and signal.getsignal(signal.SIGINT) == before
+
+
+def test_a_ctrl_c_inside_a_compiled_function_is_an_interrupt(train, tmp_path, capsys, monkeypatch):
+    """numba reports a Ctrl-C inside a compiled function (attribute extraction of a large file) as a
+    SystemError whose context is the KeyboardInterrupt: a traceback, and no advice."""
+    from chaintag.cli import train_cmd
+
+    def compiled(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("CPUDispatcher(<function table_to_csr>) returned a result with an exception set")
+    monkeypatch.setattr(train_cmd, "_run", compiled)
+    assert main(["train", "-a", "perceptron", "--train", str(train), "--model", str(tmp_path / "m.npz")]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted; nothing was saved" in err and "Traceback" not in err
+
+    def broken(args):
+        raise SystemError("a real fault")
+    monkeypatch.setattr(train_cmd, "_run", broken)
+    with pytest.raises(SystemError, match="a real fault"):
+        main(["train", "-a", "perceptron", "--train", str(train), "--model", str(tmp_path / "m.npz")])

@@ -64,6 +64,19 @@ def _catch_sigterm():
     return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _interrupt_inside(exc: BaseException):
+    """The KeyboardInterrupt (Ctrl-C or SIGTERM's Terminated) that ``exc`` was raised in handling, or None.
+    numba reports a Ctrl-C inside a compiled function as ``SystemError: ... returned a result with an
+    exception set`` whose context is the KeyboardInterrupt."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _ignore_interrupts():
     """Ignore Ctrl-C (main thread only) while an interrupted command reports and cleans up; returns the
     restorer. A second Ctrl-C there raised KeyboardInterrupt out of the clean-up: a traceback, exit -2."""
@@ -101,7 +114,13 @@ def main(argv=None) -> int:
     restore_gc = _fewer_collections()
     restore_sigint = lambda: None  # noqa: E731 - replaced when an interrupt is being reported
     try:
-        return int(args.run(args) or 0)
+        try:
+            return int(args.run(args) or 0)
+        except SystemError as exc:  # a Ctrl-C inside a compiled function: numba wraps the KeyboardInterrupt
+            interrupt = _interrupt_inside(exc)
+            if interrupt is None:
+                raise
+            raise interrupt from None
     except (ChaintagError, OSError, NotImplementedError) as exc:
         if getattr(args, "debug", False):
             raise
