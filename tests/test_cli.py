@@ -511,3 +511,19 @@ def test_a_command_line_mistake_is_one_line_with_a_suggestion(capsys):
         err = capsys.readouterr().err
         assert expect in err and "--help lists the options" in err
         assert len(err.strip().splitlines()) == 1 and "usage:" not in err
+
+
+def test_a_conll_2002_marker_line_gets_a_label_as_the_token_lines_do(tmp_path):
+    """``-DOCSTART- -DOCSTART- O`` was copied as it was while the token lines got a fourth field: the
+    conlleval script stopped with "unexpected number of features: 4 (3)"."""
+    text = ("-DOCSTART- -DOCSTART- O\n\nJuan NP B-PER\nvive VM O\n\n-DOCSTART- -DOCSTART- O\n\n"
+            "Ana NP B-PER\ncanta VM O\n\n")
+    src = write(tmp_path, "es.txt", text)
+    model = tmp_path / "m.npz"
+    assert main(["train", "--train", str(src), "--features", "w[0];pos[0]", "--model", str(model), "--quiet"]) == 0
+    out = tmp_path / "o.txt"
+    assert main(["tag", "-m", str(model), str(src), "-o", str(out), "--quiet"]) == 0
+    lines = [ln for ln in out.read_text().splitlines() if ln]
+    assert lines[0] == "-DOCSTART- -DOCSTART- O O" and lines[3] == "-DOCSTART- -DOCSTART- O O"
+    assert {len(ln.split()) for ln in lines} == {4}
+    assert main(["eval", str(out)]) == 0  # and it scores as before

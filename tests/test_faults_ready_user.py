@@ -74,3 +74,19 @@ def test_a_place_not_used_for_the_data_directory_is_not_called_not_set(monkeypat
 def test_the_code_carries_its_licence_text():
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert text.startswith("MIT License") and "CC BY-SA 4.0" in text
+
+
+def test_raw_text_advice_names_en_pos_only_for_penn_treebank_tags():
+    """A chunker of CoNLL-2002's Spanish tags (NP, VM, Fc) was told to take --pos-model en-pos, which then
+    refused it: 0 of en-pos's 49 labels are its tags."""
+    from chaintag.errors import InputError
+    spanish = _fit("perceptron", [[("Juan", "NP"), ("vive", "VM"), (",", "Fc")]] * 4, [["B-PER", "O", "O"]] * 4,
+                   features="w[0];pos[0]", epochs=1, columns=["word", "pos"])
+    with pytest.raises(InputError) as info:
+        spanish.tag_text("Juan vive.")
+    assert "a model of this model's tags (Fc, NP, VM, ...)" in str(info.value) and "en-pos" not in str(info.value)
+    assert "train on the words alone" in str(info.value)
+    english = _fit("perceptron", [[("John", "NNP"), ("lives", "VBZ"), (",", ",")]] * 4, [["B-PER", "O", "O"]] * 4,
+                   features="w[0];pos[0]", epochs=1, columns=["word", "pos"])
+    with pytest.raises(InputError, match=r"--pos-model en-pos"):
+        english.tag_text("John lives.")

@@ -186,7 +186,10 @@ def score_model(model, test, *, scheme: str | None = None, log: Callable[[str], 
         idx = [test.columns.index(c) for c in model.columns_]
         if idx != list(range(len(test.columns))):
             tokens = [[tuple(tok[i] for i in idx) for tok in s] for s in tokens]
-    return model.evaluate(tokens, labels, scheme=scheme)
+    result = model.evaluate(tokens, labels, scheme=scheme)
+    if labels is not test.labels:  # the scheme line describes the rewritten labels, not the file's
+        result.gold_rewritten = True
+    return result
 
 
 def load_test_data(model, source: str, options, log: Callable[[str], None] | None = None):

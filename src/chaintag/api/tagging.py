@@ -248,6 +248,18 @@ def _as_sentences(sentences, sep=None):
                              f"the reader's sentences (chaintag.io.columns.iter_sentences), not {type(sent).__name__}")
 
 
+def _marker_line(marker: str, kind: str, options: dict, n_fields: int | None) -> str:
+    """A document marker as written back: a CoNLL-2002/2003 ``-DOCSTART- -DOCSTART- O`` line with as many
+    fields as the file's token lines (``n_fields``) gets the predicted label ``O`` too, as they get theirs,
+    so that the output keeps one number of fields on every line (the ``conlleval`` script stops on a line
+    with another)."""
+    fields = marker.split()
+    if (kind != "columns" or fields[:1] != ["-DOCSTART-"] or len(fields) != n_fields
+            or options.get("confidence")):
+        return marker
+    return marker + ("\t" if "\t" in marker else " ") + "O"
+
+
 def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_format, batch_size, name,
                    whole_documents, progress, warn) -> int:
     """Sentences of a column file or text tagged in batches; markers copied through; the sentences tagged."""
@@ -256,6 +268,11 @@ def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_
     batch = Batch(name)
     picker = "unset"
     out_sep = None
+    n_fields, held = None, []  # the fields of a token line; markers before the first one wait for it
+
+    def marker(text):
+        writer.text(_marker_line(text, kind, options, n_fields) + ("\n" if kind == "text" else "\n\n"))
+
     for sent in sentences:
         if progress is not None:
             progress(1)
@@ -265,8 +282,16 @@ def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_
                 writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
                 batch = Batch(name)
             if not nbest:
-                writer.text(sent.marker + ("\n" if kind == "text" else "\n\n"))
+                if n_fields is None:
+                    held.append(sent.marker)
+                else:
+                    marker(sent.marker)
             continue
+        if n_fields is None and sent.tokens:
+            n_fields = len(sent.tokens[0])
+            for text in held:
+                marker(text)
+            held = []
         if not sent.tokens:  # a blank line of plain text: an empty line of text output
             if kind == "text":
                 batch.add([], sent.line)
@@ -291,6 +316,8 @@ def _tag_sentences(model, sentences, writer, kind, options, columns, sep, input_
             batch = Batch(name)
     if batch:
         writer.batch(kind, batch, None if picker == "unset" else picker, out_sep)
+    for text in held:  # a file of markers alone
+        marker(text)
     return n
 
 

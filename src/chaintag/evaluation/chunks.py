@@ -241,6 +241,9 @@ class EvalResult:
     stray_pred: dict[str, int] = field(default_factory=dict)
     scheme_suggested: str | None = None
     label_format: str = "B-X"
+    #: Set when the gold labels were written in the model's scheme or notation before scoring (``eval
+    #: --model`` with gold labels written otherwise): the scheme line says so.
+    gold_rewritten: bool = False
 
     def describe_scheme(self) -> str:
         """One line naming the scheme used and the stray labels, for reports.
@@ -264,6 +267,8 @@ class EvalResult:
         if self.scheme_suggested:
             text += (f"; the labels look like {self.scheme_suggested.upper()}: "
                      f"--scheme {self.scheme_suggested} (or auto) reads them all")
+        if self.gold_rewritten:
+            text += "; the file's gold labels, written otherwise, were rewritten in the model's scheme first"
         return text
 
     def to_dict(self) -> dict:

@@ -195,8 +195,16 @@ class SpanMixin:
             pos_model = self._as_model(pos_model, "pos_model")  # a model, its file or a known name
         piped = pos_model is not None and cols == ["word", "pos"]
         if len(cols) != 1 and not piped:
-            hint = ("; a POS model gives the pos column: --pos-model en-pos (pos_model=chaintag.load('en-pos'))"
-                    if cols == ["word", "pos"] else "")
+            hint = ""
+            if cols == ["word", "pos"]:
+                values = getattr(self.extractor_, "column_values", None)
+                tags = values("pos") if values is not None else set()
+                from ..models.catalog import PENN_TAGS
+                penn = bool(tags) and len(tags & PENN_TAGS) * 2 >= len(tags)
+                hint = ("; a POS model of the same tags gives the pos column: "
+                        + ("--pos-model en-pos (pos_model=chaintag.load('en-pos'); Penn Treebank tags)" if penn else
+                           f"--pos-model M, M a model of this model's tags ({', '.join(sorted(tags)[:6])}, ...)")
+                        + "; or train on the words alone (--columns word,_,label) to tag raw text")
             raise InputError(f"text (raw or pretokenized) gives each token one column (the word), but this model "
                              f"reads {len(cols)} ({', '.join(cols)}): tag a column file that has them{hint}")
         if pos_model is not None and not piped:

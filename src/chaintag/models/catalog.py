@@ -16,6 +16,12 @@ __all__ = ["ModelInfo", "MODELS", "BUILTIN", "known_names"]
 
 _UD_EWT_LICENCE = "CC BY-SA 4.0 (UD English EWT; attribution in ATTRIBUTION-UD-EWT.txt)"
 
+#: The Penn Treebank's part-of-speech tags (en-pos writes them; the WSJ files spell brackets ``(`` ``)``,
+#: UD EWT ``-LRB-`` ``-RRB-``): whether a chunker's POS column can take en-pos's tags.
+PENN_TAGS = frozenset("CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO "
+                      "UH VB VBD VBG VBN VBP VBZ WDT WP WP$ WRB # $ . , : `` '' ( ) -LRB- -RRB- HYPH NFP ADD AFX "
+                      "GW".split())
+
 
 @dataclass(frozen=True)
 class ModelInfo:
