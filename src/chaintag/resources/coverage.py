@@ -46,6 +46,21 @@ MIN_AGREEMENT = 0.5
 RESOURCE_TOP, TRAINING_TOP = 1000, 100
 
 
+def _sample(folder: Path, max_tokens: int):
+    """The case-folded tokens of a text folder's lines (its ``*.txt`` files in path order), a line at a time,
+    up to the line that reaches ``max_tokens``."""
+    from .induced import text_files
+    seen = 0
+    for p in text_files(folder):
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                toks = line.lower().split()
+                yield toks
+                seen += len(toks)
+                if seen >= max_tokens:
+                    return
+
+
 def frequent_words(path, n: int = RESOURCE_TOP, max_tokens: int = SAMPLE_TOKENS) -> set[str]:
     """The ``n`` most frequent words of a resource, case-folded: a word-vector file's first ``n`` lines (the
     files are written most frequent first), or the commonest of a text folder's first ``max_tokens`` tokens.
@@ -57,17 +72,9 @@ def frequent_words(path, n: int = RESOURCE_TOP, max_tokens: int = SAMPLE_TOKENS)
     """
     path = Path(path)
     if path.is_dir():
-        from .induced import text_files
         counts: Counter = Counter()
-        seen = 0
-        for p in text_files(path):
-            with open(p, encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    toks = line.lower().split()
-                    counts.update(toks)
-                    seen += len(toks)
-                    if seen >= max_tokens:
-                        return {w for w, _ in counts.most_common(n)}
+        for toks in _sample(path, max_tokens):
+            counts.update(toks)
         return {w for w, _ in counts.most_common(n)}
     words = set()
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -122,16 +129,8 @@ def resource_vocabulary(path, max_tokens: int = SAMPLE_TOKENS) -> set[str]:
     path = Path(path)
     words: set[str] = set()
     if path.is_dir():
-        from .induced import text_files
-        seen = 0
-        for p in text_files(path):
-            with open(p, encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    toks = line.lower().split()
-                    words.update(toks)
-                    seen += len(toks)
-                    if seen >= max_tokens:
-                        return words
+        for toks in _sample(path, max_tokens):
+            words.update(toks)
         return words
     with open(path, encoding="utf-8", errors="replace") as fh:
         for k, line in enumerate(fh):
