@@ -192,7 +192,7 @@ def test_an_install_without_the_clusters_extra_takes_no_resource(tmp_path, monke
 def test_vectors_of_another_language_are_not_taken_however_many_words_they_hold(tmp_path):
     """English GloVe held 88.5 % of a Spanish corpus's word types (names, common words) and was taken; the
     data's commonest words must also be among the vectors' commonest."""
-    from chaintag.resources.coverage import MIN_AGREEMENT, frequent_words, language_agreement
+    from chaintag.resources.coverage import MIN_AGREEMENT, commonest_words, frequent_words, language_agreement
     common = [f"q{w}" for w in WORDS[:20]]  # the data's own function words, each 50 times
     tokens, labels = _corpus(WORDS)
     extra = [[(w,) for w in common] for _ in range(50)]
@@ -200,7 +200,7 @@ def test_vectors_of_another_language_are_not_taken_however_many_words_they_hold(
     other = [f"x{k}" for k in range(1000)]  # the vectors' own commonest words, then every word of the data
     d = _data_dir(tmp_path, vector_words=other + WORDS + common)
     path = d / "glove6b50d" / "glove.6B.50d.txt"
-    assert language_agreement(train.tokens, frequent_words(path)) < 0.01 < MIN_AGREEMENT
+    assert language_agreement(commonest_words(train.tokens), frequent_words(path)) < 0.01 < MIN_AGREEMENT
     said, opts = [], _opts(d)
     assert default_resources(opts, train, said.append) is False and opts.resources is None
     assert "holds 100.0% of the training word types seen twice (not taken: another language: 0% of the data's " \

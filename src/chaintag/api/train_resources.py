@@ -38,8 +38,8 @@ def default_resources(opts, train, log, kind: str | None | bool = False) -> str 
     ``--resources none`` turns this off. ``kind``: the kind of task when the caller has found it
     (:func:`chaintag.api.train_checks.task_kind`), else it is found here.
     """
-    from ..resources.coverage import (MIN_AGREEMENT, MIN_COVERAGE, MIN_TYPES, covers, frequent_words,
-                                      language_agreement, training_types)
+    from ..resources.coverage import (MIN_AGREEMENT, MIN_COVERAGE, MIN_TYPES, RESOURCE_TOP, commonest_words,
+                                      coverage, language_agreement, resource_words, training_types)
     from ..resources.discover import find_known_resource, known_text_folders
     from .train_checks import kind_preset, task_kind
     if kind is False:  # not found yet by the caller
@@ -55,6 +55,7 @@ def default_resources(opts, train, log, kind: str | None | bool = False) -> str 
         log(f"resources: {len(types)} word types seen twice in the training data, fewer than {MIN_TYPES}: "
             "no resource of the data directory is taken (--resources to name one)")
         return False
+    common = commonest_words(train.tokens, column)  # the language test's side of the data, counted once
     for kind in wants:
         if kind == "vectors":
             found = find_known_resource(opts.data_dir, needs=("km",))
@@ -64,19 +65,21 @@ def default_resources(opts, train, log, kind: str | None | bool = False) -> str 
         if not options:
             log(f"resources: no {'word vectors' if kind == 'vectors' else 'folder of unlabeled text'} in the "
                 "data directory (--resources to name one)")
-        scored = sorted(((covers(path, types), str(path), about) for path, about in options), reverse=True)
-        # a resource of another language can hold most of the words (English GloVe, Spanish news): the data's
-        # commonest words must be its own too
-        agree = {path: language_agreement(train.tokens, frequent_words(path), column) for _, path, _ in scored}
-        scored = [(share if agree[path] >= MIN_AGREEMENT else 0.0, path, about, share) for share, path, about in scored]
-        scored.sort(key=lambda r: r[0], reverse=True)
+        # each resource read once: its vocabulary (the coverage) and its commonest words (the language: a resource
+        # of another language can hold most of the words, English GloVe of Spanish news)
+        scored, agree = [], {}
+        for path, about in options:
+            vocabulary, frequent = resource_words(path)
+            share, agree[str(path)] = coverage(types, vocabulary), language_agreement(common, frequent)
+            scored.append((share if agree[str(path)] >= MIN_AGREEMENT else 0.0, str(path), about, share))
+        scored.sort(key=lambda r: (r[0], r[3]), reverse=True)
         missing = _missing_for(kind)
         for gated, path, about, share in scored:
             took = gated >= MIN_COVERAGE and path == scored[0][1]
             why = (f"the default reads it from {100 * MIN_COVERAGE:.0f}%; --resources none for none"
                    if agree[path] >= MIN_AGREEMENT else
                    f"another language: {100 * agree[path]:.0f}% of the data's commonest words are among its "
-                   f"{1000:,} commonest, the default asks {100 * MIN_AGREEMENT:.0f}%; --resources PATH to use it")
+                   f"{RESOURCE_TOP:,} commonest, the default asks {100 * MIN_AGREEMENT:.0f}%; --resources PATH to use it")
             if took and missing:
                 took, why = False, (f"it covers enough, but its "
                                     f"{'k-means clusters' if kind == 'vectors' else 'word clusters'} need "

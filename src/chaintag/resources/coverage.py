@@ -29,8 +29,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["MIN_COVERAGE", "MIN_TYPES", "MIN_AGREEMENT", "SAMPLE_TOKENS", "resource_vocabulary", "training_types",
-           "coverage", "covers", "frequent_words", "language_agreement"]
+__all__ = ["MIN_COVERAGE", "MIN_TYPES", "MIN_AGREEMENT", "SAMPLE_TOKENS", "resource_words", "resource_vocabulary",
+           "training_types", "coverage", "covers", "frequent_words", "commonest_words", "language_agreement"]
 
 #: Least share of the training word types (seen twice, no digits, case-folded) a resource must hold to be
 #: taken by the defaults.
@@ -46,24 +46,16 @@ MIN_AGREEMENT = 0.5
 RESOURCE_TOP, TRAINING_TOP = 1000, 100
 
 
-def _sample(folder: Path, max_tokens: int):
-    """The case-folded tokens of a text folder's lines (its ``*.txt`` files in path order), a line at a time,
-    up to the line that reaches ``max_tokens``."""
-    from .induced import text_files
-    seen = 0
-    for p in text_files(folder):
-        with open(p, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                toks = line.lower().split()
-                yield toks
-                seen += len(toks)
-                if seen >= max_tokens:
-                    return
+def resource_words(path, n: int = RESOURCE_TOP, max_tokens: int = SAMPLE_TOKENS) -> tuple[set[str], set[str]]:
+    """A resource's vocabulary and its ``n`` most frequent words, case-folded, read in one pass: a
+    word-vector text file's first field of its first ``max_tokens`` lines, the frequent ones its first
+    lines (the files are written most frequent first; one more line, for a header ``N D``); or a folder
+    of unlabeled text (its ``*.txt`` files in path order, up to the line that reaches ``max_tokens``
+    tokens), the frequent ones its commonest.
 
-
-def frequent_words(path, n: int = RESOURCE_TOP, max_tokens: int = SAMPLE_TOKENS) -> set[str]:
-    """The ``n`` most frequent words of a resource, case-folded: a word-vector file's first ``n`` lines (the
-    files are written most frequent first), or the commonest of a text folder's first ``max_tokens`` tokens.
+    Returns
+    -------
+    vocabulary, frequent : set of str
 
     Raises
     ------
@@ -72,72 +64,64 @@ def frequent_words(path, n: int = RESOURCE_TOP, max_tokens: int = SAMPLE_TOKENS)
     """
     path = Path(path)
     if path.is_dir():
+        from .induced import text_files
         counts: Counter = Counter()
-        for toks in _sample(path, max_tokens):
-            counts.update(toks)
-        return {w for w, _ in counts.most_common(n)}
-    words = set()
+        seen = 0
+        for p in text_files(path):
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    toks = line.lower().split()
+                    counts.update(toks)
+                    seen += len(toks)
+                    if seen >= max_tokens:
+                        break
+            if seen >= max_tokens:
+                break
+        return set(counts), {w for w, _ in counts.most_common(n)}
+    words = []
     with open(path, encoding="utf-8", errors="replace") as fh:
         for k, line in enumerate(fh):
-            if k > n:  # one more line: a header "N D" may come first
+            if k >= max_tokens:
                 break
-            words.add(line.split(" ", 1)[0].lower())
-    return words
+            words.append(line.split(" ", 1)[0].lower())
+    return set(words), set(words[:n + 1])
 
 
-def language_agreement(tokens, frequent: set[str], column: int = 0, top: int = TRAINING_TOP) -> float:
-    """Of the tokens of the training data's ``top`` most frequent alphabetic words (case-folded), the share
-    whose word is in ``frequent`` (:func:`frequent_words`): whether the resource is of the data's language.
+def frequent_words(path, n: int = RESOURCE_TOP, max_tokens: int = SAMPLE_TOKENS) -> set[str]:
+    """The ``n`` most frequent words of a resource, case-folded (:func:`resource_words`)."""
+    return resource_words(path, n, max_tokens)[1]
 
-    Parameters
-    ----------
-    tokens : list of list of tuple of str
-        Sentences of tokens (column values).
-    frequent : set of str
-    column : int, default 0
-    top : int
+
+def commonest_words(tokens, column: int = 0, top: int = TRAINING_TOP) -> list[tuple[str, int]]:
+    """The training data's ``top`` most frequent alphabetic words (case-folded), with their counts."""
+    return Counter(w for sent in tokens for tok in sent if (w := tok[column].lower()).isalpha()).most_common(top)
+
+
+def language_agreement(common: list[tuple[str, int]], frequent: set[str]) -> float:
+    """Of the tokens of the training data's commonest words (:func:`commonest_words`), the share whose word
+    is among the resource's most frequent (:func:`frequent_words`): whether the resource is of the data's
+    language.
 
     Returns
     -------
     float
         In [0, 1]; 0.0 for data without alphabetic words.
     """
-    counts = Counter(w for sent in tokens for tok in sent if (w := tok[column].lower()).isalpha())
-    most = counts.most_common(top)
-    total = sum(n for _, n in most)
-    return sum(n for w, n in most if w in frequent) / total if total else 0.0
+    total = sum(n for _, n in common)
+    return sum(n for w, n in common if w in frequent) / total if total else 0.0
 
 
 def resource_vocabulary(path, max_tokens: int = SAMPLE_TOKENS) -> set[str]:
     """Case-folded words of a word-vector text file (its first field, the first ``max_tokens`` lines) or of
-    a folder of unlabeled text (its ``*.txt`` files in path order, the first ``max_tokens`` tokens).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-    max_tokens : int
-
-    Returns
-    -------
-    set of str
+    a folder of unlabeled text (its ``*.txt`` files in path order, the first ``max_tokens`` tokens)
+    (:func:`resource_words`).
 
     Raises
     ------
     OSError
         When the file or folder cannot be read.
     """
-    path = Path(path)
-    words: set[str] = set()
-    if path.is_dir():
-        for toks in _sample(path, max_tokens):
-            words.update(toks)
-        return words
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for k, line in enumerate(fh):
-            if k >= max_tokens:
-                break
-            words.add(line.split(" ", 1)[0].lower())
-    return words
+    return resource_words(path, max_tokens=max_tokens)[0]
 
 
 def training_types(tokens, column: int = 0) -> set[str]:
