@@ -26,7 +26,7 @@ def train_hint(args) -> str:
                     "memory (--no-stream) with --checkpoint-dir DIR, then again with --resume")
         return ("nothing was saved; to be able to resume an interrupted training, run it with "
                 "--checkpoint-dir DIR, then again with --resume")
-    from ..learners.checkpoint import FILE_NAME
+    from ..learners.checkpoint import FILE_NAME, epochs_held
     from ..io.model_file import load_model
     path = os.path.join(args.checkpoint_dir, FILE_NAME)
     try:
@@ -38,7 +38,7 @@ def train_hint(args) -> str:
     again = _command_line(args)
     if "--resume" not in again:
         again += " --resume"
-    held = "epoch 1" if epoch == 1 else f"epochs 1-{epoch}"
+    held = epochs_held(epoch)
     # the epochs asked for: this command's, else those of the run that wrote the checkpoint (named in the
     # advised command, whose default could be fewer than the checkpoint holds)
     total = getattr(args, "epochs", None)

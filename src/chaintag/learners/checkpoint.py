@@ -83,6 +83,11 @@ def vocabulary_digest(learner) -> str | None:
     return h.hexdigest()
 
 
+def epochs_held(n: int) -> str:
+    """``"epoch 1"`` or ``"epochs 1-N"``: the epochs a checkpoint holds, in messages."""
+    return "epoch 1" if n == 1 else f"epochs 1-{n}"
+
+
 def _difference(then: dict | None, now: dict | None) -> str:
     """What differs between the recorded settings and this run's, in words ("" when unknown or none)."""
     if not isinstance(then, dict) or not isinstance(now, dict):
@@ -116,7 +121,7 @@ def _option(name: str, algorithm) -> str:
         for param in LEARNERS[algorithm].params:
             if param.name == name:
                 return f"-p {name}=..." if param.option == "" else (param.option or "--" + name.replace("_", "-"))
-    except Exception:  # noqa: BLE001 - an unknown learner or setting: its plain name
+    except KeyError:  # an unknown learner: the setting's plain name
         pass
     return "--" + name.replace("_", "-")
 
@@ -234,12 +239,12 @@ def load_checkpoint(folder, state: dict, print_: str, settings: dict | None = No
     if meta.get("algorithm") != "checkpoint":
         raise InputError(f"this is not a checkpoint but a model file ({meta.get('algorithm')}); remove it or use "
                          "another --checkpoint-dir (the model is written with --model, outside that folder)", path)
+    other_words = meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary
     if meta.get("fingerprint") != print_:
         differs = _difference(meta.get("settings"), settings)
         if differs:
             # another vocabulary is other data only when no setting that shapes the vocabulary changed
-            data = (meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary
-                    and not VOCABULARY_SETTINGS & set(_differing(meta["settings"], settings)))
+            data = other_words and not VOCABULARY_SETTINGS & set(_differing(meta["settings"], settings))
             raise InputError(f"this checkpoint was made with other settings ({differs})"
                              + (" and other training data (other words or values): remove it or use another "
                                 "--checkpoint-dir" if data else
@@ -248,7 +253,7 @@ def load_checkpoint(folder, state: dict, print_: str, settings: dict | None = No
         same = " (the settings are the same)" if isinstance(meta.get("settings"), dict) and settings else ""
         raise InputError(f"this checkpoint was made with other training data or settings{same}; "
                          "remove it or use another --checkpoint-dir", path)
-    if meta.get("vocabulary") is not None and vocabulary is not None and meta["vocabulary"] != vocabulary:
+    if other_words:
         raise InputError("this checkpoint was made with other training data (the same settings and counts, "
                          "other words or values); remove it or use another --checkpoint-dir", path)
     for key, value in arrays.items():

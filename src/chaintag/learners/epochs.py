@@ -221,7 +221,7 @@ class Checkpoints(Callback):
             run.order()
         run.done = done
         say(self.mode, f"resuming from the checkpoint in {self.folder}: "
-                       f"{'epoch 1' if done == 1 else f'epochs 1-{done}'} restored, "
+                       f"{ckpt.epochs_held(done)} restored, "
                        f"continuing at epoch {done + 1} of {run.epochs}" if done < run.epochs else
                        f"resuming from the checkpoint in {self.folder}: "
                        + ("the one epoch is done" if done == 1 else f"all {done} epochs are done"))
