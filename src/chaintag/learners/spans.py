@@ -304,17 +304,18 @@ BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-
 BRACKET_TAGS = {"(": "-LRB-", ")": "-RRB-"}
 
 
-def _other_form(value: str, table: dict, knows) -> str:
-    """``value``, or its other form in ``table`` (either way) when only that one is known (``knows(v)``:
-    True, False, or None when no template reads the column)."""
-    if value not in table and value not in table.values():
+#: Each bracket form with its other form, both ways (``(`` -> ``-LRB-``, ``-LRB-`` -> ``(``).
+_OTHER_WORD = {**BRACKET_WORDS, **{v: k for k, v in BRACKET_WORDS.items()}}
+_OTHER_TAG = {**BRACKET_TAGS, **{v: k for k, v in BRACKET_TAGS.items()}}
+
+
+def _other_form(value: str, other_forms: dict, knows) -> str:
+    """``value``, or its other form when only that one is known (``knows(v)``: True, False, or None when no
+    template reads the column)."""
+    other = other_forms.get(value)
+    if other is None or knows(value) is not False:
         return value
-    if knows(value) is not False:
-        return value
-    other = table.get(value)
-    if other is None:
-        other = next((k for k, v in table.items() if v == value), None)
-    return other if other is not None and knows(other) else value
+    return other if knows(other) else value
 
 
 def _piped_tokens(model, sentences, tags) -> list:
@@ -327,7 +328,7 @@ def _piped_tokens(model, sentences, tags) -> list:
         return [list(zip(words, sent_tags)) for words, sent_tags in zip(sentences, tags)]
     word = lambda v: knows("word", v)  # noqa: E731
     tag = lambda v: knows("pos", v)  # noqa: E731
-    return [[(_other_form(w, BRACKET_WORDS, word), _other_form(t, BRACKET_TAGS, tag))
+    return [[(_other_form(w, _OTHER_WORD, word), _other_form(t, _OTHER_TAG, tag))
              for w, t in zip(words, sent_tags)] for words, sent_tags in zip(sentences, tags)]
 
 
