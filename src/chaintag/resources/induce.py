@@ -214,15 +214,17 @@ def induce(sentences: list[list[str]], *, ks=(64, 256, 1024), dim: int = 100, wi
     if cut:
         log(f"word2vec: {cut} line(s) longer than {MAX_SENTENCE_TOKENS:,} tokens cut into pieces of that many "
             "(word2vec reads no more of a sentence)")
-    from collections import Counter
-    counts = Counter(tok for sent in text for tok in sent)
-    if not any(c >= min_count for c in counts.values()):
-        raise InputError(f"the text holds no word seen at least {min_count} times ({n_tokens} tokens, "
-                         f"{len(counts)} distinct); word2vec needs some (more text, or a lower --min-count)",
-                         source)
     t0 = time.perf_counter()
-    model = Word2Vec(text, vector_size=dim, window=window, min_count=min_count, sg=int(bool(sg)),
-                     epochs=epochs, seed=seed, workers=1, hashfxn=_stable_hash)
+    try:
+        model = Word2Vec(text, vector_size=dim, window=window, min_count=min_count, sg=int(bool(sg)),
+                         epochs=epochs, seed=seed, workers=1, hashfxn=_stable_hash)
+    except RuntimeError as exc:  # gensim: "you must first build vocabulary before training the model"
+        if "vocabulary" not in str(exc):
+            raise
+        distinct = len({tok for sent in text for tok in sent})  # counted only here, for the message
+        raise InputError(f"the text holds no word seen at least {min_count} times ({n_tokens} tokens, "
+                         f"{distinct} distinct); word2vec needs some (more text, or a lower --min-count)",
+                         source) from None
     words = list(model.wv.index_to_key)
     vectors = model.wv.vectors.astype(np.float32)
     log(f"word2vec: {len(words)} words (min count {min_count}) from {n_tokens} tokens "
